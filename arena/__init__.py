@@ -1,0 +1,5 @@
+"""Bao Arena: the Django project (settings, urls, Celery app), the rules engine and the referee.
+
+Kept empty on purpose: ``arena.rules`` must import without Django or Celery.
+The Celery app lives in ``arena.celery``.
+"""

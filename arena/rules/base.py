@@ -1,0 +1,284 @@
+"""Shared vocabulary of the rules engine: errors, moves, outcomes, the variant contract and games.
+
+Source: ``shared/rules/README.md`` sections 4 (move tokens), 5 (position notation),
+6.3 (game-level limits: third repetition, ply cap, and their precedence) and
+6.4 (result reporting and reason codes).
+
+Standard library only: this package is imported by untrusted Python engines, the referee and the
+Django service alike, and must never need Django settings.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import ClassVar, Hashable, Protocol, Sequence
+
+SOUTH = "S"
+NORTH = "N"
+
+
+def other(side: str) -> str:
+    """The opponent of ``side`` (``"S"`` <-> ``"N"``)."""
+    return NORTH if side == SOUTH else SOUTH
+
+
+# --------------------------------------------------------------------------- errors
+
+
+class RulesError(ValueError):
+    """Base class of every error this package raises on bad input."""
+
+
+class UnknownVariantError(RulesError, KeyError):
+    """``get_variant`` was given an id or alias that names no variant."""
+
+    def __str__(self) -> str:  # KeyError would print the repr of its argument
+        return str(self.args[0]) if self.args else "unknown variant"
+
+
+class InvalidPositionError(RulesError):
+    """A position text breaks a validity rule of README 5.1/5.2 (first tier)."""
+
+
+class InvalidMoveError(RulesError):
+    """A move token is not syntactically a token of this variant (README 4)."""
+
+
+class IllegalMoveError(RulesError):
+    """A well-formed token that is not in the legal move list of the position."""
+
+
+# --------------------------------------------------------------------------- values
+
+
+class Move(str):
+    """A move token (README 4). ``str(m)`` is the token; moves sort in ASCII order.
+
+    A ``Move`` compares equal to its token string, so ``"f2-" in v.legal_moves(p)`` works.
+    Variants create them through ``Variant.parse_move``, which checks the syntax.
+    """
+
+    __slots__ = ()
+
+    @property
+    def token(self) -> str:
+        return str.__str__(self)
+
+
+# Reason codes of README 6.4. The referee's own termination codes live in arena.terminations.
+BAO_HAMNA = "bao_hamna"
+NO_LEGAL_MOVE = "no_legal_move"
+SCORE = "score"
+REPETITION = "repetition"
+PLY_CAP = "ply_cap"
+RULES_REASONS = (BAO_HAMNA, NO_LEGAL_MOVE, SCORE, REPETITION, PLY_CAP)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a game ended by the rules (README 6.4).
+
+    ``winner``: ``"S"``, ``"N"`` or ``None`` for a draw. ``reason``: one of ``RULES_REASONS``.
+    ``scores``: ``(south, north)`` seed counts for Bao Kingulu endings, else ``None``.
+    ``seeds_in_hand``: seeds left in the winner's hand after a win in the middle of a move
+    (``bao_hamna``, A-5), else 0.
+    """
+
+    winner: str | None
+    reason: str
+    scores: tuple[int, int] | None = None
+    seeds_in_hand: int = 0
+
+    @property
+    def result(self) -> str:
+        """``"1-0"`` (South won), ``"0-1"`` (North won) or ``"1/2-1/2"``."""
+        if self.winner == SOUTH:
+            return "1-0"
+        if self.winner == NORTH:
+            return "0-1"
+        return "1/2-1/2"
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "winner": self.winner,
+            "reason": self.reason,
+            "scores": list(self.scores) if self.scores is not None else None,
+            "seeds_in_hand": self.seeds_in_hand,
+            "result": self.result,
+        }
+
+
+class Position(Protocol):
+    """What every variant's position offers. Positions are immutable and hashable values."""
+
+    @property
+    def side(self) -> str: ...  # "S" or "N", the player to move
+
+    @property
+    def ply(self) -> int: ...
+
+    @property
+    def repetition_key(self) -> Hashable: ...  # every notation field except ply (README 5)
+
+    def to_text(self) -> str: ...  # canonical BPN/KPN; parse_position(p.to_text()) == p
+
+
+# --------------------------------------------------------------------------- variants
+
+
+class Variant(ABC):
+    """The static game: rules and parameters of one variant (README 6, the game's spec file).
+
+    Subclasses implement the abstract methods; everything else is shared.
+    """
+
+    id: ClassVar[str]
+    aliases: ClassVar[tuple[str, ...]] = ()
+    name: ClassVar[str]
+    #: Default ply cap of README 6.3 (Bao 1000, Kingulu 500).
+    default_ply_cap: ClassVar[int]
+    #: Default number of occurrences of a position that ends the game (README 6.3).
+    default_repetitions: ClassVar[int] = 3
+
+    @abstractmethod
+    def initial_position(self) -> Position:
+        """The start position (README 2.4 / 3)."""
+
+    @abstractmethod
+    def parse_position(self, text: str, *, strict: bool = False) -> Position:
+        """Parse BPN/KPN text.
+
+        Raises ``InvalidPositionError`` if the text breaks a first-tier validity rule
+        (README 5.1/5.2); with ``strict=True`` also if it breaks an invariant of reachable
+        positions.
+        """
+
+    @abstractmethod
+    def parse_move(self, token: str) -> Move:
+        """Check the token syntax (README 4); raises ``InvalidMoveError``."""
+
+    @abstractmethod
+    def legal_moves(self, position: Position) -> list[Move]:
+        """Every legal move in ``position``, sorted by token (ASCII). Empty if the game is over."""
+
+    @abstractmethod
+    def _apply_legal(self, position: Position, move: Move) -> Position:
+        """Execute a move already known to be legal."""
+
+    @abstractmethod
+    def outcome(self, position: Position) -> Outcome | None:
+        """The rules result of ``position`` (``bao_hamna``, ``no_legal_move``, ``score``) or None.
+
+        Game-level limits (repetition, ply cap) need the history: see ``Game``.
+        """
+
+    @abstractmethod
+    def limit_outcome(self, position: Position, reason: str) -> Outcome:
+        """The result when a game-level limit (``repetition`` or ``ply_cap``) ends the game in
+        ``position`` (README 6.3/6.4: Bao draws, Kingulu is scored)."""
+
+    def is_valid_strict(self, position: Position) -> bool:
+        """Whether ``position`` satisfies the reachable-position invariants (README 5.1/5.2)."""
+        try:
+            self.parse_position(position.to_text(), strict=True)
+        except InvalidPositionError:
+            return False
+        return True
+
+    def apply(self, position: Position, move: Move | str) -> Position:
+        """The position after ``move`` (a ``Move`` or a token string).
+
+        Raises ``InvalidMoveError`` for bad syntax and ``IllegalMoveError`` if the move is not in
+        ``legal_moves(position)`` (including when the game is already over).
+        """
+        parsed = self.parse_move(move)
+        if parsed not in self.legal_moves(position):
+            raise IllegalMoveError(f"{parsed} is not legal in {position.to_text()}")
+        return self._apply_legal(position, parsed)
+
+    def new_game(
+        self,
+        start: Position | str | None = None,
+        *,
+        ply_cap: int | None = None,
+        repetitions: int | None = None,
+    ) -> "Game":
+        """A game with history from ``start`` (default: the start position)."""
+        if isinstance(start, str):
+            start = self.parse_position(start)
+        return Game(self, start, ply_cap=ply_cap, repetitions=repetitions)
+
+    def __repr__(self) -> str:
+        return f"<Variant {self.id}>"
+
+
+class Game:
+    """A game with history: applies moves and adds the game-level limits of README 6.3.
+
+    ``ply_cap``: the game ends when ``position.ply`` reaches it (default per variant).
+    ``repetitions``: the game ends when a position (all fields but ply) occurs this many times
+    (default 3). Precedence (README 6.3): a rules ending of the move first, then repetition, then
+    the ply cap.
+    """
+
+    def __init__(
+        self,
+        variant: Variant,
+        start: Position | None = None,
+        *,
+        ply_cap: int | None = None,
+        repetitions: int | None = None,
+    ) -> None:
+        self.variant = variant
+        self.start = start if start is not None else variant.initial_position()
+        self.ply_cap = variant.default_ply_cap if ply_cap is None else ply_cap
+        self.repetitions = variant.default_repetitions if repetitions is None else repetitions
+        if self.ply_cap < 1 or self.repetitions < 2:
+            raise ValueError("ply_cap must be >= 1 and repetitions >= 2")
+        self.moves: list[Move] = []
+        self.positions: list[Position] = [self.start]
+        self._seen: dict[Hashable, int] = {self.start.repetition_key: 1}
+        self.outcome: Outcome | None = self._judge(self.start)
+
+    @property
+    def position(self) -> Position:
+        return self.positions[-1]
+
+    @property
+    def is_over(self) -> bool:
+        return self.outcome is not None
+
+    def legal_moves(self) -> list[Move]:
+        return [] if self.outcome is not None else self.variant.legal_moves(self.position)
+
+    def play(self, move: Move | str) -> Position:
+        """Apply ``move``; returns the new position and updates ``outcome``.
+
+        Raises ``InvalidMoveError``/``IllegalMoveError`` (the game is unchanged), or
+        ``IllegalMoveError`` if the game is already over.
+        """
+        if self.outcome is not None:
+            raise IllegalMoveError(f"the game is over ({self.outcome.reason})")
+        after = self.variant.apply(self.position, move)
+        self.moves.append(self.variant.parse_move(move))
+        self.positions.append(after)
+        key = after.repetition_key
+        self._seen[key] = self._seen.get(key, 0) + 1
+        self.outcome = self._judge(after)
+        return after
+
+    def _judge(self, position: Position) -> Outcome | None:
+        ruled = self.variant.outcome(position)
+        if ruled is not None:
+            return ruled
+        if self._seen.get(position.repetition_key, 0) >= self.repetitions:
+            return self.variant.limit_outcome(position, REPETITION)
+        if position.ply >= self.ply_cap:
+            return self.variant.limit_outcome(position, PLY_CAP)
+        return None
+
+
+def sorted_moves(tokens: Sequence[str]) -> list[Move]:
+    """Deduplicate and sort tokens in ASCII order, as ``legal_moves`` reports them."""
+    return [Move(t) for t in sorted(set(tokens))]
