@@ -1,0 +1,1 @@
+"""User accounts and API tokens (Django app)."""

@@ -1,0 +1,3 @@
+"""URL patterns of this app."""
+
+urlpatterns: list = []

@@ -1,0 +1,1 @@
+"""Shared API plumbing: error codes, pagination."""

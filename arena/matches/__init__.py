@@ -1,0 +1,1 @@
+"""Matches, games and replays (Django app)."""

@@ -1,0 +1,1 @@
+"""The shared fixture world of the test suite (users, engines) lives here."""

@@ -1,0 +1,1 @@
+"""Tournaments: formats, pairing, scheduling, standings, Elo ratings (Django app)."""
