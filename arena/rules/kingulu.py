@@ -96,7 +96,7 @@ class KinguluPosition:
     build positions from text with ``BaoKingulu.parse_position``.
     """
 
-    __slots__ = ("board", "owners", "banks", "side", "ply", "_hash")
+    __slots__ = ("_hash", "banks", "board", "owners", "ply", "side")
 
     board: tuple[int, ...]
     owners: tuple[int, ...]
@@ -398,10 +398,16 @@ class BaoKingulu(Variant):
         position = _checked(position)
         start = _RING_OF_SQUARE[token]
         mover = 0 if position.side == SOUTH else 1
-        if not (6 * mover <= start < 6 * mover + 6) or position.owners[start] or not position.board[start]:
+        if (
+            not (6 * mover <= start < 6 * mover + 6)
+            or position.owners[start]
+            or not position.board[start]
+        ):
             raise IllegalMoveError(f"{token} is not a playable non-empty hole in {position}")
         laps: list[tuple[int, int, int]] = []
-        _sow_move(list(position.board), list(position.owners), list(position.banks), mover, start, laps)
+        _sow_move(
+            list(position.board), list(position.owners), list(position.banks), mover, start, laps
+        )
         return [(_SQUARE_OF_RING[a], n, _SQUARE_OF_RING[b]) for a, n, b in laps]
 
 

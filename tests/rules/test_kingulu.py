@@ -115,7 +115,11 @@ def test_e4_reserved_holes_are_sinks(v: BaoKingulu, move: str, expected: str) ->
 
 
 def test_e4_d1_trace(v: BaoKingulu) -> None:
-    assert v.trace(v.parse_position(E4), "d1") == [("d1", 4, "e2"), ("e2", 5, "a1"), ("a1", 3, "d1")]
+    assert v.trace(v.parse_position(E4), "d1") == [
+        ("d1", 4, "e2"),
+        ("e2", 5, "a1"),
+        ("a1", 3, "d1"),
+    ]
 
 
 E5 = "4,4,4,4,4,3/4,4,4,4,2,4n S 1:2 14"
@@ -193,9 +197,10 @@ def test_a_twelve_seed_lap_ends_in_its_own_emptied_start_hole_and_captures(v: Ba
 
 
 def test_a_wrap_around_lap_pays_every_mtoto_it_passes(v: BaoKingulu) -> None:
-    # 13 seeds from a1: one circuit plus b1; the circuit pays one seed into f2 (South's mtoto)
-    # and one into b1... b1 then holds 2 after the lap: own occupied on the first lap, illegal.
+    # 13 seeds from a1: one circuit (its f2 seed goes to South's bank) plus b1, which then
+    # holds 2: the first lap ends in an own occupied hole, so South has no legal move.
     text = "0,0,0,0,0,4s/13,0,0,0,0,0 S 0:31 2"
+    assert v.trace(v.parse_position(text), "a1") == [("a1", 13, "b1")]
     assert legal(v, text) == []
 
 
@@ -271,7 +276,10 @@ def test_parse_position_rejects_a_non_string(v: BaoKingulu) -> None:
     [
         ("4,4,4,4,4,4/4,4,4,4,4,4 S 1:0 2", "49 seeds"),
         ("4,4,4,4,4,4/4,4,4,4,4,4 N 0:0 2", "N to move at ply 2"),
-        ("4,4,4,4,4,4/4,4,4,4,4,4 S 0:0 0".replace("4/", "3/", 1).replace("S 0:0", "S 1:0"), "ply 0"),
+        (
+            "4,4,4,4,4,4/4,4,4,4,4,4 S 0:0 0".replace("4/", "3/", 1).replace("S 0:0", "S 1:0"),
+            "ply 0",
+        ),
         ("4,4,4,4,4,6s/4,4,4,4,4,2 S 0:0 4", "holds 6"),
     ],
 )
@@ -299,7 +307,7 @@ def test_parse_move_rejects_everything_else(v: BaoKingulu, token: object) -> Non
 
 def test_apply_rejects_an_opponent_hole_an_empty_hole_and_an_illegal_hole(v: BaoKingulu) -> None:
     p = v.parse_position(E4)
-    for token in ("a2", "c1", "f1", "c1"):  # North's hole, North's mtoto, empty, reserved
+    for token in ("a2", "c1", "f1"):  # a hole of North, North's mtoto, an empty hole
         with pytest.raises(IllegalMoveError):
             v.apply(p, token)
     with pytest.raises(IllegalMoveError):
