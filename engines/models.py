@@ -1,0 +1,93 @@
+"""The engine registry: an ``Engine`` (a name owned by a user) and its uploaded ``EngineVersion`` s.
+
+An engine is a user-written program speaking the Bao engine protocol; each upload under the
+same name is a new version, validated on a worker (``engines.tasks.validate_engine_version``)
+before it may play. Only ``active`` versions enter matches. Business logic lives in
+``engines.services`` (writes) and ``engines.selectors`` (reads), not here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+from django.db import models
+
+if TYPE_CHECKING:
+    from engines.package import EnginePackage
+
+
+class Engine(models.Model):
+    """A named engine owned by one user; the name is global (leaderboards show it)."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="engines", on_delete=models.CASCADE)
+    name = models.SlugField(max_length=64, unique=True)
+    description = models.TextField(blank=True)
+    # The owner can disable an engine: it keeps its history but enters no new matches.
+    is_enabled = models.BooleanField(default=True)
+    is_bundled = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def latest_active_version(self) -> EngineVersion | None:
+        """The highest-numbered ``active`` version, or None if no version passed validation."""
+        return self.versions.filter(status=EngineVersion.Status.ACTIVE).order_by("-number").first()
+
+
+class EngineVersion(models.Model):
+    """One uploaded build of an engine: stored file, checksum, validation status."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        VALIDATING = "validating"
+        ACTIVE = "active"
+        REJECTED = "rejected"
+
+    engine = models.ForeignKey(Engine, related_name="versions", on_delete=models.CASCADE)
+    number = models.PositiveIntegerField()
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    # A termination code (arena.terminations) or a package error code, with a readable reason.
+    rejection_code = models.CharField(max_length=32, blank=True)
+    rejection_reason = models.TextField(blank=True)
+    original_filename = models.CharField(max_length=255)
+    sha256 = models.CharField(max_length=64)
+    size_bytes = models.PositiveIntegerField()
+    # Relative to settings.BAO_ENGINES_DIR: the stored upload (a file, or an archive).
+    storage_path = models.CharField(max_length=512)
+    variants = models.JSONField(default=list, blank=True)
+    reported_name = models.CharField(max_length=128, blank=True)
+    reported_author = models.CharField(max_length=128, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    validated_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["engine__name", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["engine", "number"], name="engine_version_unique_number"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.engine.name} v{self.number}"
+
+    @property
+    def absolute_path(self) -> Path:
+        """Absolute path of the stored upload (under ``settings.BAO_ENGINES_DIR``)."""
+        return Path(settings.BAO_ENGINES_DIR) / self.storage_path
+
+    def package(self, *, unpack_dir: Path | None = None) -> EnginePackage:
+        """Load the stored upload as an ``EnginePackage`` (``engines.package.load_engine``).
+
+        Archives are unpacked into ``unpack_dir`` (a fresh temporary directory if None; the caller
+        removes it). Raises ``engines.package.EnginePackageError`` if the stored file is unusable.
+        """
+        from engines.package import load_engine  # lazy: keeps the model importable without it
+
+        return load_engine(
+            self.absolute_path, unpack_dir=unpack_dir, max_bytes=settings.BAO_ENGINE_MAX_BYTES * 4
+        )
