@@ -1,0 +1,177 @@
+"""API errors: one JSON shape for every error, and ``ApiError`` classes with stable codes.
+
+Every error response of the API is::
+
+    {"error": {"code": "<stable_code>", "message": "<readable text>", "details": {...}}}
+
+``code`` is stable (clients branch on it); ``message`` is for people; ``details`` holds field
+errors for ``invalid`` (``{"field": ["message", ...]}``) and is ``{}`` otherwise unless an error
+adds context. DRF's own exceptions are mapped (``invalid``, ``not_authenticated``,
+``authentication_failed``, ``permission_denied``, ``not_found``, ``method_not_allowed``,
+``parse_error``, ``unsupported_media_type``, ``throttled``, ``not_acceptable``); Django's
+``Http404``/``PermissionDenied`` too. Apps raise ``ApiError`` subclasses for their own cases.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.http import Http404
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+logger = logging.getLogger(__name__)
+
+
+class ApiError(exceptions.APIException):
+    """Base of the service's own API errors: subclasses set ``status_code``, ``default_code``
+    and ``default_detail``; ``details`` (a dict) is copied into the response."""
+
+    status_code = status.HTTP_400_BAD_REQUEST
+    default_code = "error"
+    default_detail = "The request could not be processed."
+
+    def __init__(self, message: str | None = None, *, details: dict[str, Any] | None = None) -> None:
+        super().__init__(detail=message or self.default_detail, code=self.default_code)
+        self.details: dict[str, Any] = details or {}
+
+
+class UnknownVariant(ApiError):
+    default_code = "unknown_variant"
+    default_detail = "Unknown variant."
+
+
+class EngineNotYours(ApiError):
+    status_code = status.HTTP_403_FORBIDDEN
+    default_code = "engine_not_yours"
+    default_detail = "An engine with this name belongs to another user."
+
+
+class UploadTooLarge(ApiError):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_code = "upload_too_large"
+    default_detail = "The uploaded file is larger than the limit."
+
+
+class UnsafeArchive(ApiError):
+    default_code = "unsafe_archive"
+    default_detail = "The archive holds absolute paths, '..' parts or links leaving the archive."
+
+
+class BadManifest(ApiError):
+    default_code = "bad_manifest"
+    default_detail = "The archive's bao-engine.json manifest is missing or invalid."
+
+
+class NotExecutable(ApiError):
+    default_code = "not_executable"
+    default_detail = "The upload is not an executable engine."
+
+
+class BadUpload(ApiError):
+    default_code = "bad_upload"
+    default_detail = "The upload is not a usable engine file or archive."
+
+
+class EngineNotActive(ApiError):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "engine_not_active"
+    default_detail = "The engine has no active (validated) version."
+
+
+class TooFewEngines(ApiError):
+    default_code = "too_few_engines"
+    default_detail = "Not enough engines for this operation."
+
+
+class UsernameTaken(ApiError):
+    default_code = "username_taken"
+    default_detail = "This username is already taken."
+
+
+class InvalidCredentials(ApiError):
+    status_code = status.HTTP_400_BAD_REQUEST
+    default_code = "invalid_credentials"
+    default_detail = "Unable to log in with the given username and password."
+
+
+# DRF exception class -> stable code (DRF's own ``default_code`` is close but not uniform).
+_DRF_CODES: tuple[tuple[type[exceptions.APIException], str], ...] = (
+    (exceptions.ValidationError, "invalid"),
+    (exceptions.NotAuthenticated, "not_authenticated"),
+    (exceptions.AuthenticationFailed, "authentication_failed"),
+    (exceptions.PermissionDenied, "permission_denied"),
+    (exceptions.NotFound, "not_found"),
+    (exceptions.MethodNotAllowed, "method_not_allowed"),
+    (exceptions.NotAcceptable, "not_acceptable"),
+    (exceptions.UnsupportedMediaType, "unsupported_media_type"),
+    (exceptions.ParseError, "parse_error"),
+    (exceptions.Throttled, "throttled"),
+)
+
+
+def error_body(code: str, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON body of an error response (see the module docstring)."""
+    return {"error": {"code": code, "message": message, "details": details or {}}}
+
+
+def _code_for(exc: exceptions.APIException) -> str:
+    if isinstance(exc, ApiError):
+        return exc.default_code
+    for cls, code in _DRF_CODES:
+        if isinstance(exc, cls):
+            return code
+    return str(getattr(exc, "default_code", "error"))
+
+
+def _message_for(exc: exceptions.APIException, code: str) -> str:
+    if code == "invalid":
+        return "The request is invalid; see details."
+    detail = exc.detail
+    if isinstance(detail, (list, dict)):
+        return str(exc.default_detail)
+    return str(detail)
+
+
+def _details_for(exc: exceptions.APIException, code: str) -> dict[str, Any]:
+    if isinstance(exc, ApiError):
+        return dict(exc.details)
+    if code == "invalid":
+        detail = exc.detail
+        if isinstance(detail, dict):
+            return {key: _flatten(value) for key, value in detail.items()}
+        # A ValidationError raised with a list or a string is not tied to a field.
+        return {"non_field_errors": _flatten(detail)}
+    if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
+        return {"retry_after_seconds": int(exc.wait)}
+    return {}
+
+
+def _flatten(value: Any) -> Any:
+    """DRF ``ErrorDetail`` trees -> plain strings (lists of messages, nested dicts kept)."""
+    if isinstance(value, dict):
+        return {key: _flatten(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_flatten(item) for item in value]
+    return str(value)
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """DRF ``EXCEPTION_HANDLER``: every API error as ``{"error": {code, message, details}}``.
+
+    Unexpected exceptions are not handled here (returns None, Django answers 500 and logs it):
+    the API's own code turns bad input into typed errors before that.
+    """
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied()
+    response = drf_exception_handler(exc, context)  # keeps headers: WWW-Authenticate, Retry-After
+    if response is None or not isinstance(exc, exceptions.APIException):
+        return response
+    code = _code_for(exc)
+    response.data = error_body(code, _message_for(exc, code), _details_for(exc, code))
+    return response
