@@ -1,0 +1,42 @@
+"""The referee: engine protocol client, one refereed game, best-of-three matches. No Django.
+
+Typical use::
+
+    from arena.referee import play_match, TimeControl, RefereeConfig
+    record = play_match(pkg_a, pkg_b, "bao-la-kete", TimeControl.parse("10+0.1"), seed=7,
+                        config=RefereeConfig())
+    record.to_dict()   # the stored form (docs/referee.md, "Record format")
+
+``python -m arena.referee --help`` plays a match from the command line.
+"""
+
+from __future__ import annotations
+
+from .client import BestMove, EngineClient, EngineFault, EngineId
+from .config import RefereeConfig, TimeControl, TimeControlError
+from .game import play_game
+from .match import play_match
+from .players import EngineSlot, StartError
+from .records import GameRecord, MatchRecord, MoveRecord
+from .transport import FakeTransport, PipeTransport, ReadResult, Transport
+
+__all__ = [
+    "BestMove",
+    "EngineClient",
+    "EngineFault",
+    "EngineId",
+    "EngineSlot",
+    "FakeTransport",
+    "GameRecord",
+    "MatchRecord",
+    "MoveRecord",
+    "PipeTransport",
+    "ReadResult",
+    "RefereeConfig",
+    "StartError",
+    "TimeControl",
+    "TimeControlError",
+    "Transport",
+    "play_game",
+    "play_match",
+]

@@ -1,0 +1,239 @@
+"""The referee of one game: the same checks in the same order every ply.
+
+Per ply (docs/referee.md, "One game"): (1) the mover's stderr is within its cap,
+(2) liveness ping ``isready``/``readyok`` (``stall``), (3) ``position`` + ``go`` with both
+clocks, (4) ``info`` lines until ``bestmove`` before clock + grace (``time_forfeit``),
+(5) the clock is charged from the ``go`` written to the ``bestmove`` read, then the Fischer
+increment added, (6) the token is parsed (``invalid_output``) and (7) checked against
+``legal_moves`` (``illegal_move``), (8) applied through ``arena.rules.Game``, whose outcome
+gives the rules endings (``bao_hamna``, ``no_legal_move``, ``score``, ``repetition``,
+``ply_cap``). Any engine fault ends the game and the opponent wins it.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from arena import terminations as T
+from arena.rules import NORTH, SOUTH, IllegalMoveError, InvalidMoveError, Variant, get_variant
+
+from .client import MS, EngineFault
+from .config import RefereeConfig, TimeControl
+from .players import EngineSlot, StartError
+from .records import GameRecord, MoveRecord
+
+log = logging.getLogger(__name__)
+
+Event = Callable[[dict[str, Any]], None]
+
+
+def emit(on_event: Event | None, event: dict[str, Any]) -> None:
+    """Call the optional progress callback; its failures never disturb the game."""
+    if on_event is None:
+        return
+    try:
+        on_event(event)
+    except Exception:
+        log.exception("on_event callback failed")
+
+
+def resolve_variant(variant: str | Variant) -> Variant:
+    """A ``Variant`` from an id/alias or a ``Variant`` instance (``UnknownVariantError``)."""
+    return variant if isinstance(variant, Variant) else get_variant(variant)
+
+
+def play_game(
+    variant: str | Variant,
+    south: EngineSlot,
+    north: EngineSlot,
+    time_control: TimeControl,
+    config: RefereeConfig,
+    *,
+    index: int = 1,
+    start: Any = None,
+    on_event: Event | None = None,
+) -> GameRecord:
+    """Play one game, ``south`` moving first from ``start`` (default: the start position).
+
+    Returns the ``GameRecord``; never raises for engine misbehaviour (it becomes the
+    termination). A failure to start an engine (``StartError``) gives ``aborted``, result
+    ``"*"``. ``KeyboardInterrupt`` propagates (the match kills the engines).
+    """
+    v = resolve_variant(variant)
+    game = v.new_game(start, ply_cap=config.ply_cap, repetitions=config.repetitions)
+    slots = {SOUTH: south, NORTH: north}
+    record = GameRecord(
+        index=index,
+        south=south.name,
+        north=north.name,
+        start_position=game.start.to_text(),
+        started_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds"),
+    )
+    began = time.monotonic_ns()
+    emit(on_event, {"event": "game_start", "index": index, "south": south.name, "north": north.name})
+    try:
+        _run(v, game, slots, time_control, config, record, on_event)
+    except StartError as exc:
+        _finish(record, game, T.ABORTED, None, str(exc), aborted=True)
+    record.plies = len(game.moves)
+    record.final_position = game.position.to_text()
+    record.duration_ms = (time.monotonic_ns() - began) // MS
+    for slot in (south, north):
+        tail = slot.stderr_tail()
+        if tail:
+            record.engine_errors[slot.name] = tail
+    emit(
+        on_event,
+        {
+            "event": "game_end",
+            "index": index,
+            "result": record.result,
+            "winner": record.winner,
+            "termination": record.termination,
+            "plies": record.plies,
+            "detail": record.detail,
+        },
+    )
+    return record
+
+
+def _position_command(v: Variant, game: Any) -> str:
+    start = game.start.to_text()
+    head = "position startpos" if start == v.initial_position().to_text() else f"position text {start}"
+    return head + (" moves " + " ".join(game.moves) if game.moves else "")
+
+
+def _run(
+    v: Variant,
+    game: Any,
+    slots: dict[str, EngineSlot],
+    tc: TimeControl,
+    config: RefereeConfig,
+    record: GameRecord,
+    on_event: Event | None,
+) -> None:
+    # Prepare both engines (restart if needed, resync, newgame); a fault here loses the game.
+    for side in (SOUTH, NORTH):
+        try:
+            slots[side].prepare(v.id)
+        except EngineFault as fault:
+            _fault(record, game, slots, side, fault)
+            return
+    fixed = tc.movetime_ms is not None
+    clocks_ns = {SOUTH: tc.base_ms * MS, NORTH: tc.base_ms * MS}
+    inc_ns = tc.increment_ms * MS
+    grace_ns = config.grace_ms * MS
+    while game.outcome is None:
+        side = game.position.side
+        slot = slots[side]
+        client = slot.client
+        assert client is not None
+        try:
+            if slot.stderr_overflow():
+                raise EngineFault(T.OUTPUT_LIMIT, "more stderr than the sandbox's max_stderr_bytes")
+            client.ping(config.ready_timeout_ms)
+            if fixed:
+                assert tc.movetime_ms is not None
+                budget_ns = tc.movetime_ms * MS
+                go = f"go movetime {tc.movetime_ms}"
+            else:
+                budget_ns = clocks_ns[side]
+                go = (
+                    f"go stime {clocks_ns[SOUTH] // MS} ntime {clocks_ns[NORTH] // MS} "
+                    f"sinc {tc.increment_ms} ninc {tc.increment_ms}"
+                )
+            reply = client.go(_position_command(v, game), go, budget_ns + grace_ns)
+            elapsed = reply.elapsed_ns
+            if elapsed > budget_ns + grace_ns:
+                raise EngineFault(
+                    T.TIME_FORFEIT,
+                    f"bestmove after {elapsed // MS} ms with {budget_ns // MS} ms on the clock",
+                )
+            if fixed:
+                clock_after = budget_ns
+            else:
+                clocks_ns[side] = max(0, clocks_ns[side] - elapsed) + inc_ns
+                clock_after = clocks_ns[side]
+            try:
+                move = v.parse_move(reply.token)
+            except InvalidMoveError as exc:
+                raise EngineFault(T.INVALID_OUTPUT, f"not a move token: {reply.token[:100]!r} ({exc})")
+            if move not in game.legal_moves():
+                raise EngineFault(T.ILLEGAL_MOVE, f"{move} is not legal in {game.position.to_text()}")
+            try:
+                after = game.play(move)
+            except (IllegalMoveError, InvalidMoveError) as exc:  # defensive: checked above
+                raise EngineFault(T.ILLEGAL_MOVE, str(exc))
+        except EngineFault as fault:
+            _fault(record, game, slots, side, fault)
+            return
+        entry = MoveRecord(
+            ply=len(game.moves),
+            side=side,
+            move=str(move),
+            time_ms=elapsed // MS,
+            clock_ms=clock_after // MS,
+            position=after.to_text(),
+            info=reply.info,
+        )
+        record.moves.append(entry)
+        emit(
+            on_event,
+            {
+                "event": "move",
+                "index": record.index,
+                "ply": entry.ply,
+                "side": side,
+                "move": entry.move,
+                "time_ms": entry.time_ms,
+                "clock_ms": entry.clock_ms,
+            },
+        )
+    outcome = game.outcome
+    winner = None if outcome.winner is None else slots[outcome.winner].name
+    _finish(record, game, outcome.reason, winner, outcome.reason)
+    record.result = outcome.result
+    record.scores = list(outcome.scores) if outcome.scores is not None else None
+    record.seeds_in_hand = outcome.seeds_in_hand
+
+
+def _fault(
+    record: GameRecord, game: Any, slots: dict[str, EngineSlot], side: str, fault: EngineFault
+) -> None:
+    """The engine on ``side`` committed ``fault``: it loses, the opponent wins."""
+    slot = slots[side]
+    detail = fault.detail
+    if fault.code == T.CRASH:
+        detail = f"{detail}; {slot.exit_detail()}"
+        slot.kill()
+    elif fault.code in (T.STALL, T.OUTPUT_LIMIT, T.HANDSHAKE_FAILED):
+        slot.kill()  # unusable stream or stuck process: restarted before its next game
+    winner_side = NORTH if side == SOUTH else SOUTH
+    _finish(
+        record,
+        game,
+        fault.code,
+        slots[winner_side].name,
+        f"{'South' if side == SOUTH else 'North'} ({slot.name}): {detail}",
+    )
+    record.result = "0-1" if side == SOUTH else "1-0"
+
+
+def _finish(
+    record: GameRecord,
+    game: Any,
+    termination: str,
+    winner: str | None,
+    detail: str,
+    *,
+    aborted: bool = False,
+) -> None:
+    record.termination = termination
+    record.winner = winner
+    record.detail = detail
+    if aborted:
+        record.result = "*"

@@ -1,0 +1,98 @@
+"""Best-of-three matches (contracts, "The referee"; docs/referee.md, "Match format").
+
+Game 1: engine A plays South; game 2: B plays South; game 3 only while its result can still
+change the match (the leader is not more than one point ahead), with South drawn from the
+seed. Draws count half. An aborted game aborts the match (no winner, not rated). Every engine
+process is killed on every exit path, including ``KeyboardInterrupt`` and errors.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from arena import terminations as T
+from arena.rules import Variant
+
+from .config import RefereeConfig, TimeControl
+from .game import Event, emit, play_game, resolve_variant
+from .players import EngineSlot
+from .records import MatchRecord
+
+GAMES = 3
+
+
+def engine_names(a: Any, b: Any) -> tuple[str, str]:
+    """Display names of the two packages, made distinct (``"x"`` vs ``"x (2)"``) so a record
+    stays unambiguous when an engine meets itself."""
+    name_a = str(getattr(a, "name", a))
+    name_b = str(getattr(b, "name", b))
+    if name_a == name_b:
+        name_b = f"{name_b} (2)"
+    return name_a, name_b
+
+
+def third_game_south(seed: int) -> int:
+    """0 (A South) or 1 (B South) for game 3: a pure function of the match seed."""
+    return random.Random(f"bao-arena/game3/{seed}").randrange(2)
+
+
+def play_match(
+    engine_a: Any,
+    engine_b: Any,
+    variant: str | Variant,
+    time_control: TimeControl,
+    seed: int,
+    config: RefereeConfig | None = None,
+    on_event: Event | None = None,
+) -> MatchRecord:
+    """Play a best-of-three match between two ``EnginePackage`` s; returns the full record.
+
+    ``seed`` (int) decides who is South in game 3. Raises ``UnknownVariantError`` for an
+    unknown variant; never raises for engine misbehaviour. Processes are killed before
+    returning or raising.
+    """
+    config = config or RefereeConfig()
+    v = resolve_variant(variant)
+    name_a, name_b = engine_names(engine_a, engine_b)
+    slots = [EngineSlot(engine_a, name_a, config), EngineSlot(engine_b, name_b, config)]
+    record = MatchRecord(
+        variant=v.id, seed=seed, time_control=str(time_control), engines=[name_a, name_b]
+    )
+    try:
+        for index in range(1, GAMES + 1):
+            if index == 1:
+                south = 0
+            elif index == 2:
+                south = 1
+            else:
+                south = third_game_south(seed)
+            game = play_game(
+                v,
+                slots[south],
+                slots[1 - south],
+                time_control,
+                config,
+                index=index,
+                on_event=on_event,
+            )
+            record.games.append(game)
+            if game.termination == T.ABORTED:
+                record.aborted = True
+                break
+            a, b = record.score
+            if abs(a - b) > GAMES - index:
+                break  # the remaining games cannot change the result
+    finally:
+        for slot in slots:
+            slot.close()
+    emit(
+        on_event,
+        {
+            "event": "match_end",
+            "score": record.score,
+            "winner": record.winner,
+            "aborted": record.aborted,
+        },
+    )
+    return record

@@ -1,0 +1,156 @@
+"""One engine of a match: its process, its client, and the lifecycle between games.
+
+The slot starts the engine through the sandbox (``engines.sandbox.start_engine`` unless the
+config swaps it), does the handshake, and before each game either resynchronises a healthy
+engine (``stop``/``isready``/drain, ``newgame``) or restarts a crashed, killed or broken one
+(fresh process, handshake). ``close()`` always kills the process: every exit path of a match
+ends in it.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+from typing import Any
+
+from arena import terminations as T
+
+from .client import EngineClient, EngineFault, EngineId
+from .config import RefereeConfig
+from .transport import PipeTransport
+
+log = logging.getLogger(__name__)
+
+
+class StartError(RuntimeError):
+    """The engine could not be started for a reason that is not its fault (``SandboxError``,
+    a missing sandbox module, a bad config): the game is ``aborted``."""
+
+
+class EngineSlot:
+    """A named engine package taking part in a match (``name`` is unique within the match)."""
+
+    def __init__(self, package: Any, name: str, config: RefereeConfig) -> None:
+        self.package = package
+        self.name = name
+        self.config = config
+        self.process: Any = None
+        self.client: EngineClient | None = None
+        self.ident: EngineId | None = None
+        self.starts = 0  # how many processes were started (restarts = starts - 1)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def _start(self) -> None:
+        self.kill()
+        starter = self.config.starter
+        if starter is None:
+            try:
+                from engines.sandbox import start_engine
+            except ImportError as exc:
+                raise StartError(f"the sandbox module is not available: {exc}") from exc
+            starter = start_engine
+        try:
+            if self.config.sandbox is None:
+                self.process = starter(self.package)
+            else:
+                self.process = starter(self.package, self.config.sandbox)
+        except Exception as exc:  # SandboxError and anything else the starter raises: ours
+            raise StartError(f"cannot start {self.name}: {type(exc).__name__}: {exc}") from exc
+        self.starts += 1
+        factory = self.config.transport_factory
+        if factory is None:
+            transport = PipeTransport.for_process(
+                self.process,
+                max_line_bytes=self.config.max_line_bytes,
+                max_stdout_bytes=self.config.max_stdout_bytes,
+            )
+        else:
+            transport = factory(self.process)
+        self.client = EngineClient(transport)
+        self.ident = self.client.handshake(self.config.handshake_timeout_ms)
+
+    def prepare(self, variant_id: str) -> EngineClient:
+        """Make the engine ready for a new game of ``variant_id`` and send ``newgame``.
+
+        Raises ``EngineFault`` (its termination: ``handshake_failed``, ``crash``, ...) or
+        ``StartError`` (``aborted``).
+        """
+        if not self._healthy():
+            self._start()
+        else:
+            assert self.client is not None
+            try:
+                self.client.resync(self.config.ready_timeout_ms)
+            except EngineFault as fault:
+                # A stuck or confused engine gets a fresh process rather than a second chance
+                # on the same stream (late lines could otherwise leak into the new game).
+                log.info("%s: resync failed (%s); restarting", self.name, fault)
+                self._start()
+        assert self.client is not None and self.ident is not None
+        if self.ident.variants and variant_id not in self.ident.variants:
+            raise EngineFault(
+                T.HANDSHAKE_FAILED,
+                f"engine plays {', '.join(self.ident.variants)}, not {variant_id}",
+            )
+        self.client.newgame(variant_id)
+        return self.client
+
+    def _healthy(self) -> bool:
+        return (
+            self.process is not None
+            and self.client is not None
+            and not self.client.broken
+            and self.process.poll() is None
+        )
+
+    def stderr_overflow(self) -> bool:
+        return bool(getattr(self.process, "stderr_overflow", False))
+
+    def stderr_tail(self) -> str:
+        tail = getattr(self.process, "stderr_tail", None)
+        try:
+            return str(tail()) if callable(tail) else ""
+        except Exception:  # a record must never fail because of a log
+            return ""
+
+    def exit_detail(self, wait_s: float = 0.5) -> str:
+        """How the process ended: ``exit code 3`` / ``killed by signal 9 (SIGKILL)`` / ``still
+        running`` (used in ``crash`` details)."""
+        if self.process is None:
+            return "not started"
+        try:
+            code = self.process.wait(wait_s)
+        except Exception:
+            code = self.process.poll()
+        if code is None:
+            return "still running"
+        if code < 0:
+            try:
+                sig = signal.Signals(-code).name
+            except ValueError:
+                sig = "unknown signal"
+            return f"killed by signal {-code} ({sig})"
+        return f"exit code {code}"
+
+    def kill(self) -> None:
+        """Kill the engine's processes (idempotent); the slot can start a new one later."""
+        process, self.process = self.process, None
+        if self.client is not None:
+            self.client.transport.close()
+        self.client = None
+        if process is not None:
+            try:
+                process.kill()
+            except Exception:  # never let cleanup hide the real outcome
+                log.exception("killing %s failed", self.name)
+
+    def close(self) -> None:
+        """``quit``, a short wait (``quit_timeout_ms``), then kill whatever is left."""
+        if self.process is not None and self.client is not None and self._healthy():
+            self.client.quit()
+            try:
+                self.process.wait(self.config.quit_timeout_ms / 1000)
+            except Exception:
+                pass
+        self.kill()

@@ -1,0 +1,282 @@
+"""Line transports between the referee and one engine: the interface, the pipe, a scripted fake.
+
+The engine client (``client.py``) only talks to a ``Transport``, so its protocol handling is
+tested without processes (``FakeTransport``) and runs for real over ``PipeTransport``.
+
+Every read takes an absolute deadline in ``time.monotonic_ns()`` nanoseconds and never blocks
+past it. A read returns a ``ReadResult`` whose status is one of ``LINE``, ``TIMEOUT``, ``EOF``
+(the engine closed its stdout: it exited or crashed) or ``OVERFLOW`` (a line longer than the
+line cap, or more stdout bytes in total than the output cap).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import select
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Protocol
+
+LINE = "line"
+TIMEOUT = "timeout"
+EOF = "eof"
+OVERFLOW = "overflow"
+
+#: Longest engine line accepted, in bytes (without the newline). Long pv lines fit easily.
+DEFAULT_MAX_LINE_BYTES = 64 * 1024
+#: Total stdout bytes accepted from one engine process before ``OVERFLOW``.
+DEFAULT_MAX_STDOUT_BYTES = 16 * 2**20
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    """One read: ``status`` (LINE/TIMEOUT/EOF/OVERFLOW), the ``line`` (without ``\\n``, only
+    for LINE) and ``at_ns``, the ``monotonic_ns`` instant the line became available (for LINE)
+    or the read gave up."""
+
+    status: str
+    line: str | None
+    at_ns: int
+    detail: str = ""
+
+
+class TransportClosed(OSError):
+    """A write failed because the engine closed its stdin (it exited or crashed)."""
+
+
+class WriteTimeout(OSError):
+    """A write could not complete before its deadline: the engine stopped reading stdin."""
+
+
+class Transport(Protocol):
+    """What the engine client needs from a connection to one engine."""
+
+    def write_line(self, line: str, deadline_ns: int | None = None) -> int:
+        """Send ``line`` plus ``\\n``; returns ``monotonic_ns()`` just after the write.
+
+        Raises ``TransportClosed`` if the engine is gone, ``WriteTimeout`` if it stopped reading
+        and the pipe stayed full until ``deadline_ns``.
+        """
+        ...
+
+    def read_line(self, deadline_ns: int) -> ReadResult:
+        """The next line, or TIMEOUT at ``deadline_ns``, EOF, OVERFLOW. Never blocks longer."""
+        ...
+
+    def close(self) -> None:
+        """Release the connection (idempotent). Does not kill the process."""
+        ...
+
+
+class PipeTransport:
+    """A transport over the stdin / raw stdout fd of an ``engines.sandbox.EngineProcess``.
+
+    Reads ``poll`` the raw stdout fd and split lines in an own buffer (no Python buffering, so a
+    deadline is exact). ``max_line_bytes`` caps one line, ``max_stdout_bytes`` the total stdout
+    of the process; either overflow is sticky: every later read returns OVERFLOW.
+    Undecodable bytes are replaced (the reply then fails to parse: ``invalid_output``).
+    """
+
+    def __init__(
+        self,
+        stdin_fd: int,
+        stdout_fd: int,
+        *,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        max_stdout_bytes: int = DEFAULT_MAX_STDOUT_BYTES,
+    ) -> None:
+        self._in = stdin_fd
+        self._out = stdout_fd
+        os.set_blocking(self._out, False)
+        os.set_blocking(self._in, False)
+        self.max_line_bytes = max_line_bytes
+        self.max_stdout_bytes = max_stdout_bytes
+        self._buf = bytearray()
+        self._lines: deque[bytes] = deque()
+        self._eof = False
+        self._overflow = ""
+        self.stdout_bytes = 0
+        self._poll_in = select.poll()
+        self._poll_in.register(self._out, select.POLLIN | select.POLLHUP | select.POLLERR)
+        self._poll_out = select.poll()
+        self._poll_out.register(self._in, select.POLLOUT | select.POLLERR)
+
+    @classmethod
+    def for_process(cls, process: object, **caps: int) -> "PipeTransport":
+        """A transport over an ``EngineProcess`` (uses ``process.stdin`` and ``stdout_fd``)."""
+        stdin = getattr(process, "stdin")
+        return cls(stdin.fileno(), int(getattr(process, "stdout_fd")), **caps)
+
+    def write_line(self, line: str, deadline_ns: int | None = None) -> int:
+        data = (line + "\n").encode("utf-8")
+        view = memoryview(data)
+        while view:
+            try:
+                written = os.write(self._in, view)
+            except BlockingIOError:
+                # The engine is not reading: wait for room until the deadline.
+                timeout_ms = _remaining_ms(deadline_ns)
+                if timeout_ms == 0:
+                    raise WriteTimeout(errno.EAGAIN, "engine stopped reading its stdin")
+                self._poll_out.poll(timeout_ms)
+                continue
+            except (BrokenPipeError, ConnectionResetError) as exc:
+                raise TransportClosed(errno.EPIPE, "engine closed its stdin") from exc
+            except OSError as exc:
+                if exc.errno == errno.EBADF:
+                    raise TransportClosed(errno.EBADF, "engine stdin is closed") from exc
+                raise
+            view = view[written:]
+        return time.monotonic_ns()
+
+    def read_line(self, deadline_ns: int) -> ReadResult:
+        while True:
+            if self._lines:
+                return ReadResult(LINE, _decode(self._lines.popleft()), time.monotonic_ns())
+            if self._overflow:
+                return ReadResult(OVERFLOW, None, time.monotonic_ns(), self._overflow)
+            if self._eof:
+                return ReadResult(EOF, None, time.monotonic_ns())
+            timeout_ms = _remaining_ms(deadline_ns)
+            if timeout_ms == 0 and not self._poll_in.poll(0):
+                return ReadResult(TIMEOUT, None, time.monotonic_ns())
+            if timeout_ms and not self._poll_in.poll(timeout_ms):
+                continue  # re-check the deadline (poll may wake a little early)
+            self._fill()
+
+    def _fill(self) -> None:
+        try:
+            chunk = os.read(self._out, 65536)
+        except BlockingIOError:
+            return
+        except OSError:
+            self._eof = True
+            return
+        if not chunk:
+            self._eof = True
+            if self._buf:  # a last line without newline still counts
+                self._lines.append(bytes(self._buf))
+                self._buf.clear()
+            return
+        self.stdout_bytes += len(chunk)
+        if self.stdout_bytes > self.max_stdout_bytes:
+            self._overflow = f"more than {self.max_stdout_bytes} bytes on stdout"
+            return
+        self._buf += chunk
+        while True:
+            cut = self._buf.find(b"\n")
+            if cut < 0:
+                break
+            if cut > self.max_line_bytes:
+                break
+            raw = bytes(self._buf[:cut])
+            del self._buf[: cut + 1]
+            self._lines.append(raw[:-1] if raw.endswith(b"\r") else raw)
+        if self._buf.find(b"\n") > self.max_line_bytes or (
+            b"\n" not in self._buf and len(self._buf) > self.max_line_bytes
+        ):
+            self._overflow = f"a line longer than {self.max_line_bytes} bytes on stdout"
+
+    def close(self) -> None:
+        # The process owner closes the fds; we only stop using them.
+        self._eof = True
+
+
+def _remaining_ms(deadline_ns: int | None) -> int:
+    """Milliseconds to ``deadline_ns`` rounded up (poll granularity), 0 if past; -1 = no deadline."""
+    if deadline_ns is None:
+        return -1
+    left = deadline_ns - time.monotonic_ns()
+    if left <= 0:
+        return 0
+    return (left + 999_999) // 1_000_000
+
+
+def _decode(raw: bytes) -> str:
+    return raw.decode("utf-8", errors="replace")
+
+
+class FakeTransport:
+    """A scripted transport for tests: a fake clock, and replies triggered by the referee's lines.
+
+    ``script`` maps a command (the exact line, or its first word) to the chunks of output the
+    "engine" writes when it receives it; a chunk is raw text that may hold several lines or part
+    of one, or a ``(delay_ms, text)`` pair that becomes readable ``delay_ms`` after the command
+    (fake time). ``on_line`` may instead compute the chunks. ``eof_after`` closes the output
+    after that many commands. Time is simulated: ``now_ns`` advances only when a read waits,
+    so tests are exact and instant; ``clock`` is to be passed to the client as its time source.
+    """
+
+    def __init__(
+        self,
+        script: dict[str, list[str | tuple[int, str]]] | None = None,
+        *,
+        on_line: "object | None" = None,
+        eof_after: int | None = None,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    ) -> None:
+        self.script = dict(script or {})
+        self.on_line = on_line
+        self.eof_after = eof_after
+        self.max_line_bytes = max_line_bytes
+        self.now_ns = 1_000_000_000
+        self.written: list[str] = []
+        self._pending: list[tuple[int, int, str]] = []  # (ready_at_ns, seq, text)
+        self._seq = 0
+        self._buf = ""
+        self._closed_out = False
+        self.closed = False
+
+    def clock(self) -> int:
+        return self.now_ns
+
+    def feed(self, text: str, delay_ms: int = 0) -> None:
+        """Make ``text`` readable ``delay_ms`` from now (fake time)."""
+        self._seq += 1
+        self._pending.append((self.now_ns + delay_ms * 1_000_000, self._seq, text))
+        self._pending.sort()
+
+    def write_line(self, line: str, deadline_ns: int | None = None) -> int:
+        if self.closed or (self.eof_after is not None and len(self.written) >= self.eof_after):
+            raise TransportClosed(errno.EPIPE, "fake engine is gone")
+        self.written.append(line)
+        chunks: list[str | tuple[int, str]] = []
+        if self.on_line is not None:
+            chunks = list(self.on_line(line) or [])  # type: ignore[operator]
+        elif line in self.script:
+            chunks = list(self.script[line])
+        elif line.split(" ", 1)[0] in self.script:
+            chunks = list(self.script[line.split(" ", 1)[0]])
+        for chunk in chunks:
+            if isinstance(chunk, tuple):
+                self.feed(chunk[1], chunk[0])
+            else:
+                self.feed(chunk)
+        if self.eof_after is not None and len(self.written) >= self.eof_after:
+            self._closed_out = True
+        return self.now_ns
+
+    def read_line(self, deadline_ns: int) -> ReadResult:
+        while True:
+            cut = self._buf.find("\n")
+            if cut >= 0:
+                line, self._buf = self._buf[:cut], self._buf[cut + 1 :]
+                if len(line.encode()) > self.max_line_bytes:
+                    return ReadResult(OVERFLOW, None, self.now_ns, "line too long")
+                return ReadResult(LINE, line.rstrip("\r"), self.now_ns)
+            if len(self._buf.encode()) > self.max_line_bytes:
+                return ReadResult(OVERFLOW, None, self.now_ns, "line too long")
+            if self._pending and self._pending[0][0] <= max(self.now_ns, deadline_ns):
+                ready_at, _, text = self._pending.pop(0)
+                self.now_ns = max(self.now_ns, ready_at)
+                self._buf += text
+                continue
+            if self._closed_out and not self._pending:
+                return ReadResult(EOF, None, self.now_ns)
+            self.now_ns = max(self.now_ns, deadline_ns)
+            return ReadResult(TIMEOUT, None, self.now_ns)
+
+    def close(self) -> None:
+        self.closed = True
