@@ -1,0 +1,515 @@
+"""Bao la Kiswahili and Bao la Kete: move generation, move execution, takasia and results.
+
+Sources: ``shared/rules/bao-la-kiswahili.md`` 4 (legal move classes and their fallbacks),
+6.1-6.2 (executing namua and mtaji moves, the nyumba tax), 7 (after the move: bao hamna,
+takasia K-5..K-8), 8 (end of the game); ``bao-la-kete.md`` D1 (six-seed kuu), D2 (first mtaji
+takata from the kuu), D3 (hizi zetu priority); ``README.md`` 5.1 (validity tiers), 6.2
+(never-ending moves, via ``bao_sowing``), 6.4 (results, win in the middle of a move) and the
+decisions K-1..K-16, L-1..L-4, A-2, A-3, A-5. The lap mechanics live in ``bao_sowing``, the
+notation in ``bao_board``.
+
+Every candidate token is executed once when the legal move list is built (README 6.1);
+the raw results are kept in a one-entry cache per variant, so ``apply`` of a legal move
+finishes that result (reserves, takasia, side, ply) without sowing again.
+
+Edge-case decisions (beyond the spec's own):
+
+* ``outcome``: a position with an empty front row is a ``bao_hamna`` loss for its owner; if
+  both front rows are empty (only in hand-made positions) the player to move loses. The seeds
+  in the winner's hand are derived from the position as ``64 - seeds`` when the winner is the
+  player who just moved (README 6.4: the only position with fewer than 64 seeds), else 0.
+* A takasia'd pit may not start a takata in the mtaji stage, the Kete kuu step D2 included
+  (the kuu can never be marked in play; a hand-made position marking it loses the step).
+* Bao la Kete hizi zetu priority is applied whenever the mark stands on the opponent's pit,
+  in either stage (in play it exists only in mtaji); a takasia'd player's mark is carried
+  over to the marking player's move after any reply that did not win at once.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from .base import (
+    BAO_HAMNA,
+    NO_LEGAL_MOVE,
+    NORTH,
+    PLY_CAP,
+    REPETITION,
+    SOUTH,
+    IllegalMoveError,
+    InvalidPositionError,
+    Move,
+    Outcome,
+    Variant,
+)
+from .bao_board import (
+    NO_MARK,
+    SQUARES,
+    START_TEXT,
+    TOKEN,
+    TOTAL_SEEDS,
+    BaoPosition,
+    expected_reserves,
+    mark_square,
+    parse_bpn,
+    parse_token,
+)
+from .bao_sowing import (
+    ENDED,
+    NEEDS_CHOICE,
+    NO_CHOICE,
+    SAFARI,
+    STOP,
+    WON,
+    capture_landings,
+    has_capture_candidate,
+    sow_move,
+)
+
+# A raw move result: (code, mover's pits, opponent's pits, mover's house, opponent's house,
+# seeds in hand, is_takata, captured the priority pit).
+RawResult = tuple[int, list[int], list[int], bool, bool, int, bool, bool]
+_LEGAL_CODES = (ENDED, WON)
+
+
+class _Bao(Variant):
+    """What Bao la Kiswahili and Bao la Kete share (L-1: every Kiswahili rule applies to Kete
+    unless a D-rule overrides it). Subclasses supply the differences as small hooks."""
+
+    default_ply_cap = 1000
+    #: README 5.1 rule 4: seeds an owned nyumba holds at least.
+    min_house_seeds: ClassVar[int]
+    #: README 5.1 rule 3: may the mark stand on the pit of the player not to move?
+    foreign_mark_allowed: ClassVar[bool]
+
+    def __init__(self) -> None:
+        # One-entry cache: (position, sorted moves, token -> raw result). Replaced as a whole
+        # in one assignment, so concurrent readers always see a consistent triple.
+        self._cache: tuple[BaoPosition, list[Move], dict[Move, RawResult]] | None = None
+        self._start = self.parse_position(START_TEXT)
+
+    # ------------------------------------------------------------------ notation
+
+    def initial_position(self) -> BaoPosition:
+        """The start position of README 2.4 (both Bao games)."""
+        return self._start
+
+    def parse_move(self, token: str) -> Move:
+        """Check ``^[a-h][1-4][+-][sc]?$`` (README 4.1); raises ``InvalidMoveError``."""
+        return parse_token(token)
+
+    def parse_position(self, text: str, *, strict: bool = False) -> BaoPosition:
+        """Parse BPN (README 5.1).
+
+        Raises ``InvalidPositionError`` if a rule for every text (1-4) is broken, and with
+        ``strict=True`` also if an invariant of reachable positions is broken (seed total,
+        side/ply parity, reserves per ply, ply 0 only at the start, where a mark can stand).
+        """
+        position = parse_bpn(
+            text,
+            min_house_seeds=self.min_house_seeds,
+            foreign_mark_allowed=self.foreign_mark_allowed,
+        )
+        if strict:
+            self._check_reachable(position)
+        return position
+
+    def _check_reachable(self, position: BaoPosition) -> None:
+        """README 5.1, invariants of reachable positions; raises ``InvalidPositionError``."""
+        side_index = 0 if position.side == SOUTH else 1
+        seeds = position.seeds
+        if seeds != TOTAL_SEEDS and not (
+            seeds < TOTAL_SEEDS and position.front_row_empty(side_index)
+        ):
+            raise InvalidPositionError(
+                f"the position holds {seeds} seeds, not {TOTAL_SEEDS} (fewer only after a win"
+                " in the middle of a move, when the loser to move has an empty front row)"
+            )
+        if (position.ply % 2 == 0) != (position.side == SOUTH):
+            raise InvalidPositionError(
+                f"side {position.side} cannot be to move at ply {position.ply} (South moves at"
+                " even plies)"
+            )
+        want = expected_reserves(position.ply)
+        if position.reserves != want:
+            raise InvalidPositionError(
+                f"reserves {position.reserves[0]}:{position.reserves[1]} do not follow ply"
+                f" {position.ply} (expected {want[0]}:{want[1]})"
+            )
+        if position.ply == 0 and position.repetition_key != self._start.repetition_key:
+            raise InvalidPositionError("ply 0 is only the start position")
+        mark = position.mark
+        if mark < 0:
+            return
+        owner, index = mark >> 4, mark & 15
+        pits = position.pits[owner]
+        square = mark_square(mark)
+        if position.stage != "m":
+            raise InvalidPositionError(f"a mark ({square}) exists only in the mtaji stage")
+        if pits[index] == 0:
+            raise InvalidPositionError(f"the marked pit {square} is empty")
+        if index == 4 and position.houses[owner] and pits[4] >= 6:
+            raise InvalidPositionError(f"the marked pit {square} is a functional nyumba")
+        me = position.pits[side_index]
+        opp = position.pits[1 - side_index]
+        if owner == side_index:
+            if has_capture_candidate(me, opp):
+                raise InvalidPositionError(
+                    f"takasia mark {square}, but the side to move has a capture candidate"
+                )
+        elif not any(7 - landing == index for _, _, landing in capture_landings(me, opp)):
+            raise InvalidPositionError(
+                f"priority mark {square}, but no capture candidate of the side to move"
+                " ends its first lap facing it"
+            )
+
+    # ------------------------------------------------------------------ legal moves
+
+    def legal_moves(self, position: BaoPosition) -> list[Move]:  # type: ignore[override]
+        """Every legal token in ``position``, sorted (README 4); empty if the game is over.
+
+        Raises ``InvalidPositionError`` if ``position`` is not a ``BaoPosition``.
+        """
+        return list(self._legal(position)[1])
+
+    def _legal(
+        self, position: BaoPosition
+    ) -> tuple[BaoPosition, list[Move], dict[Move, RawResult]]:
+        cache = self._cache
+        if cache is not None and cache[0] is position:
+            return cache
+        if not isinstance(position, BaoPosition):
+            raise InvalidPositionError(f"not a Bao position: {position!r}")
+        results = self._generate(position)
+        cache = (position, sorted(results), results)
+        self._cache = cache
+        return cache
+
+    def _generate(self, position: BaoPosition) -> dict[Move, RawResult]:
+        """bao-la-kiswahili.md 4: the first class of moves that has a legal move."""
+        si = 0 if position.side == SOUTH else 1
+        me = position.pits[si]
+        opp = position.pits[1 - si]
+        if not any(me[:8]) or not any(opp[:8]):
+            return {}  # bao hamna: the game is over
+        mark = position.mark
+        stop = mark & 15 if mark >= 0 and mark >> 4 == si else -1
+        priority = mark & 15 if mark >= 0 and mark >> 4 != si else -1
+        ctx = _Context(self, TOKEN[si], me, opp, position.houses[si], position.houses[1 - si],
+                       stop, priority)
+        if position.reserves[si] > 0:
+            return self._namua_moves(ctx)
+        return self._mtaji_moves(ctx)
+
+    def _namua_moves(self, ctx: "_Context") -> dict[Move, RawResult]:
+        me, opp = ctx.me, ctx.opp
+        out: dict[Move, RawResult] = {}
+        # 4.1 capture moves: kimbi pits have their forced kichwa only (K-13).
+        for i in range(8):
+            if me[i] and opp[7 - i]:
+                if i < 2:
+                    ctx.namua_capture(out, i, 1)
+                elif i > 5:
+                    ctx.namua_capture(out, i, -1)
+                else:
+                    ctx.namua_capture(out, i, 1)
+                    ctx.namua_capture(out, i, -1)
+        if out:
+            return self._prioritised(out)
+        # 4.1 takata moves with their fallbacks (K-16).
+        if ctx.house_me and me[4] >= 6:
+            for i in range(8):
+                if i != 4 and me[i]:
+                    ctx.namua_takata(out, i)
+            if not out:
+                ctx.namua_tax(out)
+            return out
+        for i in range(8):
+            if me[i] >= 2:
+                ctx.namua_takata(out, i)
+        if not out:
+            for i in range(8):
+                if me[i] == 1:
+                    ctx.namua_takata(out, i)
+        return out
+
+    def _mtaji_moves(self, ctx: "_Context") -> dict[Move, RawResult]:
+        me = ctx.me
+        out: dict[Move, RawResult] = {}
+        for p, d, _ in capture_landings(me, ctx.opp):
+            ctx.mtaji_move(out, p, d, True)
+        if out:
+            return self._prioritised(out)
+        if self._house_first(ctx, out):
+            return out
+        # 4.2 takata step 1: front pits (K-11), never the takasia'd pit.
+        for p in range(8):
+            if me[p] >= 2 and p != ctx.stop:
+                ctx.mtaji_move(out, p, 1, False)
+                ctx.mtaji_move(out, p, -1, False)
+        if out:
+            return out
+        # Step 2: back pits only when no front takata is legal.
+        for p in range(8, 16):
+            if me[p] >= 2:
+                ctx.mtaji_move(out, p, 1, False)
+                ctx.mtaji_move(out, p, -1, False)
+        return out
+
+    # Hooks for the Bao la Kete differences (D1-D3); Bao la Kiswahili behaviour by default.
+
+    def _tax_lift(self, house_seeds: int) -> tuple[int, bool]:
+        """Seeds lifted by the namua tax from a nyumba holding ``house_seeds`` before the
+        reserve seed, and whether the nyumba is destroyed (bao-la-kiswahili.md 6.1: 2, no)."""
+        return 2, False
+
+    def _house_first(self, ctx: "_Context", out: dict[Move, RawResult]) -> bool:
+        """Bao la Kete D2 step 0; Bao la Kiswahili has none (K-1)."""
+        return False
+
+    def _prioritised(self, captures: dict[Move, RawResult]) -> dict[Move, RawResult]:
+        """Bao la Kete D3 capture priority; Bao la Kiswahili keeps every capture (K-8)."""
+        return captures
+
+    def _carried_mark(self, position: BaoPosition, side_index: int) -> int:
+        """The mark left after the mover's move before takasia is judged (section 7 step 3:
+        Bao la Kiswahili clears it)."""
+        return NO_MARK
+
+    # ------------------------------------------------------------------ applying moves
+
+    def _apply_legal(self, position: BaoPosition, move: Move) -> BaoPosition:  # type: ignore[override]
+        """The position after the legal ``move`` (bao-la-kiswahili.md 7 steps 1-5).
+
+        Raises ``IllegalMoveError`` if ``move`` is not legal in ``position``.
+        """
+        _, _, results = self._legal(position)
+        raw = results.get(move)
+        if raw is None:
+            raise IllegalMoveError(f"{move} is not legal in {position.to_text()}")
+        code, mine, theirs, house_me, house_opp, _, takata, _ = raw
+        si = 0 if position.side == SOUTH else 1
+        res_s, res_n = position.reserves
+        namua = (res_s if si == 0 else res_n) > 0
+        if namua:
+            if si == 0:
+                res_s -= 1
+            else:
+                res_n -= 1
+        mark = NO_MARK
+        if code != WON:  # A-5: the final position of a win mid-move carries no mark
+            mark = self._carried_mark(position, si)
+            # 7 step 4 / K-7: takasia only after a mtaji takata that leaves both reserves 0.
+            if takata and not namua and res_s == 0 and res_n == 0:
+                target = takasia_target(mine, theirs, house_opp)
+                if target >= 0:
+                    mark = (1 - si) * 16 + target
+        if si == 0:
+            pits = (tuple(mine), tuple(theirs))
+            houses = (house_me, house_opp)
+            side = NORTH
+        else:
+            pits = (tuple(theirs), tuple(mine))
+            houses = (house_opp, house_me)
+            side = SOUTH
+        return BaoPosition(pits, side, (res_s, res_n), houses, mark, position.ply + 1)
+
+    # ------------------------------------------------------------------ results
+
+    def outcome(self, position: BaoPosition) -> Outcome | None:  # type: ignore[override]
+        """``bao_hamna`` if a front row is empty (its owner loses), ``no_legal_move`` if the
+        player to move has none (he loses), else None (bao-la-kiswahili.md 8, README 6.4).
+
+        Raises ``InvalidPositionError`` if ``position`` is not a ``BaoPosition``.
+        """
+        if not isinstance(position, BaoPosition):
+            raise InvalidPositionError(f"not a Bao position: {position!r}")
+        to_move = 0 if position.side == SOUTH else 1
+        empty_mover = position.front_row_empty(to_move)
+        if empty_mover or position.front_row_empty(1 - to_move):
+            if empty_mover:
+                # The player who just moved won; a win mid-move keeps seeds in his hand.
+                hand = max(0, TOTAL_SEEDS - position.seeds)
+                return Outcome(SQUARE_SIDES[1 - to_move], BAO_HAMNA, seeds_in_hand=hand)
+            return Outcome(SQUARE_SIDES[to_move], BAO_HAMNA)
+        if not self._legal(position)[1]:
+            return Outcome(SQUARE_SIDES[1 - to_move], NO_LEGAL_MOVE)
+        return None
+
+    def limit_outcome(self, position: BaoPosition, reason: str) -> Outcome:  # type: ignore[override]
+        """A draw with ``reason`` (``repetition`` or ``ply_cap``, README 6.3/6.4).
+
+        Raises ``ValueError`` for another reason code.
+        """
+        if reason not in (REPETITION, PLY_CAP):
+            raise ValueError(f"not a game-limit reason: {reason!r}")
+        return Outcome(None, reason)
+
+
+SQUARE_SIDES = (SOUTH, NORTH)
+
+
+class _Context:
+    """Executes candidate moves of one position for ``_Bao._generate``; records legal ones."""
+
+    __slots__ = ("variant", "tokens", "me", "opp", "house_me", "house_opp", "stop", "priority")
+
+    def __init__(
+        self,
+        variant: _Bao,
+        tokens: tuple[tuple[tuple[Move, Move, Move], ...], ...],
+        me: tuple[int, ...],
+        opp: tuple[int, ...],
+        house_me: bool,
+        house_opp: bool,
+        stop: int,
+        priority: int,
+    ) -> None:
+        self.variant = variant
+        self.tokens = tokens
+        self.me = me
+        self.opp = opp
+        self.house_me = house_me
+        self.house_opp = house_opp
+        self.stop = stop
+        self.priority = priority
+
+    def namua_capture(self, out: dict[Move, RawResult], i: int, d: int) -> None:
+        """Namua capture at front pit ``i`` entering at the kichwa of direction ``d`` (6.1)."""
+        slot = self.tokens[i][0 if d == 1 else 1]
+        for choice in (NO_CHOICE, STOP, SAFARI):
+            mine = list(self.me)
+            theirs = list(self.opp)
+            mine[i] += 1
+            code, hm, ho, hand, prio = sow_move(
+                mine, theirs, i, 0, d, True, True, self.house_me, self.house_opp, choice, -1,
+                self.priority,
+            )
+            if code == NEEDS_CHOICE:
+                continue  # the token exists only in its completed forms "s" and "c"
+            if code in _LEGAL_CODES:
+                out[slot[choice]] = (code, mine, theirs, hm, ho, hand, False, prio)
+            if choice == NO_CHOICE:
+                return
+
+    def namua_takata(self, out: dict[Move, RawResult], p: int) -> None:
+        """Namua takata from front pit ``p`` in both directions (6.1, not the tax)."""
+        for d in (1, -1):
+            mine = list(self.me)
+            seeds = mine[p] + 1
+            mine[p] = 0
+            house = self.house_me and p != 4
+            self._takata(out, p, d, mine, seeds, house, True)
+
+    def namua_tax(self, out: dict[Move, RawResult]) -> None:
+        """The nyumba tax, both directions (6.1; Bao la Kete D1 via ``_tax_lift``)."""
+        lifted, destroyed = self.variant._tax_lift(self.me[4])
+        for d in (1, -1):
+            mine = list(self.me)
+            mine[4] += 1 - lifted
+            self._takata(out, 4, d, mine, lifted, self.house_me and not destroyed, True)
+
+    def mtaji_move(self, out: dict[Move, RawResult], p: int, d: int, capture: bool) -> None:
+        """Mtaji move from pit ``p`` in direction ``d`` (6.2)."""
+        mine = list(self.me)
+        seeds = mine[p]
+        mine[p] = 0
+        house = self.house_me and p != 4
+        if capture:
+            theirs = list(self.opp)
+            code, hm, ho, hand, prio = sow_move(
+                mine, theirs, (p + d) & 15, seeds, d, True, False, house, self.house_opp,
+                NO_CHOICE, -1, self.priority,
+            )
+            if code in _LEGAL_CODES:
+                out[self.tokens[p][0 if d == 1 else 1][0]] = (
+                    code, mine, theirs, hm, ho, hand, False, prio,
+                )
+        else:
+            self._takata(out, p, d, mine, seeds, house, False)
+
+    def _takata(
+        self, out: dict[Move, RawResult], p: int, d: int, mine: list[int], seeds: int,
+        house: bool, namua: bool,
+    ) -> None:
+        # K-9: lifting the last occupied front pit and sowing out of the front row.
+        if ((p == 7 and d == 1) or (p == 0 and d == -1)) and not any(mine[:8]):
+            return
+        theirs = list(self.opp)  # a takata never changes it, but the result owns its lists
+        code, hm, ho, _, _ = sow_move(
+            mine, theirs, (p + d) & 15, seeds, d, False, namua, house, self.house_opp,
+            NO_CHOICE, self.stop, -1,
+        )
+        if code == ENDED:
+            out[self.tokens[p][0 if d == 1 else 1][0]] = (
+                code, mine, theirs, hm, ho, 0, True, False,
+            )
+
+
+def takasia_target(mine: list[int], theirs: list[int], house_theirs: bool) -> int:
+    """The opponent pit marked after a takata (bao-la-kiswahili.md 7 step 4, K-6), or -1.
+
+    ``mine``/``theirs``: the mover's and the opponent's pits after the move (relative).
+    """
+    if has_capture_candidate(theirs, mine):
+        return -1
+    targets = {7 - landing for _, _, landing in capture_landings(mine, theirs)}
+    if len(targets) != 1:
+        return -1
+    (target,) = targets
+    front = theirs[:8]
+    if target == 4 and house_theirs and theirs[4] >= 6:
+        return -1
+    if sum(1 for seeds in front if seeds) == 1:
+        return -1
+    if theirs[target] >= 2 and sum(1 for seeds in front if seeds >= 2) == 1:
+        return -1
+    return target
+
+
+class BaoLaKiswahili(_Bao):
+    """Bao la Kiswahili (Zanzibar Bao), ``shared/rules/bao-la-kiswahili.md``."""
+
+    id = "bao-la-kiswahili"
+    aliases = ("kiswahili", "zanzibar")
+    name = "Bao la Kiswahili"
+    min_house_seeds = 5
+    foreign_mark_allowed = False
+
+
+class BaoLaKete(_Bao):
+    """Bao la Kete (Lamu Bao), ``shared/rules/bao-la-kete.md``: Kiswahili plus D1-D3."""
+
+    id = "bao-la-kete"
+    aliases = ("kete", "lamu")
+    name = "Bao la Kete"
+    min_house_seeds = 6
+    foreign_mark_allowed = True
+
+    def _tax_lift(self, house_seeds: int) -> tuple[int, bool]:
+        # D1: a kuu holding exactly 6 before the reserve seed is emptied (all 7) and destroyed.
+        if house_seeds == 6:
+            return 7, True
+        return 2, False
+
+    def _house_first(self, ctx: _Context, out: dict[Move, RawResult]) -> bool:
+        # D2 step 0: while the kuu is owned, a legal takata from it takes precedence.
+        if ctx.house_me and ctx.stop != 4:
+            ctx.mtaji_move(out, 4, 1, False)
+            ctx.mtaji_move(out, 4, -1, False)
+        return bool(out)
+
+    def _prioritised(self, captures: dict[Move, RawResult]) -> dict[Move, RawResult]:
+        # D3 / L-4: captures that take the marked pit somewhere in the move, if any do.
+        chosen = {move: raw for move, raw in captures.items() if raw[7]}
+        return chosen or captures
+
+    def _carried_mark(self, position: BaoPosition, side_index: int) -> int:
+        # D3: a mark against the mover survives his move, now as the marking player's priority.
+        mark = position.mark
+        if mark >= 0 and mark >> 4 == side_index:
+            return mark
+        return NO_MARK
+
+
+__all__ = ["BaoLaKete", "BaoLaKiswahili", "BaoPosition", "SQUARES", "takasia_target"]
