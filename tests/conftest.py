@@ -1,1 +1,55 @@
 """The shared fixture world of the test suite (users, engines) lives here."""
+
+
+# --- accounts: users and API clients (owner: accounts+engines helper) -------------------------
+import pytest  # noqa: E402
+
+
+@pytest.fixture
+def alice(db):  # type: ignore[no-untyped-def]
+    """A registered user with an API token (password ``correct horse 1``)."""
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+
+    user = get_user_model().objects.create_user("alice", "alice@example.org", "correct horse 1")
+    Token.objects.create(user=user)
+    return user
+
+
+@pytest.fixture
+def bob(db):  # type: ignore[no-untyped-def]
+    """A second user, to own engines alice may not touch."""
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+
+    user = get_user_model().objects.create_user("bob", "bob@example.org", "battery staple 2")
+    Token.objects.create(user=user)
+    return user
+
+
+@pytest.fixture
+def anon_client():  # type: ignore[no-untyped-def]
+    """An unauthenticated DRF test client."""
+    from rest_framework.test import APIClient
+
+    return APIClient()
+
+
+@pytest.fixture
+def alice_client(alice):  # type: ignore[no-untyped-def]
+    """A DRF test client authenticated as alice by her token."""
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {alice.auth_token.key}")
+    return client
+
+
+@pytest.fixture
+def bob_client(bob):  # type: ignore[no-untyped-def]
+    """A DRF test client authenticated as bob by his token."""
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {bob.auth_token.key}")
+    return client
