@@ -1,3 +1,11 @@
-"""URL patterns of this app."""
+"""Account URLs under /api/auth/."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from arena.accounts import views
+
+urlpatterns = [
+    path("auth/register/", views.RegisterView.as_view(), name="auth-register"),
+    path("auth/token/", views.TokenView.as_view(), name="auth-token"),
+    path("auth/me/", views.MeView.as_view(), name="auth-me"),
+]
