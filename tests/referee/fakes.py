@@ -1,0 +1,180 @@
+"""Test doubles for the referee: a toy variant, scripted BEP bots, fake processes.
+
+The toy game ("take"): a pile of seeds, each move takes 1 or 2 (tokens ``t1``/``t2``; ``t3`` is
+well-formed but never legal, so illegal-move tests need no real rules). The player to move
+with an empty pile has no legal move and loses (``no_legal_move``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Hashable
+
+from arena.referee import FakeTransport, RefereeConfig
+from arena.rules import NO_LEGAL_MOVE, InvalidMoveError, InvalidPositionError, Move, Outcome, Variant
+from arena.rules.base import other
+
+_TOKEN = re.compile(r"^t[1-3]$")
+
+
+@dataclass(frozen=True)
+class TakePosition:
+    count: int
+    side: str
+    ply: int
+
+    @property
+    def repetition_key(self) -> Hashable:
+        return (self.count, self.side)
+
+    def to_text(self) -> str:
+        return f"{self.count} {self.side} {self.ply}"
+
+
+class TakeVariant(Variant):
+    id = "toy-take"
+    name = "Take (toy)"
+    default_ply_cap = 100
+
+    def __init__(self, pile: int = 7) -> None:
+        self.pile = pile
+
+    def initial_position(self) -> TakePosition:
+        return TakePosition(self.pile, "S", 0)
+
+    def parse_position(self, text: str, *, strict: bool = False) -> TakePosition:
+        try:
+            count, side, ply = text.split()
+            return TakePosition(int(count), side, int(ply))
+        except ValueError as exc:
+            raise InvalidPositionError(text) from exc
+
+    def parse_move(self, token: str) -> Move:
+        if not _TOKEN.match(str(token)):
+            raise InvalidMoveError(f"bad token {token!r}")
+        return Move(token)
+
+    def legal_moves(self, position: Any) -> list[Move]:
+        return [Move(f"t{k}") for k in (1, 2) if k <= position.count]
+
+    def _apply_legal(self, position: Any, move: Move) -> TakePosition:
+        return TakePosition(position.count - int(move[1]), other(position.side), position.ply + 1)
+
+    def outcome(self, position: Any) -> Outcome | None:
+        if position.count == 0:
+            return Outcome(other(position.side), NO_LEGAL_MOVE)
+        return None
+
+    def limit_outcome(self, position: Any, reason: str) -> Outcome:
+        return Outcome(None, reason)
+
+
+TOY = TakeVariant()
+
+
+def first_move(count: int) -> str:
+    return "t1"
+
+
+def optimal_move(count: int) -> str:
+    return f"t{count % 3}" if count % 3 else "t1"
+
+
+@dataclass
+class Bot:
+    """A scripted BEP engine for ``FakeTransport(on_line=bot)``.
+
+    ``choose(count) -> token``; ``delays_ms[n]`` delays the n-th (1-based) bestmove in fake time;
+    ``replies[n]`` replaces the n-th bestmove line(s) verbatim; ``silent_ready`` lists the
+    ``isready`` numbers left unanswered; ``info`` lines precede each bestmove.
+    """
+
+    name: str = "bot"
+    choose: Callable[[int], str] = first_move
+    delays_ms: dict[int, int] = field(default_factory=dict)
+    replies: dict[int, str] = field(default_factory=dict)
+    silent_ready: set[int] = field(default_factory=set)
+    info: bool = True
+    variants: tuple[str, ...] = ("toy-take",)
+    gos: int = 0
+    readies: int = 0
+    count: int = 0
+
+    def __call__(self, line: str) -> list[Any]:
+        words = line.split()
+        if line == "bep":
+            head = f"id name {self.name}\nid author Tests\n"
+            return [head + "".join(f"variant {v}\n" for v in self.variants) + "bepok\n"]
+        if line == "isready":
+            self.readies += 1
+            return [] if self.readies in self.silent_ready else ["readyok\n"]
+        if words[:2] == ["position", "startpos"]:
+            self.count = TOY.pile - sum(int(t[1]) for t in words[3:])
+            return []
+        if words and words[0] == "go":
+            self.gos += 1
+            text = self.replies.get(self.gos, f"bestmove {self.choose(self.count)}\n")
+            if self.info:
+                text = f"info depth 1 score 0 nodes {self.count}\n" + text
+            return [(self.delays_ms.get(self.gos, 5), text)]
+        return []
+
+
+class FakeProcess:
+    """Stands in for ``engines.sandbox.EngineProcess`` around a ``FakeTransport``."""
+
+    def __init__(self, bot: Bot, **transport_kw: Any) -> None:
+        self.bot = bot
+        self.transport = FakeTransport(on_line=bot, **transport_kw)
+        self.killed = False
+        self.returncode: int | None = None
+        self.stderr_overflow = False
+
+    def poll(self) -> int | None:
+        if self.killed:
+            return -9
+        eof_after = self.transport.eof_after
+        if eof_after is not None and len(self.transport.written) >= eof_after:
+            return 3  # the scripted "engine" exited after its last command
+        return self.returncode
+
+    def wait(self, timeout: float) -> int | None:
+        return self.poll()
+
+    def kill(self) -> None:
+        self.killed = True
+
+    def stderr_tail(self) -> str:
+        return ""
+
+
+class Launcher:
+    """``RefereeConfig.starter``: hands out a fresh ``FakeProcess`` per start of each package.
+
+    ``makers[name]`` builds the process for engine package ``name`` (called on every start, so
+    a restart gets a fresh one); every process made is kept in ``started``.
+    """
+
+    def __init__(self, makers: dict[str, Callable[[], FakeProcess]]) -> None:
+        self.makers = makers
+        self.started: list[tuple[str, FakeProcess]] = []
+
+    def __call__(self, package: Any, *args: Any) -> FakeProcess:
+        process = self.makers[package.name]()
+        self.started.append((package.name, process))
+        return process
+
+
+@dataclass(frozen=True)
+class Pkg:
+    name: str
+
+
+def fake_config(launcher: Launcher, **kw: Any) -> RefereeConfig:
+    return RefereeConfig(
+        sandbox=None,
+        starter=launcher,
+        transport_factory=lambda process: process.transport,
+        **kw,
+    )

@@ -1,0 +1,136 @@
+"""One refereed game between scripted bots on the toy variant (fake time, no processes)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena import terminations as T
+from arena.referee import EngineSlot, RefereeConfig, TimeControl, play_game
+
+from .fakes import TOY, Bot, FakeProcess, Launcher, Pkg, fake_config, optimal_move
+
+TC = TimeControl.parse("1+0.1")
+
+
+def _play(south: Bot, north: Bot, tc: TimeControl = TC, **cfg: Any) -> tuple[Any, Launcher]:
+    launcher = Launcher({"S": lambda: FakeProcess(south), "N": lambda: FakeProcess(north)})
+    config: RefereeConfig = fake_config(launcher, **cfg)
+    slots = EngineSlot(Pkg("S"), "south-bot", config), EngineSlot(Pkg("N"), "north-bot", config)
+    try:
+        return play_game(TOY, slots[0], slots[1], tc, config), launcher
+    finally:
+        for slot in slots:
+            slot.close()
+
+
+def test_a_clean_game_ends_by_the_rules_with_every_move_recorded() -> None:
+    record, launcher = _play(Bot(), Bot())
+    assert [m.move for m in record.moves] == ["t1"] * 7
+    assert [m.side for m in record.moves] == ["S", "N"] * 3 + ["S"]
+    assert record.moves[-1].position == "0 N 7"
+    assert (record.result, record.winner, record.termination) == ("1-0", "south-bot", T.NO_LEGAL_MOVE)
+    assert record.plies == 7 and record.final_position == "0 N 7"
+    assert record.moves[0].info == ["depth 1 score 0 nodes 7"]
+    bot_s = launcher.started[0][1]
+    assert bot_s.transport.written[:4] == ["bep", "newgame toy-take", "isready", "position startpos"]
+    assert bot_s.transport.written[4] == "go stime 1000 ntime 1000 sinc 100 ninc 100"
+    assert bot_s.transport.written[6] == "position startpos moves t1 t1"
+
+
+def test_clocks_are_charged_from_go_to_bestmove_plus_increment() -> None:
+    record, launcher = _play(Bot(delays_ms={1: 30, 2: 250}), Bot(delays_ms={1: 400}))
+    south = [(m.time_ms, m.clock_ms) for m in record.moves if m.side == "S"]
+    north = [(m.time_ms, m.clock_ms) for m in record.moves if m.side == "N"]
+    assert south[:3] == [(30, 1070), (250, 920), (5, 1015)]
+    assert north[:2] == [(400, 700), (5, 795)]
+    written = launcher.started[0][1].transport.written
+    assert "go stime 1070 ntime 700 sinc 100 ninc 100" in written
+
+
+def test_movetime_games_send_go_movetime() -> None:
+    record, launcher = _play(Bot(), Bot(), TimeControl.parse("movetime=200"))
+    assert "go movetime 200" in launcher.started[0][1].transport.written
+    assert record.moves[0].clock_ms == 200
+
+
+def test_a_bestmove_after_the_clock_and_grace_is_a_time_forfeit() -> None:
+    # North's clock at its second move: 1000 - 5 + 100 = 1095 ms; with 50 ms grace the limit
+    # is 1145 ms, so a reply 1146 ms after the go is one ms late.
+    record, _ = _play(Bot(), Bot(delays_ms={2: 1146}), grace_ms=50)
+    assert (record.termination, record.result, record.winner) == (T.TIME_FORFEIT, "1-0", "south-bot")
+    assert record.plies == 3
+    assert record.detail == "North (north-bot): timed out waiting for bestmove"
+
+
+def test_a_bestmove_within_the_grace_margin_counts_and_leaves_the_clock_at_the_increment() -> None:
+    record, _ = _play(Bot(delays_ms={1: 1040}), Bot(), grace_ms=50)
+    assert record.termination == T.NO_LEGAL_MOVE
+    assert (record.moves[0].time_ms, record.moves[0].clock_ms) == (1040, 100)
+
+
+def test_a_well_formed_illegal_move_loses_with_illegal_move() -> None:
+    record, _ = _play(Bot(replies={2: "bestmove t3\n"}), Bot())
+    assert (record.termination, record.result, record.winner) == (T.ILLEGAL_MOVE, "0-1", "north-bot")
+    assert record.detail == "South (south-bot): t3 is not legal in 5 S 2"
+    assert record.final_position == "5 S 2"
+
+
+def test_an_unparseable_token_is_invalid_output() -> None:
+    record, _ = _play(Bot(), Bot(replies={1: "bestmove ???\n"}))
+    assert (record.termination, record.winner) == (T.INVALID_OUTPUT, "south-bot")
+
+
+def test_no_readyok_before_a_move_is_a_stall() -> None:
+    record, _ = _play(Bot(), Bot(silent_ready={3}))
+    assert (record.termination, record.winner, record.plies) == (T.STALL, "south-bot", 5)
+
+
+def test_an_engine_that_exits_mid_game_crashes_with_its_exit_code() -> None:
+    south = Bot()
+    launcher = Launcher({"S": lambda: FakeProcess(south, eof_after=6), "N": lambda: FakeProcess(Bot())})
+    config = fake_config(launcher)
+    slots = EngineSlot(Pkg("S"), "s", config), EngineSlot(Pkg("N"), "n", config)
+    record = play_game(TOY, slots[0], slots[1], TC, config)
+    assert (record.termination, record.winner) == (T.CRASH, "n")
+    assert record.detail.endswith("exit code 3")
+    assert launcher.started[0][1].killed is True
+
+
+def test_an_engine_that_does_not_play_the_variant_fails_the_handshake() -> None:
+    record, _ = _play(Bot(variants=("bao-kingulu",)), Bot())
+    assert (record.termination, record.winner, record.plies) == (T.HANDSHAKE_FAILED, "north-bot", 0)
+    assert record.detail == "South (south-bot): engine plays bao-kingulu, not toy-take"
+
+
+def test_the_ply_cap_ends_the_game_as_a_draw() -> None:
+    record, _ = _play(Bot(), Bot(), ply_cap=3)
+    assert (record.termination, record.result, record.winner, record.plies) == (
+        T.PLY_CAP, "1/2-1/2", None, 3
+    )
+
+
+def test_stderr_overflow_is_an_output_limit_for_the_mover() -> None:
+    north = FakeProcess(Bot())
+    north.stderr_overflow = True
+    launcher = Launcher({"S": lambda: FakeProcess(Bot()), "N": lambda: north})
+    config = fake_config(launcher)
+    slots = EngineSlot(Pkg("S"), "s", config), EngineSlot(Pkg("N"), "n", config)
+    record = play_game(TOY, slots[0], slots[1], TC, config)
+    assert (record.termination, record.winner, record.plies) == (T.OUTPUT_LIMIT, "s", 1)
+
+
+def test_a_sandbox_failure_aborts_the_game_without_a_winner() -> None:
+    def refuse(package: Any, *args: Any) -> Any:
+        raise RuntimeError("bwrap: setting up uid map: Permission denied")
+
+    config = RefereeConfig(sandbox=None, starter=refuse)
+    slots = EngineSlot(Pkg("S"), "s", config), EngineSlot(Pkg("N"), "n", config)
+    record = play_game(TOY, slots[0], slots[1], TC, config)
+    assert (record.termination, record.result, record.winner) == (T.ABORTED, "*", None)
+    assert "Permission denied" in record.detail
+
+
+def test_the_optimal_bot_wins_as_north_against_first_move() -> None:
+    record, _ = _play(Bot(), Bot(choose=optimal_move))
+    assert [m.move for m in record.moves] == ["t1", "t1", "t1", "t1", "t1", "t2"]
+    assert (record.result, record.winner) == ("0-1", "north-bot")

@@ -1,0 +1,128 @@
+"""Best-of-three matches between scripted bots on the toy variant (fake time, no processes)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from arena import terminations as T
+from arena.referee import TimeControl, play_match
+from arena.referee.match import third_game_south
+
+from .fakes import TOY, Bot, FakeProcess, Launcher, Pkg, fake_config, optimal_move
+
+TC = TimeControl.parse("1+0.1")
+
+
+def _launcher(a: Any, b: Any) -> Launcher:
+    return Launcher({"A": a, "B": b})
+
+
+def test_south_wins_every_game_so_the_third_decides_by_the_seed() -> None:
+    for seed in (1, 2, 3, 4):
+        launcher = _launcher(lambda: FakeProcess(Bot()), lambda: FakeProcess(Bot()))
+        record = play_match(Pkg("A"), Pkg("B"), TOY, TC, seed, fake_config(launcher))
+        d = record.to_dict()
+        assert [(g["south"], g["north"], g["result"]) for g in d["games"][:2]] == [
+            ("A", "B", "1-0"),
+            ("B", "A", "1-0"),
+        ]
+        third_south = "AB"[third_game_south(seed)]
+        assert d["games"][2]["south"] == third_south
+        assert d["winner"] == third_south
+        assert d["score"] == ([2.0, 1.0] if third_south == "A" else [1.0, 2.0])
+        assert all(p.killed for _, p in launcher.started)
+
+
+def test_the_third_game_side_is_a_pure_function_of_the_seed() -> None:
+    assert [third_game_south(s) for s in range(6)] == [third_game_south(s) for s in range(6)]
+    assert {third_game_south(s) for s in range(20)} == {0, 1}
+
+
+def test_a_two_nil_lead_ends_the_match_after_two_games() -> None:
+    launcher = _launcher(lambda: FakeProcess(Bot(choose=optimal_move)), lambda: FakeProcess(Bot()))
+    record = play_match(Pkg("A"), Pkg("B"), TOY, TC, 7, fake_config(launcher))
+    d = record.to_dict()
+    assert len(d["games"]) == 2
+    assert (d["score"], d["winner"], d["aborted"]) == ([2.0, 0.0], "A", False)
+    assert d["variant"] == "toy-take" and d["time_control"] == "1+0.1" and d["seed"] == 7
+    assert d["engines"] == ["A", "B"]
+
+
+def test_an_engine_meeting_itself_gets_distinct_names() -> None:
+    launcher = Launcher({"X": lambda: FakeProcess(Bot())})
+    record = play_match(Pkg("X"), Pkg("X"), TOY, TC, 1, fake_config(launcher))
+    assert record.engines == ["X", "X (2)"]
+    assert record.games[0].south == "X" and record.games[1].south == "X (2)"
+
+
+def test_a_late_bestmove_after_a_forfeit_is_never_counted_in_the_next_game() -> None:
+    # A's first reply comes 2 s late ("t2"); game 2 must see A's fresh "t1", not the stale one.
+    a_bot = Bot(delays_ms={1: 2000}, replies={1: "bestmove t2\n"})
+    launcher = _launcher(lambda: FakeProcess(a_bot), lambda: FakeProcess(Bot()))
+    record = play_match(Pkg("A"), Pkg("B"), TOY, TC, 3, fake_config(launcher))
+    g1, g2 = record.games[0], record.games[1]
+    assert (g1.termination, g1.winner, g1.plies) == (T.TIME_FORFEIT, "B", 0)
+    assert [m.move for m in g2.moves] == ["t1"] * 7
+    assert (g2.termination, g2.winner) == (T.NO_LEGAL_MOVE, "B")
+    assert len(record.games) == 2 and record.winner == "B"
+    assert len(launcher.started) == 2  # A was resynchronised, not restarted
+    assert "stop" in launcher.started[0][1].transport.written
+
+
+def test_a_crashed_engine_is_restarted_before_the_next_game() -> None:
+    made: list[int] = []
+
+    def make_a() -> FakeProcess:
+        made.append(1)
+        # The first process exits after its 4th command (bep, newgame, isready, position).
+        return FakeProcess(Bot(), eof_after=4) if len(made) == 1 else FakeProcess(Bot())
+
+    launcher = _launcher(make_a, lambda: FakeProcess(Bot()))
+    record = play_match(Pkg("A"), Pkg("B"), TOY, TC, 5, fake_config(launcher))
+    assert record.games[0].termination == T.CRASH
+    assert record.games[1].termination == T.NO_LEGAL_MOVE
+    assert [name for name, _ in launcher.started] == ["A", "B", "A"]
+    assert len(made) == 2
+
+
+def test_a_sandbox_failure_aborts_the_match_unrated_and_without_winner() -> None:
+    def refuse(package: Any, *args: Any) -> Any:
+        raise RuntimeError("no sandbox")
+
+    launcher = Launcher({"A": lambda: FakeProcess(Bot())})
+    config = fake_config(launcher)
+    config = type(config)(**{**config.__dict__, "starter": refuse})
+    d = play_match(Pkg("A"), Pkg("B"), TOY, TC, 1, config).to_dict()
+    assert (d["aborted"], d["winner"], len(d["games"])) == (True, None, 1)
+    assert (d["games"][0]["result"], d["games"][0]["termination"]) == ("*", T.ABORTED)
+    assert T.is_rated(T.ABORTED) is False
+
+
+def test_an_interrupt_kills_every_engine_process() -> None:
+    launcher = _launcher(lambda: FakeProcess(Bot()), lambda: FakeProcess(Bot()))
+
+    def interrupt(event: dict[str, Any]) -> None:
+        if event["event"] == "move" and event["ply"] == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        play_match(Pkg("A"), Pkg("B"), TOY, TC, 1, fake_config(launcher), on_event=interrupt)
+    assert len(launcher.started) == 2 and all(p.killed for _, p in launcher.started)
+
+
+def test_events_report_progress_and_a_failing_callback_changes_nothing() -> None:
+    events: list[dict[str, Any]] = []
+    launcher = _launcher(lambda: FakeProcess(Bot(choose=optimal_move)), lambda: FakeProcess(Bot()))
+    play_match(Pkg("A"), Pkg("B"), TOY, TC, 1, fake_config(launcher), on_event=events.append)
+    kinds = [e["event"] for e in events]
+    assert kinds[0] == "game_start" and kinds[-1] == "match_end"
+    assert kinds.count("game_end") == 2 and kinds.count("move") == 5 + 6  # t1 t1 t2 t1 t2, then t1 t1 t1 t1 t1 t2
+
+    def broken(event: dict[str, Any]) -> None:
+        raise ValueError("display went away")
+
+    launcher = _launcher(lambda: FakeProcess(Bot(choose=optimal_move)), lambda: FakeProcess(Bot()))
+    record = play_match(Pkg("A"), Pkg("B"), TOY, TC, 1, fake_config(launcher), on_event=broken)
+    assert record.winner == "A"
