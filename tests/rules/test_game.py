@@ -39,7 +39,24 @@ class Cycle:
 _BAO_CYCLE_START = (
     "0,0,0,1,0,1,0,2/1,0,1,0,0,0,0,1/0,0,0,0,0,1,0,1/0,1,0,1,1,2,0,0 S 0:0 m -- - 160"
 )
-_BAO_CYCLE = tuple("f1+ h4+ e1+ h3+ a2+ g3+ b2+ f3+ c2+ e3+ d2+ d3+ e2+ b4+ g1+ c4+".split())
+_BAO_CYCLE = (
+    "f1+",
+    "h4+",
+    "e1+",
+    "h3+",
+    "a2+",
+    "g3+",
+    "b2+",
+    "f3+",
+    "c2+",
+    "e3+",
+    "d2+",
+    "d3+",
+    "e2+",
+    "b4+",
+    "g1+",
+    "c4+",
+)
 
 CYCLES = {
     # Mtaji takata moves only (no capture is ever available), every pit back where it was
@@ -50,7 +67,7 @@ CYCLES = {
     # South 17 + 2 (a1, e1) = 19, North 24 + 5 (a2, b2, c2, f2) = 29.
     "bao-kingulu": Cycle(
         "1,2,1,0,0,1/1,0,0,0,1,0 N 17:24 3",
-        tuple("b2 c1 a2 c1 c2 e1 d2 f1 d2 d1".split()),
+        ("b2", "c1", "a2", "c1", "c2", "e1", "d2", "f1", "d2", "d1"),
         Outcome("N", REPETITION, scores=(19, 29)),
     ),
 }
