@@ -1,0 +1,593 @@
+"""The sandbox: the one module that starts engine processes (untrusted code).
+
+Every engine runs as an argv list (never a shell) with its root as working directory, a fresh
+writable scratch directory as ``HOME``, the environment ``PATH=/usr/bin:/bin``, ``HOME``,
+``PYTHONPATH`` (where ``arena.rules`` and ``engines.sdk`` import from), ``LANG=C.UTF-8`` and
+nothing else, in its own session and process group, under rlimits (``SandboxLimits``), as an
+unprivileged host uid leased for this one process tree from ``UID_BASE .. UID_BASE+UID_COUNT-1``.
+
+Modes (``SandboxConfig.mode``; ``EngineProcess.mode`` says which one ran):
+
+``bwrap``
+    bubblewrap, started as the leased uid: ``--unshare-all`` (user, pid, net, ipc, uts, cgroup
+    namespaces: no network at all), ``--die-with-parent``, ``--new-session``; the filesystem is
+    a tmpfs holding read-only ``/usr`` (+ the ``/bin``, ``/lib*``, ``/sbin`` links), the engine
+    root at ``/engine`` (read-only, the working directory), the scratch directory at
+    ``/scratch``, ``arena/rules`` and ``engines/sdk.py`` read-only under ``/bao/lib``, a tmpfs
+    ``/tmp``, a minimal ``/dev`` and the pid namespace's own ``/proc``.
+``fallback``
+    where namespaces are refused to unprivileged users: ``setpriv --pdeathsig KILL`` then
+    ``unshare --fork --pid --kill-child --mount-proc --net --ipc --uts`` (as root; no network,
+    own pid namespace) then ``setpriv`` to the leased uid with no capabilities and
+    ``no_new_privs``. If even ``unshare`` is refused (a default docker container), only the uid,
+    the session and the parent-death signal remain, and the network is open. The engine sees the
+    host filesystem as an unprivileged uid would (world-readable files are readable).
+    A logging WARNING names why the full sandbox was not used.
+``off``
+    a plain child process in its own session with the scrubbed environment: tests of the
+    protocol only, never untrusted code.
+``auto``
+    ``bwrap`` if it works here, else ``fallback`` (loudly); ``require_full`` turns that into
+    ``SandboxError``.
+
+Limits are set by ``prlimit`` right before the engine's own command, so they bind the engine
+and everything it starts, not the sandbox plumbing. ``RLIMIT_NPROC`` counts per (user namespace,
+uid): in ``bwrap`` every engine has its own user namespace, in ``fallback`` its own host uid,
+so one engine's fork bomb never eats another engine's budget. ``RLIMIT_CPU`` is per process.
+
+Cleanup: ``EngineProcess.kill()`` SIGKILLs the process tree (the pid namespace's init, then every
+process of the leased uid, finally ``kill(-1)`` run as that uid, which the kernel applies
+atomically against a fork bomb) and reaps it. If the referee process dies, the parent-death
+signal kills the sandbox, and the pid namespace takes every descendant with it. Note that
+Linux sends the parent-death signal when the *thread* that started the engine exits: start
+engines from a thread that lives as long as the game.
+
+The service must run as root to lease uids (as it does in CI and in the docker workers).
+Standard library only; no Django.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import logging
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO, Mapping
+
+from engines.package import EnginePackage
+
+LOG = logging.getLogger(__name__)
+
+MODES = ("auto", "bwrap", "fallback", "off")
+#: First host uid leased to engines, and how many there are (one per engine process tree alive
+#: at once on this host). Override with BAO_SANDBOX_UID_BASE; far above login users and the
+#: usual subordinate-uid ranges.
+UID_BASE = int(os.environ.get("BAO_SANDBOX_UID_BASE", "2100000"))
+UID_COUNT = 4096
+#: Where the uid leases (lock files) and scratch directories live.
+STATE_DIR = Path(os.environ.get("BAO_SANDBOX_DIR", os.path.join(tempfile.gettempdir(), "bao-sandbox")))
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+#: (host path relative to the repository, path under the in-sandbox library dir) made importable.
+LIBRARY_FILES = (
+    ("arena/__init__.py", "arena/__init__.py"),
+    ("arena/rules", "arena/rules"),
+    ("engines/__init__.py", "engines/__init__.py"),
+    ("engines/sdk.py", "engines/sdk.py"),
+)
+BWRAP = shutil.which("bwrap") or "/usr/bin/bwrap"
+_TOOLS = {name: shutil.which(name) or f"/usr/bin/{name}" for name in ("unshare", "setpriv", "prlimit")}
+
+_ENGINE_ROOT_IN = "/engine"
+_SCRATCH_IN = "/scratch"
+_LIB_IN = "/bao/lib"
+_STDERR_CHUNK = 1 << 16
+
+
+class SandboxError(RuntimeError):
+    """The engine cannot be started safely: an infrastructure fault (the referee records
+    ``aborted``), never the engine's fault."""
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    """Per-engine limits. Bytes, seconds and counts; every value must be positive.
+
+    ``max_processes`` counts the engine's own processes (threads included), ``max_file_bytes``
+    is the largest file it may write (``EFBIG`` / ``SIGXFSZ`` beyond), ``stderr_keep_bytes`` the
+    tail of stderr kept for the record, ``max_stderr_bytes`` the stderr volume past which
+    ``EngineProcess.stderr_overflow`` is set (the referee then ends the game ``output_limit``).
+    """
+
+    cpu_seconds: int = 300
+    memory_bytes: int = 1 << 30
+    max_processes: int = 64
+    max_file_bytes: int = 8 << 20
+    max_open_files: int = 64
+    stderr_keep_bytes: int = 16384
+    max_stderr_bytes: int = 1 << 20
+
+    def __post_init__(self) -> None:
+        for name, value in self.__dict__.items():
+            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                raise ValueError(f"SandboxLimits.{name} must be a positive int, not {value!r}")
+
+
+@dataclass(frozen=True)
+class SandboxConfig:
+    """How engines are started. ``mode`` is one of ``MODES``; ``require_full`` refuses anything
+    weaker than ``bwrap`` (``SandboxError``). Raises ``ValueError`` for an unknown mode."""
+
+    mode: str = "auto"
+    require_full: bool = False
+    limits: SandboxLimits = field(default_factory=SandboxLimits)
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"sandbox mode must be one of {', '.join(MODES)}, not {self.mode!r}")
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> "SandboxConfig":
+        """Read ``BAO_SANDBOX_MODE`` (default ``auto``) and ``BAO_SANDBOX_REQUIRE_FULL``
+        (``1``/``0``, ``true``/``false``...). Raises ``ValueError`` on junk values."""
+        env = os.environ if environ is None else environ
+        mode = env.get("BAO_SANDBOX_MODE", "auto").strip().lower() or "auto"
+        flag = env.get("BAO_SANDBOX_REQUIRE_FULL", "0").strip().lower()
+        if flag not in ("", "0", "1", "false", "true", "no", "yes", "off", "on"):
+            raise ValueError(f"BAO_SANDBOX_REQUIRE_FULL must be 0 or 1, not {flag!r}")
+        return cls(mode=mode, require_full=flag in ("1", "true", "yes", "on"))
+
+
+# --------------------------------------------------------------------------- probing
+
+
+@dataclass(frozen=True)
+class Probe:
+    """What works on this host (``probe()``). Reasons are "" when the thing works."""
+
+    root: bool
+    bwrap_reason: str
+    unshare_reason: str
+
+    @property
+    def bwrap_ok(self) -> bool:
+        return self.root and not self.bwrap_reason
+
+    @property
+    def unshare_ok(self) -> bool:
+        return self.root and not self.unshare_reason
+
+
+_probe_lock = threading.Lock()
+_probe_cache: Probe | None = None
+
+
+def probe(refresh: bool = False) -> Probe:
+    """Find out (once per process, about 10 ms) which sandbox modes work on this host."""
+    global _probe_cache
+    with _probe_lock:
+        if _probe_cache is None or refresh:
+            root = os.geteuid() == 0
+            bwrap = _try([BWRAP, *_BWRAP_BASE, "--", "/usr/bin/true"], as_uid=UID_BASE - 1) if root else "not root"
+            if root and not os.path.exists(BWRAP):
+                bwrap = "bwrap is not installed (scripts/install-sandbox.sh installs it)"
+            unshare = _try([_TOOLS["unshare"], *_UNSHARE_ARGS, "--", "/usr/bin/true"]) if root else "not root"
+            _probe_cache = Probe(root=root, bwrap_reason=bwrap, unshare_reason=unshare)
+        return _probe_cache
+
+
+def _try(argv: list[str], as_uid: int | None = None) -> str:
+    """"" if ``argv`` exits 0 within 5 s, else why not (its stderr, shortened)."""
+    ids = {} if as_uid is None else {"user": as_uid, "group": as_uid, "extra_groups": []}
+    try:
+        done = subprocess.run(
+            argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=5, cwd="/", env=_base_env(), **ids
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"{Path(argv[0]).name}: {exc}"
+    if done.returncode != 0:
+        err = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        return f"{Path(argv[0]).name} exited {done.returncode}: {err[-1] if err else 'no message'}"
+    return ""
+
+
+# --------------------------------------------------------------------------- command lines
+
+_BWRAP_BASE = ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+               "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+for _top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+    if os.path.islink(_top):
+        _BWRAP_BASE += ["--symlink", os.readlink(_top), _top]
+    elif os.path.isdir(_top):
+        _BWRAP_BASE += ["--ro-bind", _top, _top]
+# ld.so.cache only speeds up library lookup; nothing else of /etc is shown.
+_BWRAP_BASE += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
+_UNSHARE_ARGS = ["--fork", "--pid", "--kill-child", "--mount-proc", "--net", "--ipc", "--uts"]
+
+
+def _base_env() -> dict[str, str]:
+    return {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+
+
+def _prlimit_argv(limits: SandboxLimits) -> list[str]:
+    return [
+        _TOOLS["prlimit"],
+        f"--cpu={limits.cpu_seconds}",
+        f"--as={limits.memory_bytes}",
+        f"--nproc={limits.max_processes}",
+        f"--fsize={limits.max_file_bytes}",
+        f"--nofile={limits.max_open_files}",
+        "--core=0",
+        "--",
+    ]
+
+
+def _bwrap_argv(package: EnginePackage, uid: int, scratch: Path, limits: SandboxLimits) -> list[str]:
+    argv = [BWRAP, *_BWRAP_BASE, "--uid", str(uid), "--gid", str(uid), "--hostname", "engine"]
+    for host_rel, inside in LIBRARY_FILES:
+        argv += ["--ro-bind-try", str(REPO_ROOT / host_rel), f"{_LIB_IN}/{inside}"]
+    argv += ["--ro-bind", str(package.root), _ENGINE_ROOT_IN, "--bind", str(scratch), _SCRATCH_IN,
+             "--chdir", _ENGINE_ROOT_IN, "--", *_prlimit_argv(limits), *package.argv]
+    return argv
+
+
+def _fallback_argv(package: EnginePackage, uid: int, limits: SandboxLimits, with_unshare: bool) -> list[str]:
+    drop = [_TOOLS["setpriv"], f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+            "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
+    tail = [*drop, *_prlimit_argv(limits), *package.argv]
+    # The first setpriv gives the root-owned wrapper a parent-death signal (kept across exec);
+    # with unshare, its --kill-child then takes the pid namespace down with it.
+    head = [_TOOLS["setpriv"], "--pdeathsig=KILL", "--"]
+    if with_unshare:
+        return [*head, _TOOLS["unshare"], *_UNSHARE_ARGS, "--", *tail]
+    return [*head, *tail]
+
+
+def _library_dir() -> Path:
+    """A host directory of links to the importable sources, for PYTHONPATH in fallback mode."""
+    lib = STATE_DIR / "lib"
+    for host_rel, inside in LIBRARY_FILES:
+        src = REPO_ROOT / host_rel
+        dst = lib / inside
+        if src.exists() and not dst.is_symlink():
+            dst.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+            try:
+                dst.symlink_to(src)
+            except FileExistsError:  # another referee made it first
+                pass
+    return lib
+
+
+# --------------------------------------------------------------------------- uid leases
+
+
+class _UidLease:
+    """An exclusive host uid for one engine process tree, held by a lock file (released by
+    ``release()`` or when this process dies). On lease, leftovers of a crashed referee that
+    still run under the uid are killed first."""
+
+    def __init__(self) -> None:
+        lock_dir = STATE_DIR / "uids"
+        lock_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        start = (os.getpid() * 7919 + time.monotonic_ns()) % UID_COUNT
+        for i in range(UID_COUNT):
+            uid = UID_BASE + (start + i) % UID_COUNT
+            fd = os.open(lock_dir / str(uid), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            self.uid, self._fd = uid, fd
+            if _pids_of_uid(uid):
+                _kill_uid(uid)
+            return
+        raise SandboxError(f"all {UID_COUNT} engine uids from {UID_BASE} are in use")
+
+    def release(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+def _proc_status(pid: str) -> tuple[int, int, str] | None:
+    """(real uid, session id, state) of a process, None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat_line = fh.read().decode("ascii", "replace")
+        uid = os.stat(f"/proc/{pid}").st_uid
+    except OSError:
+        return None
+    # The command name may hold spaces or ')': the fields start after the last ')'.
+    fields = stat_line[stat_line.rfind(")") + 2 :].split()
+    return uid, int(fields[3]), fields[0]
+
+
+def _scan(match_uid: int | None = None, match_sid: int | None = None) -> set[int]:
+    found = set()
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        st = _proc_status(name)
+        if st is None or st[2] == "Z":  # zombies are dead; their parent reaps them
+            continue
+        if (match_uid is not None and st[0] == match_uid) or (match_sid is not None and st[1] == match_sid):
+            found.add(int(name))
+    return found
+
+
+def _pids_of_uid(uid: int) -> set[int]:
+    return _scan(match_uid=uid)
+
+
+def _kill_uid(uid: int) -> None:
+    """``kill(-1, SIGKILL)`` as ``uid``: every process of that uid, atomically against forks."""
+    try:
+        subprocess.run([_TOOLS["setpriv"], f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+                        "--", "kill", "-KILL", "-1"], stdin=subprocess.DEVNULL,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=5, env=_base_env())
+    except (OSError, subprocess.SubprocessError) as exc:
+        LOG.error("could not kill the processes of engine uid %d: %s", uid, exc)
+
+
+# --------------------------------------------------------------------------- the process
+
+
+class EngineProcess:
+    """A running engine. Use as a context manager: leaving it kills the engine.
+
+    ``stdin`` takes the referee's commands (unbuffered binary), ``stdout_fd`` is the raw fd of the
+    engine's stdout (the reader may make it non-blocking). stderr is drained by a thread:
+    ``stderr_bytes`` counts it, ``stderr_tail()`` gives the last ``stderr_keep_bytes``,
+    ``stderr_overflow`` is set past ``max_stderr_bytes`` (memory stays bounded either way).
+    """
+
+    def __init__(self, popen: subprocess.Popen[bytes], mode: str, limits: SandboxLimits,
+                 lease: _UidLease | None, scratch: Path, started_ns: int) -> None:
+        self._popen = popen
+        self.pid = popen.pid
+        self.mode = mode
+        self.limits = limits
+        self._lease = lease
+        self.uid = lease.uid if lease else os.getuid()
+        self.scratch = scratch
+        assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
+        self.stdin: BinaryIO = popen.stdin  # type: ignore[assignment]
+        self._stdout = popen.stdout
+        self.stdout_fd = popen.stdout.fileno()
+        self.stderr_bytes = 0
+        self.stderr_overflow = False
+        self.start_ms = (time.monotonic_ns() - started_ns) / 1e6
+        self._tail = bytearray()
+        self._tail_lock = threading.Lock()
+        self._killed = False
+        self._kill_lock = threading.Lock()
+        self._drainer = threading.Thread(
+            target=self._drain, args=(popen.stderr,), name=f"engine-stderr-{self.pid}", daemon=True
+        )
+        self._drainer.start()
+
+    def __enter__(self) -> "EngineProcess":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.kill()
+
+    def __repr__(self) -> str:
+        return f"<EngineProcess pid={self.pid} mode={self.mode} uid={self.uid} exit={self.poll()}>"
+
+    def _drain(self, stream: BinaryIO) -> None:
+        keep = self.limits.stderr_keep_bytes
+        fd = stream.fileno()
+        while True:
+            try:
+                chunk = os.read(fd, _STDERR_CHUNK)
+            except OSError:
+                break
+            if not chunk:
+                break
+            with self._tail_lock:
+                self.stderr_bytes += len(chunk)
+                if self.stderr_bytes > self.limits.max_stderr_bytes:
+                    self.stderr_overflow = True
+                self._tail += chunk
+                if len(self._tail) > keep:
+                    del self._tail[: len(self._tail) - keep]
+        stream.close()
+
+    def stderr_tail(self) -> str:
+        """The last ``stderr_keep_bytes`` of stderr, decoded as UTF-8 with replacement."""
+        with self._tail_lock:
+            return self._tail.decode("utf-8", "replace")
+
+    def poll(self) -> int | None:
+        """Exit status like ``Popen.returncode`` (negative: killed by that signal), None if running."""
+        return self._status(self._popen.poll())
+
+    def wait(self, timeout: float) -> int | None:
+        """Wait up to ``timeout`` seconds; the exit status, or None if still running."""
+        try:
+            return self._status(self._popen.wait(timeout))
+        except subprocess.TimeoutExpired:
+            return None
+
+    def _status(self, code: int | None) -> int | None:
+        # bwrap reports a child killed by signal n as exit code 128+n.
+        if code is not None and self.mode == "bwrap" and 128 < code <= 128 + 64:
+            return -(code - 128)
+        return code
+
+    def alive_pids(self) -> set[int]:
+        """Host pids of this engine's processes still alive (zombies excluded)."""
+        if self.mode == "off":
+            pids = _scan(match_sid=self.pid)
+        elif self._lease is not None and self._lease._fd >= 0:
+            pids = _pids_of_uid(self.uid)
+        else:
+            pids = set()
+        if self._popen.returncode is None:  # the sandbox wrapper itself, until reaped
+            st = _proc_status(str(self.pid))
+            if st is not None and st[2] != "Z":
+                pids.add(self.pid)
+        return pids
+
+    def kill(self) -> None:
+        """SIGKILL every process the engine started and reap; close the pipes, remove the scratch
+        directory, release the uid. Idempotent. Logs an ERROR if something survives 2 s."""
+        with self._kill_lock:
+            if self._killed:
+                return
+            self._killed = True
+            self._signal_all()
+            deadline = time.monotonic() + 2.0
+            while True:
+                survivors = self.alive_pids()
+                if not survivors:
+                    break
+                if time.monotonic() > deadline:
+                    LOG.error("engine pid %d: processes %s survived SIGKILL", self.pid, sorted(survivors))
+                    break
+                if self.mode == "off":
+                    for pid in survivors:
+                        _sigkill(pid)
+                else:
+                    _kill_uid(self.uid)
+                time.sleep(0.005)
+            try:
+                self._popen.wait(2.0)
+            except subprocess.TimeoutExpired:
+                LOG.error("engine pid %d could not be reaped", self.pid)
+            for stream in (self.stdin, self._stdout):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+            self._drainer.join(1.0)
+            shutil.rmtree(self.scratch, ignore_errors=True)
+            if self._lease is not None:
+                self._lease.release()
+
+    def _signal_all(self) -> None:
+        if self._popen.returncode is None:
+            _sigkill(self.pid)
+        if self.mode == "off":
+            try:
+                os.killpg(self.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            return
+        # Every process of the engine (and only those) runs as the leased uid: killing them
+        # all also kills the pid namespace's init, which takes the rest of the namespace along.
+        for pid in _pids_of_uid(self.uid):
+            _sigkill(pid)
+
+
+def _sigkill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError as exc:
+        if exc.errno not in (errno.ESRCH, errno.EPERM):
+            raise
+
+
+# --------------------------------------------------------------------------- starting
+
+
+def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()) -> EngineProcess:
+    """Start ``package`` in the sandbox ``config`` asks for; returns the running process.
+
+    Raises ``SandboxError`` when it cannot be started safely: ``require_full`` and bwrap does not
+    work here, a mode that needs root, no free uid, an engine root the engine uid cannot read,
+    or the process cannot be spawned. A program that starts and then fails (say a missing
+    interpreter) is not an error here: it shows up as an early exit with its stderr.
+    """
+    mode = _choose_mode(config)
+    root = Path(package.root)
+    if not root.is_dir():
+        raise SandboxError(f"engine root {root} is not a directory")
+    if mode != "off":
+        _check_readable(root)
+    STATE_DIR.mkdir(mode=0o711, parents=True, exist_ok=True)
+    os.chmod(STATE_DIR, 0o711)  # the engine uid must reach its scratch dir, and list nothing
+    lease = _UidLease() if mode != "off" else None
+    try:
+        scratch = Path(tempfile.mkdtemp(prefix="scratch-", dir=STATE_DIR))
+        env = _base_env()
+        if lease is None:
+            env.update(HOME=str(scratch), PYTHONPATH=str(REPO_ROOT))
+            argv, cwd, ids = list(package.argv), str(root), {}
+        else:
+            os.chown(scratch, lease.uid, lease.uid)
+            if mode == "bwrap":
+                env.update(HOME=_SCRATCH_IN, PYTHONPATH=_LIB_IN)
+                argv = _bwrap_argv(package, lease.uid, scratch, config.limits)
+                ids = {"user": lease.uid, "group": lease.uid, "extra_groups": []}
+            else:
+                env.update(HOME=str(scratch), PYTHONPATH=str(_library_dir()))
+                argv = _fallback_argv(package, lease.uid, config.limits, probe().unshare_ok)
+                ids = {}
+            cwd = str(root)
+        started = time.monotonic_ns()
+        popen = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            bufsize=0, cwd=cwd, env=env, start_new_session=True, close_fds=True, **ids,
+        )
+    except SandboxError:
+        if lease:
+            lease.release()
+        raise
+    except (OSError, subprocess.SubprocessError, ValueError) as exc:
+        if lease:
+            lease.release()
+        raise SandboxError(f"cannot start engine {package.name!r} ({mode}): {exc}") from exc
+    return EngineProcess(popen, mode, config.limits, lease, scratch, started)
+
+
+def _choose_mode(config: SandboxConfig) -> str:
+    if config.mode == "off":
+        if config.require_full:
+            raise SandboxError("sandbox mode 'off' contradicts require_full")
+        return "off"
+    found = probe()
+    if not found.root:
+        raise SandboxError("the engine sandbox needs root (to give engines their own uid)")
+    if config.mode in ("auto", "bwrap") and found.bwrap_ok:
+        return "bwrap"
+    if config.require_full or config.mode == "bwrap":
+        raise SandboxError(f"the full sandbox (bwrap) does not work here: {found.bwrap_reason}")
+    if config.mode == "auto":
+        _warn_once(f"engines run in the FALLBACK sandbox because bwrap does not work here: {found.bwrap_reason}")
+    if not found.unshare_ok:
+        _warn_once(
+            "fallback sandbox without namespaces (unshare failed: "
+            f"{found.unshare_reason}): engines have network access and no pid namespace"
+        )
+    return "fallback"
+
+
+_warned: set[str] = set()
+
+
+def _warn_once(message: str) -> None:
+    # Once per process and reason: loud, but not once per game.
+    if message not in _warned:
+        _warned.add(message)
+        LOG.warning(message)
+
+
+def _check_readable(root: Path) -> None:
+    """The engine uid must be able to enter every ancestor and read the root itself."""
+    path = root.resolve()
+    if (path.stat().st_mode & 0o005) != 0o005:
+        raise SandboxError(f"engine root {path} is not world-readable (chmod a+rX it)")
+    for parent in path.parents:
+        if not parent.stat().st_mode & 0o001:
+            raise SandboxError(f"engine root {path}: {parent} is not world-searchable (chmod o+x)")
