@@ -1,3 +1,12 @@
-"""URL patterns of this app."""
+"""URL patterns of the matches API (included under ``/api/``)."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from arena.matches import views
+
+urlpatterns = [
+    path("matches/", views.MatchListView.as_view(), name="match-list"),
+    path("matches/<int:pk>/", views.MatchDetailView.as_view(), name="match-detail"),
+    path("games/<int:pk>/", views.GameDetailView.as_view(), name="game-detail"),
+    path("games/<int:pk>/record.txt", views.GameRecordView.as_view(), name="game-record"),
+]

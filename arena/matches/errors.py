@@ -1,0 +1,48 @@
+"""API errors of the matches app (stable codes; the envelope is ``arena.api.errors``).
+
+Re-exported here with the shared ones the app raises, so callers import from one place.
+"""
+
+from __future__ import annotations
+
+from rest_framework import status
+
+from arena.api.errors import ApiError, EngineNotActive, EngineNotYours, UnknownVariant
+
+__all__ = [
+    "ApiError",
+    "EngineNotActive",
+    "EngineNotFound",
+    "EngineNotYours",
+    "InvalidTimeControl",
+    "SameEngine",
+    "TimeControlTooLong",
+    "UnknownVariant",
+    "VariantNotSupported",
+]
+
+
+class SameEngine(ApiError):
+    default_code = "same_engine"
+    default_detail = "An engine version cannot play a match against itself."
+
+
+class VariantNotSupported(ApiError):
+    default_code = "variant_not_supported"
+    default_detail = "An engine did not announce this variant in its handshake."
+
+
+class InvalidTimeControl(ApiError):
+    default_code = "invalid_time_control"
+    default_detail = "The time control does not parse: use '<base s>+<increment s>' such as '10+0.1'."
+
+
+class TimeControlTooLong(ApiError):
+    default_code = "time_control_too_long"
+    default_detail = "A match at this time control could outlast the worker's time limit."
+
+
+class EngineNotFound(ApiError):
+    status_code = status.HTTP_404_NOT_FOUND
+    default_code = "engine_not_found"
+    default_detail = "No engine has this name."

@@ -1,0 +1,91 @@
+"""A game as a text record (``GET /api/games/{id}/record.txt``), in the manner of PGN.
+
+Layout: a block of tag pairs (``[Name "value"]``, one per line, values with ``\\`` and ``"``
+escaped), a blank line, the numbered move list in the notation of ``shared/rules/README.md``
+section 4 (``1. f2- e3+ 2. ...``, wrapped at 79 columns, ending with the result), a blank line and
+the final position (BPN/KPN, README 5) on a line of its own after ``Final position:``.
+"""
+
+from __future__ import annotations
+
+from arena.matches.models import Game
+
+LINE_WIDTH = 79
+
+
+def _tag(name: str, value: object) -> str:
+    text = str(value).replace("\\", "\\\\").replace('"', '\\"')
+    return f'[{name} "{text}"]'
+
+
+def _version_label(version: object) -> str:
+    return str(version)
+
+
+def _tags(game: Game) -> list[str]:
+    match = game.match
+    event = match.tournament.name if match.tournament_id else "Bao Arena challenge" if match.challenger_id else "Bao Arena match"
+    date = (game.started_at or game.finished_at).strftime("%Y.%m.%d")
+    tags = [
+        _tag("Event", event),
+        _tag("Site", "Bao Arena"),
+        _tag("Date", date),
+        _tag("Round", match.round if match.round is not None else "-"),
+        _tag("Match", match.pk),
+        _tag("Game", game.index),
+        _tag("Variant", match.variant),
+        _tag("South", _version_label(game.south)),
+        _tag("North", _version_label(game.north)),
+        _tag("Result", game.result),
+        _tag("Termination", game.termination),
+        _tag("TimeControl", match.time_control),
+        _tag("Seed", match.seed),
+        _tag("Rated", "yes" if game.rated else "no"),
+        _tag("Plies", game.plies),
+        _tag("StartPosition", game.start_position),
+    ]
+    if game.scores is not None:
+        tags.append(_tag("Scores", "-".join(str(s) for s in game.scores)))
+    if game.seeds_in_hand:
+        tags.append(_tag("SeedsInHand", game.seeds_in_hand))
+    if game.detail:
+        tags.append(_tag("Detail", game.detail))
+    return tags
+
+
+def move_tokens(moves: list[dict]) -> list[str]:
+    """``["1.", "f2-", "e3+", "2.", ...]``: a number before each South move, and ``"1..."`` style
+    before a North move that does not follow a South move (a record starting with North)."""
+    tokens: list[str] = []
+    previous_side = None
+    for move in moves:
+        number = (int(move["ply"]) + 1) // 2
+        if move["side"] == "S":
+            tokens.append(f"{number}.")
+        elif previous_side != "S":
+            tokens.append(f"{number}...")
+        tokens.append(str(move["move"]))
+        previous_side = move["side"]
+    return tokens
+
+
+def _wrap(tokens: list[str]) -> list[str]:
+    lines: list[str] = []
+    current = ""
+    for token in tokens:
+        candidate = f"{current} {token}" if current else token
+        if len(candidate) > LINE_WIDTH and current:
+            lines.append(current)
+            current = token
+        else:
+            current = candidate
+    if current:
+        lines.append(current)
+    return lines
+
+
+def game_record_text(game: Game) -> str:
+    """The text record of ``game`` (module docstring); ends with a newline."""
+    movetext = _wrap(move_tokens(list(game.moves or [])) + [game.result])
+    parts = _tags(game) + [""] + movetext + ["", f"Final position: {game.final_position}"]
+    return "\n".join(parts) + "\n"

@@ -1,0 +1,137 @@
+"""Matches (best-of-three between two engine versions) and their games (the stored replays).
+
+A ``Match`` row is the unit of work of a worker: ``arena.matches.tasks.run_match`` claims it
+with a lease (``lease_token``, ``lease_expires_at``) by a conditional UPDATE, plays it with the
+referee and records the games once (``arena.matches.services``). A ``Game`` row is one refereed
+game with its full move list, so a replay is rebuilt from ``start_position`` and ``moves``
+(STYLE point 2). Models hold data only: the writes live in ``services``, the reads in
+``selectors``.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from arena.rules import VARIANTS
+from arena.terminations import TERMINATIONS
+
+VARIANT_CHOICES = [(v, v) for v in VARIANTS]
+TERMINATION_CHOICES = [(t, t) for t in TERMINATIONS]
+
+
+class Match(models.Model):
+    """A best-of-three match between ``engine_a`` and ``engine_b`` (A is South in game 1).
+
+    ``score_a``/``score_b`` are match points (a game win 1, a draw 0.5); ``winner`` is None for a
+    drawn or aborted match. ``seed`` decides who is South in game 3 (the referee's
+    ``third_game_south``). ``attempts`` counts claims by workers (bounded retries of
+    infrastructure faults). ``queued_at`` is when a ``run_match`` task was last sent, so the
+    requeue job can tell a pending match whose message was lost.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        RUNNING = "running"
+        FINISHED = "finished"
+        ABORTED = "aborted"
+
+    variant = models.CharField(max_length=32, choices=VARIANT_CHOICES)
+    time_control = models.CharField(max_length=32)  # "10+0.1": base seconds + increment seconds
+    engine_a = models.ForeignKey(
+        "engines.EngineVersion", related_name="+", on_delete=models.PROTECT
+    )
+    engine_b = models.ForeignKey(
+        "engines.EngineVersion", related_name="+", on_delete=models.PROTECT
+    )
+    seed = models.BigIntegerField()
+    rated = models.BooleanField(default=True)
+    tournament = models.ForeignKey(
+        "tournaments.Tournament",
+        null=True,
+        blank=True,
+        related_name="matches",
+        on_delete=models.CASCADE,
+    )
+    round = models.PositiveIntegerField(null=True, blank=True)
+    challenger = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        related_name="challenges",
+        on_delete=models.SET_NULL,
+    )
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveIntegerField(default=0)
+    lease_token = models.CharField(max_length=64, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    queued_at = models.DateTimeField(null=True, blank=True)
+    score_a = models.FloatField(null=True, blank=True)
+    score_b = models.FloatField(null=True, blank=True)
+    winner = models.ForeignKey(
+        "engines.EngineVersion", null=True, blank=True, related_name="+", on_delete=models.PROTECT
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "matches"
+        indexes = [
+            # The requeue job scans by status and lease expiry every minute.
+            models.Index(fields=["status", "lease_expires_at"], name="match_status_lease_idx"),
+            models.Index(fields=["tournament", "round"], name="match_tournament_round_idx"),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=~models.Q(engine_a=models.F("engine_b")), name="match_distinct_engines"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.variant} {self.time_control} ({self.status})"
+
+
+class Game(models.Model):
+    """One refereed game of a match (index 1..3), stored as a replay.
+
+    ``moves`` is a list of ``{"ply", "side", "move", "time_ms", "clock_ms", "position",
+    "info"}`` (the referee's record, times in ms, ``position`` the BPN/KPN after the move).
+    ``result`` is ``"1-0"``, ``"0-1"``, ``"1/2-1/2"`` or ``"*"`` (aborted). ``engine_errors``
+    maps ``"south"``/``"north"`` to that engine's stderr tail (shown to its owner only).
+    ``rated`` is whether the game counts for Elo; ``finished_at`` orders rating updates.
+    """
+
+    match = models.ForeignKey(Match, related_name="games", on_delete=models.CASCADE)
+    index = models.PositiveSmallIntegerField()
+    south = models.ForeignKey("engines.EngineVersion", related_name="+", on_delete=models.PROTECT)
+    north = models.ForeignKey("engines.EngineVersion", related_name="+", on_delete=models.PROTECT)
+    winner = models.ForeignKey(
+        "engines.EngineVersion", null=True, blank=True, related_name="+", on_delete=models.PROTECT
+    )
+    result = models.CharField(max_length=8)
+    termination = models.CharField(max_length=32, choices=TERMINATION_CHOICES)
+    rated = models.BooleanField()
+    plies = models.PositiveIntegerField(default=0)
+    start_position = models.CharField(max_length=256)
+    final_position = models.CharField(max_length=256, blank=True)
+    moves = models.JSONField(default=list, blank=True)
+    scores = models.JSONField(null=True, blank=True)
+    seeds_in_hand = models.PositiveIntegerField(default=0)
+    engine_errors = models.JSONField(default=dict, blank=True)
+    detail = models.TextField(blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    duration_ms = models.PositiveIntegerField(default=0)
+    finished_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["match_id", "index"]
+        constraints = [
+            # The second guard of exactly-once recording (the first is the lease UPDATE).
+            models.UniqueConstraint(fields=["match", "index"], name="game_unique_match_index"),
+        ]
+
+    def __str__(self) -> str:
+        return f"match #{self.match_id} game {self.index}: {self.result} ({self.termination})"

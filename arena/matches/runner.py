@@ -1,0 +1,141 @@
+"""Playing one match on a worker: claim, play with the referee under a heartbeat, record once.
+
+``execute_match`` is the body of the ``run_match`` task, kept apart so tests can call it with a
+referee configuration of their own (``sandbox=off`` for speed). Outcomes:
+
+* ``skipped``: not claimable (done, aborted, leased by a live worker, out of attempts, gone);
+* ``recorded``: this run wrote the result;
+* ``lost_lease``: played, but another worker had taken the match over (nothing written);
+* ``retry``: an infrastructure fault (sandbox could not start, referee ``aborted``, package
+  unreadable, soft time limit); the match is released and queued again after a delay;
+* ``aborted``: the same, on the last allowed attempt: the match is marked ``aborted``.
+
+Engine misbehaviour is not a fault here: the referee turns it into a lost game.
+"""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+
+from arena.matches.leases import (
+    Claim,
+    LeaseHeartbeat,
+    match_claim,
+    match_release,
+    max_attempts,
+)
+from arena.matches.limits import match_limits
+from arena.matches.models import Match
+from arena.matches.services import match_abort, match_enqueue, match_record_result
+from arena.referee import RefereeConfig, TimeControl, play_match
+
+log = logging.getLogger(__name__)
+
+SKIPPED = "skipped"
+RECORDED = "recorded"
+LOST_LEASE = "lost_lease"
+RETRY = "retry"
+ABORTED = "aborted"
+
+#: Seconds before a released match is tried again (a busy or broken machine may recover).
+RETRY_DELAY_S = 10
+
+
+def default_referee_config() -> RefereeConfig:
+    """The referee settings of a worker: the sandbox from ``settings.BAO_SANDBOX_MODE`` and
+    ``settings.BAO_SANDBOX_REQUIRE_FULL``."""
+    from engines.sandbox import SandboxConfig
+
+    return RefereeConfig(
+        sandbox=SandboxConfig(
+            mode=settings.BAO_SANDBOX_MODE, require_full=settings.BAO_SANDBOX_REQUIRE_FULL
+        )
+    )
+
+
+def _play(match: Match, config: RefereeConfig, on_event: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix=f"bao-match-{match.pk}-") as tmp:
+        pkg_a = match.engine_a.package(unpack_dir=Path(tmp) / "a")
+        pkg_b = match.engine_b.package(unpack_dir=Path(tmp) / "b")
+        record = play_match(
+            pkg_a,
+            pkg_b,
+            match.variant,
+            TimeControl.parse(match.time_control),
+            seed=match.seed,
+            config=config,
+            on_event=on_event,
+        )
+    return record.to_dict()
+
+
+def _give_up_or_retry(claim: Claim, error: str, record: dict[str, Any] | None) -> str:
+    """An infrastructure fault on this claim: retry while attempts remain, else abort (keeping
+    the games the referee did play, unrated)."""
+    if claim.attempts < max_attempts():
+        if match_release(claim, error):
+            match_enqueue(claim.match_id, countdown=RETRY_DELAY_S)
+            log.warning("match %s: attempt %s failed (%s); retrying", claim.match_id, claim.attempts, error)
+            return RETRY
+        return LOST_LEASE
+    log.error("match %s: attempt %s failed (%s); aborting", claim.match_id, claim.attempts, error)
+    if record is not None:
+        done = match_record_result(claim.match_id, claim.token, {**record, "aborted": True})
+    else:
+        done = match_abort(claim.match_id, f"after {claim.attempts} attempts: {error}", claim=claim)
+    return ABORTED if done else LOST_LEASE
+
+
+def execute_match(
+    match_id: int,
+    *,
+    config: RefereeConfig | None = None,
+    heartbeat_interval: float | None = None,
+) -> str:
+    """Claim, play and record match ``match_id``; returns one of the outcomes above.
+
+    ``config`` None means ``default_referee_config()``; a given config gets the worker's
+    sandbox unless it sets one. Never raises for engine or infrastructure faults, except
+    ``SoftTimeLimitExceeded``-style ``BaseException`` s that are not ``Exception`` s (after
+    releasing the match).
+    """
+    match = Match.objects.select_related("engine_a__engine", "engine_b__engine").filter(pk=match_id).first()
+    if match is None:
+        return SKIPPED
+    limits = match_limits(match.variant, match.time_control)
+    claim = match_claim(match_id, lease_seconds=limits.lease)
+    if claim is None:
+        return SKIPPED
+    if config is None:
+        config = default_referee_config()
+    elif config.sandbox is None:
+        config = replace(config, sandbox=default_referee_config().sandbox)
+    heartbeat = LeaseHeartbeat(claim, interval=heartbeat_interval)
+    heartbeat.start()
+    record: dict[str, Any] | None = None
+    error = ""
+    try:
+        record = _play(match, config, heartbeat.on_event)
+        if record.get("aborted"):
+            error = next(
+                (f"game {g['index']}: {g.get('detail') or 'aborted'}" for g in record["games"] if g["termination"] == "aborted"),
+                "referee aborted the match",
+            )
+    except Exception as exc:  # SandboxError, EnginePackageError, SoftTimeLimitExceeded, bugs
+        log.exception("match %s: infrastructure failure", match_id)
+        error = f"{type(exc).__name__}: {exc}"
+    finally:
+        heartbeat.stop()
+    if error:
+        return _give_up_or_retry(claim, error, record)
+    assert record is not None
+    if match_record_result(match_id, claim.token, record):
+        return RECORDED
+    return LOST_LEASE

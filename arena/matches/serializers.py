@@ -1,0 +1,98 @@
+"""Input and output serializers of the matches API, one per operation (no logic here)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from arena.matches.models import Game, Match
+from arena.matches.selectors import game_visible_engine_errors
+
+
+class EngineVersionRefOutput(serializers.Serializer):
+    """An engine version as other resources show it: ``{"id", "engine", "version", "label"}``."""
+
+    id = serializers.IntegerField()
+    engine = serializers.CharField(source="engine.name")
+    version = serializers.IntegerField(source="number")
+    label = serializers.CharField(source="__str__")
+
+
+class GameSummaryOutput(serializers.ModelSerializer):
+    south = EngineVersionRefOutput()
+    north = EngineVersionRefOutput()
+    winner = EngineVersionRefOutput(allow_null=True)
+
+    class Meta:
+        model = Game
+        fields = ["id", "index", "south", "north", "winner", "result", "termination", "rated",
+                  "plies", "scores", "finished_at"]
+
+
+class MatchListOutput(serializers.ModelSerializer):
+    engine_a = EngineVersionRefOutput()
+    engine_b = EngineVersionRefOutput()
+    winner = EngineVersionRefOutput(allow_null=True)
+    tournament = serializers.PrimaryKeyRelatedField(read_only=True)
+
+    class Meta:
+        model = Match
+        fields = ["id", "variant", "time_control", "engine_a", "engine_b", "seed", "rated",
+                  "tournament", "round", "status", "attempts", "score_a", "score_b", "winner",
+                  "error", "created_at", "started_at", "finished_at"]
+
+
+class MatchDetailOutput(MatchListOutput):
+    games = GameSummaryOutput(many=True, read_only=True)
+
+    class Meta(MatchListOutput.Meta):
+        fields = MatchListOutput.Meta.fields + ["games"]
+
+
+class MoveOutput(serializers.Serializer):
+    """One ply of a replay: ``time_ms`` thinking time (ms), ``clock_ms`` the mover's clock after
+    the move (ms), ``position`` the BPN/KPN after it, ``info`` the engine's info lines."""
+
+    ply = serializers.IntegerField()
+    side = serializers.CharField()
+    move = serializers.CharField()
+    time_ms = serializers.IntegerField()
+    clock_ms = serializers.IntegerField()
+    position = serializers.CharField()
+    info = serializers.ListField(child=serializers.CharField(), required=False)
+
+
+class GameReplayOutput(serializers.ModelSerializer):
+    """The replay of a game. ``engine_errors`` holds only the sides the viewer owns."""
+
+    match = serializers.PrimaryKeyRelatedField(read_only=True)
+    variant = serializers.CharField(source="match.variant")
+    time_control = serializers.CharField(source="match.time_control")
+    south = EngineVersionRefOutput()
+    north = EngineVersionRefOutput()
+    winner = EngineVersionRefOutput(allow_null=True)
+    moves = MoveOutput(many=True)
+    engine_errors = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Game
+        fields = ["id", "match", "index", "variant", "time_control", "south", "north", "winner",
+                  "result", "termination", "rated", "plies", "start_position", "final_position",
+                  "moves", "scores", "seeds_in_hand", "engine_errors", "detail", "started_at",
+                  "duration_ms", "finished_at"]
+
+    def get_engine_errors(self, game: Game) -> dict[str, Any]:
+        request = self.context.get("request")
+        return game_visible_engine_errors(game, getattr(request, "user", None))
+
+
+class ChallengeInput(serializers.Serializer):
+    """``POST /api/matches/``: the caller's engine (by name) against another engine (by name);
+    each plays its latest active version."""
+
+    engine = serializers.SlugField(max_length=64)
+    opponent = serializers.SlugField(max_length=64)
+    variant = serializers.CharField(max_length=32)
+    time_control = serializers.CharField(max_length=32, default="10+0.1")
+    rated = serializers.BooleanField(default=True)

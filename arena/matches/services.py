@@ -1,0 +1,348 @@
+"""Writes of the matches app: creating matches, queueing them, recording results exactly once.
+
+Exactly once: a result is written only by the holder of the match's lease, in one transaction
+that first flips the match from ``running`` (with that ``lease_token``) to ``finished`` or
+``aborted`` by a conditional UPDATE. A second delivery of the same task, a worker whose lease
+was taken over, or a retry after a crash finds the row count 0 and writes nothing; the unique
+(match, index) constraint on games is the second guard. The tournament hook
+``tournaments.services.match_finished`` runs in the same transaction, so ratings move exactly
+when the games appear.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from datetime import datetime, timedelta
+from datetime import timezone as dt_timezone
+from typing import TYPE_CHECKING, Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from arena.matches import errors
+from arena.matches.leases import claimable, pending_or_expired
+from arena.matches.limits import fits_worker, match_limits
+from arena.matches.models import Game, Match
+from arena.referee import TimeControl, TimeControlError
+from arena.rules import UnknownVariantError, canonical_variant_id
+from arena.terminations import ABORTED, TERMINATIONS, is_rated
+from engines.models import EngineVersion
+
+if TYPE_CHECKING:
+    from arena.matches.leases import Claim
+    from tournaments.models import Tournament
+
+log = logging.getLogger(__name__)
+
+#: Seeds are drawn below 2**31 so they read well in URLs, records and engine logs.
+SEED_BOUND = 2**31
+
+
+def _check_playable(version: EngineVersion, variant: str) -> None:
+    if version.status != EngineVersion.Status.ACTIVE or not version.engine.is_enabled:
+        raise errors.EngineNotActive(
+            f"{version} is not active (status {version.status}"
+            f"{', engine disabled' if not version.engine.is_enabled else ''}).",
+            details={"engine": version.engine.name, "version": version.number},
+        )
+    if variant not in (version.variants or []):
+        raise errors.VariantNotSupported(
+            f"{version} does not play {variant} (it announced: {', '.join(version.variants or []) or 'none'}).",
+            details={"engine": version.engine.name, "variant": variant},
+        )
+
+
+def normalize_time_control(text: str, variant: str) -> str:
+    """The canonical text of a time control (``"10+0.1"``) after checking it fits a worker.
+
+    Raises ``InvalidTimeControl`` (``invalid_time_control``) if it does not parse and
+    ``TimeControlTooLong`` (``time_control_too_long``) if a match could outlast the task time
+    limit allowed below the broker's visibility timeout (``limits.max_task_seconds``).
+    """
+    try:
+        tc = TimeControl.parse(text)
+    except TimeControlError as exc:
+        raise errors.InvalidTimeControl(str(exc), details={"time_control": str(text)}) from None
+    limits = match_limits(variant, tc)
+    if not fits_worker(limits):
+        raise errors.TimeControlTooLong(
+            f"a match at {tc} may take up to {limits.hard} s, more than a worker may hold it.",
+            details={"time_control": str(tc), "hard_limit_s": limits.hard},
+        )
+    return str(tc)
+
+
+def match_create(
+    *,
+    engine_a: EngineVersion,
+    engine_b: EngineVersion,
+    variant: str,
+    time_control: str,
+    rated: bool = True,
+    tournament: Tournament | None = None,
+    round: int | None = None,
+    challenger: AbstractBaseUser | None = None,
+    seed: int | None = None,
+) -> Match:
+    """Create a pending match and queue ``run_match`` once the transaction commits.
+
+    ``variant`` is an id or alias (stored as the id); ``time_control`` ``"<base s>+<inc s>"``;
+    ``seed`` (decides South in game 3) random below 2**31 if None.
+    Raises (``ApiError`` subclasses, by stable code): ``unknown_variant``, ``same_engine`` (the
+    same engine version on both sides), ``engine_not_active`` (a version not ``active`` or its
+    engine disabled), ``variant_not_supported`` (not announced in the engine's handshake),
+    ``invalid_time_control``, ``time_control_too_long``.
+    """
+    try:
+        variant_id = canonical_variant_id(variant)
+    except UnknownVariantError as exc:
+        raise errors.UnknownVariant(str(exc), details={"variant": str(variant)}) from None
+    if engine_a.pk == engine_b.pk:
+        raise errors.SameEngine(
+            f"{engine_a} cannot play against itself.", details={"engine": engine_a.engine.name}
+        )
+    for version in (engine_a, engine_b):
+        _check_playable(version, variant_id)
+    tc_text = normalize_time_control(time_control, variant_id)
+    match = Match.objects.create(
+        variant=variant_id,
+        time_control=tc_text,
+        engine_a=engine_a,
+        engine_b=engine_b,
+        seed=secrets.randbelow(SEED_BOUND) if seed is None else seed,
+        rated=rated,
+        tournament=tournament,
+        round=round,
+        challenger=challenger,
+    )
+    transaction.on_commit(lambda: match_enqueue(match.pk))
+    return match
+
+
+def match_enqueue(match_id: int, *, countdown: float | None = None) -> bool:
+    """Send a ``run_match`` task for a claimable match (pending, or running with an expired
+    lease) with its own time limits, and note when (``queued_at``). Returns False if the broker
+    refused (the requeue job sends it later) or the match is not claimable. Safe to call twice:
+    the claim makes the second delivery a no-op.
+    """
+    from arena.matches.tasks import run_match  # the tasks module imports this one
+
+    match = Match.objects.filter(claimable(), pk=match_id).first()
+    if match is None:
+        return False
+    limits = match_limits(match.variant, match.time_control)
+    try:
+        run_match.apply_async(
+            args=[match_id],
+            soft_time_limit=limits.soft,
+            time_limit=limits.hard,
+            countdown=countdown,
+        )
+    except Exception:  # broker down: the match stays pending, unqueued, for the requeue job
+        log.exception("match %s: could not queue run_match", match_id)
+        return False
+    Match.objects.filter(pk=match_id).update(queued_at=timezone.now())
+    return True
+
+
+# --------------------------------------------------------------------------- recording
+
+
+def _game_time(game: dict[str, Any], fallback: datetime) -> tuple[datetime | None, datetime]:
+    started = parse_datetime(game.get("started_at") or "") if game.get("started_at") else None
+    if started is not None and timezone.is_naive(started):
+        started = timezone.make_aware(started, dt_timezone.utc)
+    if started is None:
+        return None, fallback
+    return started, started + timedelta(milliseconds=int(game.get("duration_ms") or 0))
+
+
+def _games_from_record(match: Match, record: dict[str, Any], *, aborted: bool) -> list[Game]:
+    """Game rows from a referee record (contracts, ``MatchRecord.to_dict``).
+
+    Names in the record map to versions by position: ``record["engines"]`` is ``[A, B]`` and
+    the referee keeps the two names distinct. Engine errors are re-keyed by side.
+    Raises ``ValueError`` for a record that does not belong to this match.
+    """
+    names = list(record.get("engines") or [])
+    if len(names) != 2 or names[0] == names[1]:
+        raise ValueError(f"record engines {names!r} are not two distinct names")
+    by_name = {names[0]: match.engine_a, names[1]: match.engine_b}
+    now = timezone.now()
+    games: list[Game] = []
+    for position, game in enumerate(record.get("games") or []):
+        south, north = by_name[game["south"]], by_name[game["north"]]
+        winner = by_name[game["winner"]] if game.get("winner") else None
+        termination = game["termination"]
+        if termination not in TERMINATIONS:
+            raise ValueError(f"unknown termination {termination!r} in game {game.get('index')}")
+        # Games of an aborted match are kept for inspection but never rated: the match did
+        # not complete, and its engines are not to blame for our fault.
+        rated = match.rated and not aborted and is_rated(termination)
+        started, finished = _game_time(game, now + timedelta(microseconds=position))
+        errors_by_name = game.get("engine_errors") or {}
+        engine_errors = {
+            side: errors_by_name[name]
+            for side, name in (("south", game["south"]), ("north", game["north"]))
+            if errors_by_name.get(name)
+        }
+        games.append(
+            Game(
+                match=match,
+                index=int(game["index"]),
+                south=south,
+                north=north,
+                winner=winner,
+                result=game["result"],
+                termination=termination,
+                rated=rated,
+                plies=int(game.get("plies") or 0),
+                start_position=game.get("start_position") or "",
+                final_position=game.get("final_position") or "",
+                moves=list(game.get("moves") or []),
+                scores=game.get("scores"),
+                seeds_in_hand=int(game.get("seeds_in_hand") or 0),
+                engine_errors=engine_errors,
+                detail=game.get("detail") or "",
+                started_at=started,
+                duration_ms=int(game.get("duration_ms") or 0),
+                finished_at=finished,
+            )
+        )
+    return games
+
+
+def _abort_error(record: dict[str, Any]) -> str:
+    for game in record.get("games") or []:
+        if game.get("termination") == ABORTED:
+            return f"game {game.get('index')} aborted: {game.get('detail') or 'no detail'}"
+    return "match aborted by the referee"
+
+
+def match_record_result(match_id: int, lease_token: str, record: dict[str, Any]) -> bool:
+    """Write the games and the result of a match exactly once; True if this call wrote them.
+
+    ``record`` is ``MatchRecord.to_dict()``. A record with ``aborted`` true marks the match
+    ``aborted`` (its games stored unrated). Returns False, writing nothing, if the match is not
+    ``running`` under ``lease_token`` (already recorded, reclaimed by another worker, aborted).
+    Calls ``tournaments.services.match_finished(match)`` in the same transaction.
+    Raises ``ValueError`` (nothing written) if the record does not fit the match.
+    """
+    from tournaments.services import match_finished  # tournaments imports matches models
+
+    aborted = bool(record.get("aborted"))
+    now = timezone.now()
+    with transaction.atomic():
+        match = (
+            Match.objects.select_related("engine_a__engine", "engine_b__engine")
+            .filter(pk=match_id)
+            .first()
+        )
+        if match is None:
+            return False
+        games = _games_from_record(match, record, aborted=aborted)
+        score = record.get("score") or [None, None]
+        names = record["engines"]
+        winner = None
+        if not aborted and record.get("winner"):
+            winner = match.engine_a if record["winner"] == names[0] else match.engine_b
+        updated = Match.objects.filter(
+            pk=match_id, status=Match.Status.RUNNING, lease_token=lease_token
+        ).update(
+            status=Match.Status.ABORTED if aborted else Match.Status.FINISHED,
+            lease_token="",
+            lease_expires_at=None,
+            score_a=None if aborted else score[0],
+            score_b=None if aborted else score[1],
+            winner=winner,
+            finished_at=now,
+            error=_abort_error(record) if aborted else "",
+        )
+        if updated == 0:
+            return False
+        Game.objects.bulk_create(games)
+        match.refresh_from_db()
+        match_finished(match)
+    return True
+
+
+def match_abort(match_id: int, error: str, *, claim: Claim | None = None) -> bool:
+    """Mark a match ``aborted`` with ``error`` (no games) and tell its tournament.
+
+    With ``claim``: only if we still hold its lease. Without: only if it is ``pending`` or
+    ``running`` with an expired lease (the requeue job giving up on a match out of attempts).
+    Returns True if this call aborted it.
+    """
+    from tournaments.services import match_finished
+
+    now = timezone.now()
+    with transaction.atomic():
+        rows = Match.objects.filter(pk=match_id)
+        if claim is not None:
+            rows = rows.filter(status=Match.Status.RUNNING, lease_token=claim.token)
+        else:
+            rows = rows.filter(pending_or_expired(now))
+        updated = rows.update(
+            status=Match.Status.ABORTED,
+            lease_token="",
+            lease_expires_at=None,
+            finished_at=now,
+            error=error[:10000],
+        )
+        if updated == 0:
+            return False
+        match_finished(Match.objects.get(pk=match_id))
+    return True
+
+
+
+# --------------------------------------------------------------------------- challenges
+
+
+def match_challenge(
+    *,
+    user: AbstractBaseUser,
+    engine: str,
+    opponent: str,
+    variant: str,
+    time_control: str,
+    rated: bool = True,
+) -> Match:
+    """A user's challenge: their engine ``engine`` (latest active version, South in game 1)
+    against ``opponent`` (latest active version), by engine names.
+
+    Raises ``engine_not_found`` (404) for an unknown name, ``engine_not_yours`` (403) if
+    ``engine`` belongs to someone else, ``engine_not_active`` if either has no active version,
+    and every error of ``match_create``.
+    """
+    from engines.models import Engine
+
+    found = {e.name: e for e in Engine.objects.filter(name__in=[engine, opponent])}
+    for name in (engine, opponent):
+        if name not in found:
+            raise errors.EngineNotFound(f"no engine named {name!r}.", details={"engine": name})
+    mine, theirs = found[engine], found[opponent]
+    if mine.owner_id != user.pk:
+        raise errors.EngineNotYours(
+            f"{engine!r} belongs to another user: challenge with an engine you own.",
+            details={"engine": engine},
+        )
+    versions = []
+    for e in (mine, theirs):
+        version = e.latest_active_version()
+        if version is None:
+            raise errors.EngineNotActive(
+                f"{e.name!r} has no active version.", details={"engine": e.name}
+            )
+        versions.append(version)
+    return match_create(
+        engine_a=versions[0],
+        engine_b=versions[1],
+        variant=variant,
+        time_control=time_control,
+        rated=rated,
+        challenger=user,
+    )

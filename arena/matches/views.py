@@ -1,0 +1,80 @@
+"""HTTP views of the matches API (thin: parse, call a service or selector, serialize).
+
+Reads are open to everyone; a challenge needs a logged-in user (token or session).
+"""
+
+from __future__ import annotations
+
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import generics, permissions, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from arena.matches import selectors
+from arena.matches.filters import MatchFilter
+from arena.matches.gamerecord import game_record_text
+from arena.matches.serializers import (
+    ChallengeInput,
+    GameReplayOutput,
+    MatchDetailOutput,
+    MatchListOutput,
+)
+from arena.matches.services import match_challenge
+
+
+class MatchListView(generics.ListAPIView):
+    """``GET /api/matches/`` (paginated; filters ``engine``, ``tournament``, ``variant``,
+    ``status``, ``rated``; ``ordering`` by ``created_at``/``finished_at``) and
+    ``POST /api/matches/`` (a challenge, see ``ChallengeInput``; 201 with the match)."""
+
+    serializer_class = MatchListOutput
+    filterset_class = MatchFilter
+    ordering_fields = ["created_at", "finished_at", "id"]
+    permission_classes = [permissions.IsAuthenticatedOrReadOnly]
+
+    def get_queryset(self):  # type: ignore[override]
+        return selectors.match_list()
+
+    @extend_schema(request=ChallengeInput, responses={201: MatchDetailOutput})
+    def post(self, request: Request) -> Response:
+        data = ChallengeInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        match = match_challenge(user=request.user, **data.validated_data)
+        match = selectors.match_detail_queryset().get(pk=match.pk)
+        return Response(MatchDetailOutput(match).data, status=status.HTTP_201_CREATED)
+
+
+class MatchDetailView(generics.RetrieveAPIView):
+    """``GET /api/matches/{id}/``: the match with its games (players, result, termination,
+    plies)."""
+
+    serializer_class = MatchDetailOutput
+
+    def get_queryset(self):  # type: ignore[override]
+        return selectors.match_detail_queryset()
+
+
+class GameDetailView(generics.RetrieveAPIView):
+    """``GET /api/games/{id}/``: the replay (start position, every move with its time and the
+    position after it, result, termination, scores, seeds in hand; engine errors for their
+    owners)."""
+
+    serializer_class = GameReplayOutput
+
+    def get_queryset(self):  # type: ignore[override]
+        return selectors.game_queryset()
+
+
+class GameRecordView(APIView):
+    """``GET /api/games/{id}/record.txt``: the game as a text record (``gamerecord``)."""
+
+    @extend_schema(responses={(200, "text/plain"): str})
+    def get(self, request: Request, pk: int) -> HttpResponse:
+        game = get_object_or_404(selectors.game_queryset(), pk=pk)
+        response = HttpResponse(game_record_text(game), content_type="text/plain; charset=utf-8")
+        filename = f"bao-match{game.match_id}-game{game.index}.txt"
+        response["Content-Disposition"] = f'attachment; filename="{filename}"'
+        return response
