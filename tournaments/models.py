@@ -101,3 +101,37 @@ class Rating(models.Model):
 
     def __str__(self) -> str:
         return f"{self.engine_version} {self.variant} {self.rating:.0f}"
+
+
+class RatingChange(models.Model):
+    """One engine's rating move from one rated game: the history behind ``Rating``.
+
+    Unique per (game, engine_version): recording a finished match twice counts each game once.
+    ``score`` is this engine's result (1, 0.5, 0); ``finished_at`` copies the game's end time,
+    the order in which games are rated and in which history is listed.
+    """
+
+    game = models.ForeignKey("matches.Game", related_name="rating_changes", on_delete=models.CASCADE)
+    engine_version = models.ForeignKey(
+        "engines.EngineVersion", related_name="rating_changes", on_delete=models.CASCADE
+    )
+    opponent = models.ForeignKey("engines.EngineVersion", related_name="+", on_delete=models.CASCADE)
+    variant = models.CharField(max_length=32, choices=VARIANT_CHOICES)
+    score = models.FloatField()
+    rating_before = models.FloatField()
+    rating_after = models.FloatField()
+    opponent_rating_before = models.FloatField()
+    k_factor = models.FloatField()
+    games_before = models.PositiveIntegerField()
+    finished_at = models.DateTimeField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["finished_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "engine_version"], name="rating_change_unique_game_version"),
+        ]
+        indexes = [models.Index(fields=["engine_version", "variant", "finished_at"], name="rating_change_history_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.engine_version} {self.rating_before:.0f}->{self.rating_after:.0f} (game {self.game_id})"

@@ -1,30 +1,174 @@
-"""Writes of the tournaments app: creating and starting tournaments, recording finished matches.
+"""Writes of the tournaments app: create and start tournaments, record finished matches.
 
 ``match_finished(match)`` is the hook ``arena.matches.services.match_record_result`` calls, in
-its transaction, once the games of a match are written.
+its transaction, once the games of a match are written. ``start_due_tournaments`` is what the
+periodic beat task runs every minute.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import logging
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from django.db import transaction
 from django.utils import timezone
 
-from tournaments.models import Tournament
+from arena.matches.services import match_create, normalize_time_control
+from arena.rules import UnknownVariantError, canonical_variant_id
+from engines.models import Engine, EngineVersion
+from tournaments import pairing
+from tournaments.errors import (
+    ApiError,
+    DuplicateEngine,
+    EngineNotActive,
+    EngineNotFound,
+    TooFewEngines,
+    UnknownVariant,
+    VariantNotSupported,
+)
+from tournaments.models import Tournament, TournamentEntry
+from tournaments.rating_services import rate_match
 
 if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser
+
     from arena.matches.models import Match
 
-# Match statuses that end a match for the purpose of tournament progress.
-_DONE_STATUSES = ("finished", "aborted")
+logger = logging.getLogger(__name__)
+
+#: Match statuses that end a match for tournament progress.
+DONE_STATUSES = ("finished", "aborted")
+
+
+def tournament_create(
+    *,
+    name: str,
+    variant: str,
+    engines: Sequence[str],
+    time_control: str,
+    start_at: dt.datetime | None = None,
+    format: str = Tournament.Format.ROUND_ROBIN,
+    rated: bool = True,
+    created_by: AbstractBaseUser | None = None,
+) -> Tournament:
+    """Create a scheduled tournament between the latest active versions of the named engines.
+
+    ``variant`` is an id or alias (stored canonical); ``time_control`` is ``"<base s>+<inc s>"``
+    (stored canonical);
+    ``start_at`` defaults to now (beat starts it within a minute). In a gauntlet the first
+    engine named meets every other one. All checks run before anything is written.
+
+    Raises (``tournaments.errors``): ``UnknownVariant``, ``InvalidTimeControl``,
+    ``TimeControlTooLong``,
+    ``DuplicateEngine``, ``TooFewEngines`` (fewer than 2 engines), ``EngineNotFound``,
+    ``EngineNotActive`` (disabled, or no active version), ``VariantNotSupported`` (the version
+    did not announce the variant).
+    """
+    try:
+        variant_id = canonical_variant_id(variant)
+    except UnknownVariantError as exc:
+        raise UnknownVariant(str(exc), details={"variant": variant}) from None
+    # The matches app's check: parses, and refuses a clock a worker could not finish in time.
+    tc_text = normalize_time_control(time_control, variant_id)
+    if format not in Tournament.Format.values:
+        raise ApiError(f"unknown format {format!r}", details={"format": format})
+    names = [str(n).strip() for n in engines]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise DuplicateEngine(f"listed more than once: {', '.join(duplicates)}", details={"engines": duplicates})
+    if len(names) < 2:
+        raise TooFewEngines(f"a tournament needs at least 2 engines, got {len(names)}", details={"engines": names})
+    versions = [_entry_version(n, variant_id) for n in names]
+    with transaction.atomic():
+        tournament = Tournament.objects.create(
+            name=name,
+            variant=variant_id,
+            time_control=tc_text,
+            format=format,
+            rated=rated,
+            start_at=start_at or timezone.now(),
+            created_by=created_by,
+        )
+        TournamentEntry.objects.bulk_create(
+            TournamentEntry(tournament=tournament, engine_version=v, seed_no=i)
+            for i, v in enumerate(versions, start=1)
+        )
+    return tournament
+
+
+def _entry_version(name: str, variant: str) -> EngineVersion:
+    engine = Engine.objects.filter(name=name).first()
+    if engine is None:
+        raise EngineNotFound(f"no engine named {name!r}", details={"engine": name})
+    version = engine.latest_active_version() if engine.is_enabled else None
+    if version is None:
+        why = "is disabled" if not engine.is_enabled else "has no active version"
+        raise EngineNotActive(f"engine {name!r} {why}", details={"engine": name})
+    if variant not in (version.variants or []):
+        raise VariantNotSupported(
+            f"{version} does not play {variant} (it announced: {', '.join(version.variants or []) or 'nothing'})",
+            details={"engine": name, "variant": variant},
+        )
+    return version
+
+
+def tournament_schedule(tournament: Tournament) -> list[list[pairing.Pairing]]:
+    """The rounds of ``tournament`` as pairings of entry indexes (entries in seed order)."""
+    n = tournament.entries.count()
+    if tournament.format == Tournament.Format.GAUNTLET:
+        return pairing.gauntlet(n)
+    return pairing.round_robin(n)
+
+
+def tournament_start(tournament_id: int, *, now: dt.datetime | None = None) -> bool:
+    """Start a scheduled tournament whose start time has come: create and queue its matches.
+
+    The conditional UPDATE scheduled -> running is the lock (its row count says whether this
+    call won), so beat firing twice starts a tournament once. Matches are created with
+    ``arena.matches.services.match_create`` and queued when the transaction commits. A pairing
+    whose engine can no longer play (disabled since) is skipped and logged. Returns True if
+    this call started the tournament.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        won = Tournament.objects.filter(
+            pk=tournament_id, status=Tournament.Status.SCHEDULED, start_at__lte=now
+        ).update(status=Tournament.Status.RUNNING, started_at=now)
+        if not won:
+            return False
+        tournament = Tournament.objects.get(pk=tournament_id)
+        entries = list(tournament.entries.select_related("engine_version__engine").order_by("seed_no"))
+        created = 0
+        for round_no, pairs in enumerate(tournament_schedule(tournament), start=1):
+            for p in pairs:
+                a, b = entries[p.a].engine_version, entries[p.b].engine_version
+                try:
+                    with transaction.atomic():
+                        match_create(
+                            engine_a=a,
+                            engine_b=b,
+                            variant=tournament.variant,
+                            time_control=tournament.time_control,
+                            rated=tournament.rated,
+                            tournament=tournament,
+                            round=round_no,
+                        )
+                    created += 1
+                except ApiError as exc:
+                    logger.warning("tournament %s round %s: %s vs %s not played: %s", tournament_id, round_no, a, b, exc)
+        if created == 0:
+            Tournament.objects.filter(pk=tournament_id).update(status=Tournament.Status.FINISHED, finished_at=now)
+    logger.info("tournament %s started: %s matches queued", tournament_id, created)
+    return True
 
 
 def tournament_refresh_status(tournament_id: int) -> bool:
-    """Mark a running tournament finished if every one of its matches is finished or aborted.
+    """Mark a running tournament finished once every one of its matches is finished or aborted.
 
-    Locks the tournament row first so that two matches finishing at once in different
-    transactions cannot both miss the last one (the second waits, then sees the first's commit).
+    Locks the tournament row first, so two last matches finishing at once in two transactions
+    cannot both miss each other (the second waits for the first, then sees its commit).
     Returns True if this call finished the tournament.
     """
     with transaction.atomic():
@@ -32,19 +176,35 @@ def tournament_refresh_status(tournament_id: int) -> bool:
         if tournament is None or tournament.status != Tournament.Status.RUNNING:
             return False
         matches = tournament.matches.all()
-        if not matches.exists() or matches.exclude(status__in=_DONE_STATUSES).exists():
+        if not matches.exists() or matches.exclude(status__in=DONE_STATUSES).exists():
             return False
         tournament.status = Tournament.Status.FINISHED
         tournament.finished_at = timezone.now()
         tournament.save(update_fields=["status", "finished_at"])
-        return True
+    logger.info("tournament %s finished", tournament_id)
+    return True
 
 
 def match_finished(match: Match) -> None:
     """Record that ``match`` has ended: rate its games, advance its tournament.
 
-    Called by ``match_record_result`` inside its transaction after the games are written (and
-    safe to call again for the same match: nothing is counted twice).
+    Called by ``match_record_result`` inside its transaction after the games are written; safe
+    to call again for the same match (games are rated once, the tournament finishes once).
     """
+    rate_match(match)
     if match.tournament_id is not None:
         tournament_refresh_status(match.tournament_id)
+
+
+def start_due_tournaments(*, now: dt.datetime | None = None) -> list[int]:
+    """Start every scheduled tournament whose start time has passed; returns their ids.
+
+    Also re-checks running tournaments, so one whose last match was aborted by the requeue job
+    (which does not go through ``match_finished``) still gets marked finished.
+    """
+    now = now or timezone.now()
+    due = Tournament.objects.filter(status=Tournament.Status.SCHEDULED, start_at__lte=now).order_by("start_at", "id")
+    started = [t_id for t_id in due.values_list("id", flat=True) if tournament_start(t_id, now=now)]
+    for t_id in Tournament.objects.filter(status=Tournament.Status.RUNNING).values_list("id", flat=True):
+        tournament_refresh_status(t_id)
+    return started

@@ -1,0 +1,39 @@
+"""Admin pages for tournaments, entries, ratings and rating changes (read mostly)."""
+
+from django.contrib import admin
+
+from tournaments.models import Rating, RatingChange, Tournament, TournamentEntry
+
+
+class TournamentEntryInline(admin.TabularInline):
+    model = TournamentEntry
+    extra = 0
+    raw_id_fields = ["engine_version"]
+
+
+@admin.register(Tournament)
+class TournamentAdmin(admin.ModelAdmin):
+    list_display = ["id", "name", "variant", "time_control", "format", "status", "start_at", "finished_at"]
+    list_filter = ["status", "variant", "format"]
+    search_fields = ["name"]
+    inlines = [TournamentEntryInline]
+
+
+@admin.register(TournamentEntry)
+class TournamentEntryAdmin(admin.ModelAdmin):
+    list_display = ["tournament", "seed_no", "engine_version"]
+    raw_id_fields = ["tournament", "engine_version"]
+
+
+@admin.register(Rating)
+class RatingAdmin(admin.ModelAdmin):
+    list_display = ["engine_version", "variant", "rating", "games", "wins", "draws", "losses", "provisional"]
+    list_filter = ["variant", "provisional"]
+    search_fields = ["engine_version__engine__name"]
+
+
+@admin.register(RatingChange)
+class RatingChangeAdmin(admin.ModelAdmin):
+    list_display = ["game", "engine_version", "opponent", "variant", "score", "rating_before", "rating_after"]
+    list_filter = ["variant"]
+    raw_id_fields = ["game", "engine_version", "opponent"]

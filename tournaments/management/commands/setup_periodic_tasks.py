@@ -1,0 +1,24 @@
+"""``manage.py setup_periodic_tasks``: (re)register every beat job of the service; idempotent.
+
+Registers by dotted task name, one django-celery-beat row each, every minute:
+``tournaments.tasks.start_due_tournaments`` and ``arena.matches.tasks.requeue_expired_leases``.
+The data migrations do the same at ``migrate``; this command repairs a schedule edited in the
+admin.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand
+
+from arena.matches import periodic as matches_periodic
+from tournaments import periodic as tournaments_periodic
+
+
+class Command(BaseCommand):
+    help = "Register the minute beat jobs (start due tournaments, requeue expired match leases)."
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        for task in (tournaments_periodic.ensure_periodic_tasks(), matches_periodic.ensure_periodic_tasks()):
+            self.stdout.write(f"{task.name}: {task.task} every {task.interval}")

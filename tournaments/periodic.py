@@ -1,0 +1,23 @@
+"""The beat schedule of the tournaments app, stored with django-celery-beat (database scheduler).
+
+``start_due_tournaments`` runs every minute. It is registered by the data migration
+``0003_start_due_beat_job`` at ``migrate`` and again, idempotently, by
+``manage.py setup_periodic_tasks`` (which also registers the matches app's requeue job).
+"""
+
+from __future__ import annotations
+
+from django_celery_beat.models import IntervalSchedule, PeriodicTask
+
+START_DUE_TASK = "tournaments.tasks.start_due_tournaments"
+START_DUE_ENTRY = "tournaments: start due tournaments"
+
+
+def ensure_periodic_tasks() -> PeriodicTask:
+    """Create or repair the minute ``start_due_tournaments`` entry (one row by name)."""
+    every_minute, _ = IntervalSchedule.objects.get_or_create(every=1, period=IntervalSchedule.MINUTES)
+    task, _ = PeriodicTask.objects.update_or_create(
+        name=START_DUE_ENTRY,
+        defaults={"task": START_DUE_TASK, "interval": every_minute, "enabled": True},
+    )
+    return task

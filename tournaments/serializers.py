@@ -1,0 +1,159 @@
+"""Input and output serializers of the tournaments API, one pair per operation (no logic here)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from tournaments.models import Rating, RatingChange, Tournament
+from tournaments.selectors import Progress, TournamentTable, rating_error_bars
+
+
+class TournamentCreateInput(serializers.Serializer):
+    """``POST /api/tournaments/``: ``engines`` are engine names (their latest active versions play)."""
+
+    name = serializers.CharField(max_length=120)
+    variant = serializers.CharField(max_length=64)
+    engines = serializers.ListField(child=serializers.CharField(max_length=64), max_length=64)
+    time_control = serializers.CharField(max_length=32, default="10+0.1")
+    start_at = serializers.DateTimeField(required=False, allow_null=True)
+    format = serializers.ChoiceField(choices=Tournament.Format.choices, default=Tournament.Format.ROUND_ROBIN)
+    rated = serializers.BooleanField(default=True)
+
+
+class TournamentListQuery(serializers.Serializer):
+    status = serializers.ChoiceField(choices=Tournament.Status.choices, required=False)
+    variant = serializers.CharField(required=False)
+
+
+class TournamentListOutput(serializers.ModelSerializer):
+    matches_total = serializers.IntegerField(read_only=True)
+    matches_done = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = Tournament
+        fields = [
+            "id", "name", "variant", "time_control", "format", "status", "rated",
+            "start_at", "started_at", "finished_at", "matches_total", "matches_done",
+        ]
+
+
+def _engine_ref(entry_version: Any) -> dict[str, Any]:
+    return {"id": entry_version.pk, "engine": entry_version.engine.name, "version": entry_version.number}
+
+
+def tournament_detail_data(tournament: Tournament, progress: Progress, table: TournamentTable) -> dict[str, Any]:
+    """The body of ``GET /api/tournaments/{id}/``.
+
+    ``standings``: ordered rows (rank, engine, points, match and game W/D/L, tie-breaks);
+    ``crosstable``: ``engines`` in seed order and ``rows[i][j]`` = i's record against j
+    (``score``/``opponent_score`` in game points, ``match_points``, ``matches``) or None.
+    """
+    entries = table.entries
+    return {
+        "id": tournament.pk,
+        "name": tournament.name,
+        "variant": tournament.variant,
+        "time_control": tournament.time_control,
+        "format": tournament.format,
+        "status": tournament.status,
+        "rated": tournament.rated,
+        "start_at": serializers.DateTimeField().to_representation(tournament.start_at),
+        "started_at": tournament.started_at and serializers.DateTimeField().to_representation(tournament.started_at),
+        "finished_at": tournament.finished_at
+        and serializers.DateTimeField().to_representation(tournament.finished_at),
+        "tie_breaks": ["points", "sonneborn_berger", "head_to_head", "games_won"],
+        "progress": {
+            "matches_total": progress.matches_total,
+            "matches_done": progress.matches_done,
+            "matches_running": progress.matches_running,
+            "games_played": progress.games_played,
+        },
+        "entries": [{"seed_no": e.seed_no, **_engine_ref(e.engine_version)} for e in entries],
+        "standings": [
+            {
+                "rank": row.rank,
+                **_engine_ref(entries[row.player].engine_version),
+                "points": row.points,
+                "matches": row.matches,
+                "match_wins": row.match_wins,
+                "match_draws": row.match_draws,
+                "match_losses": row.match_losses,
+                "game_points": row.game_points,
+                "games": row.games,
+                "game_wins": row.game_wins,
+                "game_draws": row.game_draws,
+                "game_losses": row.game_losses,
+                "sonneborn_berger": row.sonneborn_berger,
+                "head_to_head": row.head_to_head,
+            }
+            for row in table.standings
+        ],
+        "crosstable": {
+            "engines": [entries[i].engine_version.engine.name for i in range(len(entries))],
+            "rows": [
+                [
+                    None
+                    if cell is None
+                    else {
+                        "score": cell.score,
+                        "opponent_score": cell.opponent_score,
+                        "match_points": cell.match_points,
+                        "matches": cell.match_ids,
+                    }
+                    for cell in row
+                ]
+                for row in table.crosstable
+            ],
+        },
+    }
+
+
+class LeaderboardQuery(serializers.Serializer):
+    variant = serializers.CharField(required=False, default="bao-la-kete")
+    provisional = serializers.BooleanField(required=False, allow_null=True, default=None)
+
+
+class LeaderboardRowOutput(serializers.ModelSerializer):
+    """One leaderboard line: ``error_bars`` is the 95% interval of the W/D/L record (Elo, see ratings)."""
+
+    rank = serializers.IntegerField(read_only=True)
+    engine = serializers.CharField(source="engine_version.engine.name")
+    version = serializers.IntegerField(source="engine_version.number")
+    engine_version_id = serializers.IntegerField()
+    rating = serializers.SerializerMethodField()
+    error_bars = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Rating
+        fields = [
+            "rank", "engine", "version", "engine_version_id", "variant", "rating", "error_bars",
+            "games", "wins", "draws", "losses", "provisional", "updated_at",
+        ]
+
+    def get_rating(self, obj: Rating) -> float:
+        return round(obj.rating, 1)
+
+    def get_error_bars(self, obj: Rating) -> dict[str, Any] | None:
+        return rating_error_bars(obj)
+
+
+class RatingHistoryQuery(serializers.Serializer):
+    variant = serializers.CharField(required=False)
+
+
+class RatingChangeOutput(serializers.ModelSerializer):
+    """One step of an engine's rating history (one rated game)."""
+
+    version = serializers.IntegerField(source="engine_version.number")
+    opponent = serializers.CharField(source="opponent.engine.name")
+    opponent_version = serializers.IntegerField(source="opponent.number")
+    match_id = serializers.IntegerField(source="game.match_id")
+
+    class Meta:
+        model = RatingChange
+        fields = [
+            "game_id", "match_id", "variant", "version", "opponent", "opponent_version", "score",
+            "rating_before", "rating_after", "opponent_rating_before", "k_factor", "games_before", "finished_at",
+        ]

@@ -1,0 +1,104 @@
+"""Tournaments API (thin views: parse with an input serializer, call a service or selector).
+
+Reads are open to everyone; creating a tournament needs an authenticated user.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.shortcuts import get_object_or_404
+from rest_framework import status
+from rest_framework.permissions import IsAuthenticatedOrReadOnly
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from arena.api.pagination import Pagination
+from arena.rules import UnknownVariantError, canonical_variant_id
+from engines.models import Engine
+from tournaments import selectors, services
+from tournaments.errors import EngineNotFound, UnknownVariant
+from tournaments.models import Tournament
+from tournaments.serializers import (
+    LeaderboardQuery,
+    LeaderboardRowOutput,
+    RatingChangeOutput,
+    RatingHistoryQuery,
+    TournamentCreateInput,
+    TournamentListOutput,
+    TournamentListQuery,
+    tournament_detail_data,
+)
+
+
+def _variant(text: str) -> str:
+    try:
+        return canonical_variant_id(text)
+    except UnknownVariantError as exc:
+        raise UnknownVariant(str(exc), details={"variant": text}) from None
+
+
+def _paginated(request: Request, view: APIView, queryset: Any, serializer_class: Any) -> Response:
+    paginator = Pagination()
+    page = paginator.paginate_queryset(queryset, request, view=view)
+    return paginator.get_paginated_response(serializer_class(page, many=True).data)
+
+
+class TournamentListCreateApi(APIView):
+    """``GET /api/tournaments/?status=&variant=`` (paginated), ``POST`` to create one."""
+
+    permission_classes = [IsAuthenticatedOrReadOnly]
+
+    def get(self, request: Request) -> Response:
+        query = TournamentListQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        variant = query.validated_data.get("variant")
+        qs = selectors.tournament_list(
+            status=query.validated_data.get("status"), variant=_variant(variant) if variant else None
+        )
+        return _paginated(request, self, qs, TournamentListOutput)
+
+    def post(self, request: Request) -> Response:
+        data = TournamentCreateInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        tournament = services.tournament_create(**data.validated_data, created_by=request.user)
+        return Response(_detail(tournament), status=status.HTTP_201_CREATED)
+
+
+def _detail(tournament: Tournament) -> dict[str, Any]:
+    return tournament_detail_data(
+        tournament, selectors.tournament_progress(tournament), selectors.tournament_table(tournament)
+    )
+
+
+class TournamentDetailApi(APIView):
+    """``GET /api/tournaments/{id}/``: status, progress, standings, crosstable."""
+
+    def get(self, request: Request, tournament_id: int) -> Response:
+        return Response(_detail(get_object_or_404(Tournament, pk=tournament_id)))
+
+
+class LeaderboardApi(APIView):
+    """``GET /api/leaderboard/?variant=bao-la-kete&provisional=false`` (paginated, best first)."""
+
+    def get(self, request: Request) -> Response:
+        query = LeaderboardQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        qs = selectors.leaderboard(
+            variant=_variant(query.validated_data["variant"]), provisional=query.validated_data["provisional"]
+        )
+        return _paginated(request, self, qs, LeaderboardRowOutput)
+
+
+class EngineRatingHistoryApi(APIView):
+    """``GET /api/engines/{name}/ratings/?variant=`` (paginated, oldest first)."""
+
+    def get(self, request: Request, name: str) -> Response:
+        if not Engine.objects.filter(name=name).exists():
+            raise EngineNotFound(f"no engine named {name!r}", details={"engine": name})
+        query = RatingHistoryQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        variant = query.validated_data.get("variant")
+        qs = selectors.rating_history(engine_name=name, variant=_variant(variant) if variant else None)
+        return _paginated(request, self, qs, RatingChangeOutput)
