@@ -296,7 +296,8 @@ class BaoKingulu(Variant):
         return KinguluPosition((4,) * 12, (0,) * 12, (0, 0), SOUTH, 0)
 
     def parse_position(self, text: str, *, strict: bool = False) -> KinguluPosition:
-        """Parse KPN text (README 5.2), surrounding whitespace ignored.
+        """Parse KPN text (README 5.2). Surrounding whitespace is ignored and numbers may have
+        leading zeros (they are non-negative integers); ``to_text`` gives the canonical form.
 
         Raises ``InvalidPositionError`` for a first-tier violation (syntax, non-negative integer
         counts and banks, ``s`` only on rank 2 and ``n`` only on rank 1) and, with
