@@ -8,6 +8,7 @@ before it may play. Only ``active`` versions enter matches. Business logic lives
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -80,14 +81,13 @@ class EngineVersion(models.Model):
         """Absolute path of the stored upload (under ``settings.BAO_ENGINES_DIR``)."""
         return Path(settings.BAO_ENGINES_DIR) / self.storage_path
 
-    def package(self, *, unpack_dir: Path | None = None) -> EnginePackage:
-        """Load the stored upload as an ``EnginePackage`` (``engines.package.load_engine``).
+    def package(self) -> EnginePackage:
+        """The runnable ``EnginePackage`` (``engines.package``) of this version, named
+        ``"<engine> v<number>"`` so match records name the version unambiguously.
 
-        Archives are unpacked into ``unpack_dir`` (a fresh temporary directory if None; the caller
-        removes it). Raises ``engines.package.EnginePackageError`` if the stored file is unusable.
+        Runs from the directory prepared at upload time (nothing is unpacked again). Raises
+        ``engines.package.EnginePackageError`` if the stored files are missing or unusable.
         """
-        from engines.package import load_engine  # lazy: keeps the model importable without it
+        from engines.storage import load_stored  # lazy: the model module stays light
 
-        return load_engine(
-            self.absolute_path, unpack_dir=unpack_dir, max_bytes=settings.BAO_ENGINE_MAX_BYTES * 4
-        )
+        return dataclasses.replace(load_stored(self.storage_path), name=str(self))

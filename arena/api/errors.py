@@ -175,3 +175,11 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     code = _code_for(exc)
     response.data = error_body(code, _message_for(exc, code), _details_for(exc, code))
     return response
+
+
+class NotFoundError(ApiError):
+    """A named object does not exist (``not_found``, like DRF's ``NotFound`` but with details)."""
+
+    status_code = status.HTTP_404_NOT_FOUND
+    default_code = "not_found"
+    default_detail = "Not found."

@@ -1,0 +1,97 @@
+"""Engine registry reads (HackSoft style: selectors read, services write)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Prefetch, QuerySet, TextField
+from django.db.models.functions import Cast
+
+from arena.api import errors
+from arena.rules import VARIANTS
+from engines.models import Engine, EngineVersion
+
+
+def engine_list(
+    *,
+    owner: str | None = None,
+    variant: str | None = None,
+    enabled: bool | None = None,
+    bundled: bool | None = None,
+    search: str | None = None,
+) -> QuerySet[Engine]:
+    """Engines with their owner and versions prefetched, filtered:
+
+    ``owner`` (exact username), ``variant`` (a variant id: engines with an ``active`` version
+    that plays it), ``enabled``/``bundled`` (flags), ``search`` (case-insensitive substring of
+    the name). Raises ``UnknownVariant`` for a variant id not in ``arena.rules.VARIANTS``.
+    """
+    qs = Engine.objects.select_related("owner").prefetch_related(
+        Prefetch("versions", queryset=EngineVersion.objects.order_by("number"))
+    )
+    if owner:
+        qs = qs.filter(owner__username=owner)
+    if variant:
+        qs = qs.filter(pk__in=_engines_playing(variant))
+    if enabled is not None:
+        qs = qs.filter(is_enabled=enabled)
+    if bundled is not None:
+        qs = qs.filter(is_bundled=bundled)
+    if search:
+        qs = qs.filter(name__icontains=search.strip())
+    return qs
+
+
+def _engines_playing(variant: str) -> QuerySet[EngineVersion]:
+    if variant not in VARIANTS:
+        raise errors.UnknownVariant(
+            f"Unknown variant {variant!r}.", details={"variant": variant, "known": list(VARIANTS)}
+        )
+    # JSON 'contains' is not available on SQLite; the ids are fixed slugs, so a text match on
+    # the JSON list ('"bao-la-kete"' with its quotes) is exact on SQLite and PostgreSQL alike.
+    return (
+        EngineVersion.objects.filter(status=EngineVersion.Status.ACTIVE)
+        .annotate(variants_text=Cast("variants", TextField()))
+        .filter(variants_text__contains=f'"{variant}"')
+        .values("engine_id")
+    )
+
+
+def engine_get(name: str) -> Engine:
+    """The engine called ``name`` with owner and versions. Raises ``NotFound`` (``not_found``)."""
+    engine = engine_list().filter(name=name).first()
+    if engine is None:
+        raise errors.NotFoundError(f"No engine named {name!r}.", details={"engine": name})
+    return engine
+
+
+def engine_for_owner(name: str, user: Any) -> Engine:
+    """The engine ``name`` if ``user`` owns it. Raises ``not_found`` or ``EngineNotYours`` (403)."""
+    engine = engine_get(name)
+    if engine.owner_id != getattr(user, "pk", None):
+        raise errors.EngineNotYours(details={"engine": name})
+    return engine
+
+
+def version_get(engine: Engine, number: int) -> EngineVersion:
+    """Version ``number`` of ``engine``. Raises ``not_found``."""
+    version = EngineVersion.objects.select_related("engine").filter(engine=engine, number=number).first()
+    if version is None:
+        raise errors.NotFoundError(
+            f"Engine {engine.name!r} has no version {number}.", details={"engine": engine.name, "version": number}
+        )
+    return version
+
+
+def engine_ratings(engine: Engine) -> list[dict[str, Any]]:
+    """Current ratings of ``engine`` for the engine detail page.
+
+    Hook for the tournaments app: if ``tournaments.selectors.engine_ratings(engine)`` exists it
+    provides the list (e.g. ``[{"version": 2, "variant": "bao-la-kete", "rating": 1512.3,
+    "games": 12, "provisional": false}]``); until then the list is empty.
+    """
+    try:
+        from tournaments.selectors import engine_ratings as provider  # type: ignore[attr-defined]
+    except ImportError:
+        return []
+    return list(provider(engine))

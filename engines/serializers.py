@@ -1,0 +1,130 @@
+"""Input and output serializers of the engine endpoints (one per operation, no logic)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from engines.models import Engine, EngineVersion
+
+
+class EngineFilterInputSerializer(serializers.Serializer):
+    """Query parameters of ``GET /api/engines/``."""
+
+    owner = serializers.CharField(required=False, help_text="Owner's username (exact).")
+    variant = serializers.CharField(
+        required=False, help_text="Variant id: engines with an active version that plays it."
+    )
+    enabled = serializers.BooleanField(required=False, help_text="Only enabled (true) or disabled (false) engines.")
+    bundled = serializers.BooleanField(required=False, help_text="Only bundled (true) or user (false) engines.")
+    search = serializers.CharField(required=False, help_text="Case-insensitive part of the name.")
+
+
+class EngineUploadInputSerializer(serializers.Serializer):
+    """``POST /api/engines/`` (multipart/form-data)."""
+
+    name = serializers.SlugField(
+        max_length=64,
+        help_text="Engine name: letters, digits, '-' and '_'. A new name creates the engine; "
+        "your own existing name adds a version.",
+    )
+    file = serializers.FileField(
+        allow_empty_file=False,
+        help_text="A single executable (#! script or ELF binary; the arena sets the executable bit, "
+        "since browsers do not send file modes) or a .zip/.tar.gz holding bao-engine.json.",
+    )
+    description = serializers.CharField(required=False, allow_blank=True, max_length=4000, default="")
+
+
+class EngineUpdateInputSerializer(serializers.Serializer):
+    """``PATCH /api/engines/{name}/``: any subset of the fields."""
+
+    description = serializers.CharField(required=False, allow_blank=True, max_length=4000)
+    is_enabled = serializers.BooleanField(required=False)
+
+
+class EngineVersionOutputSerializer(serializers.ModelSerializer):
+    engine = serializers.CharField(source="engine.name")
+
+    class Meta:
+        model = EngineVersion
+        fields = [
+            "engine",
+            "number",
+            "status",
+            "rejection_code",
+            "rejection_reason",
+            "original_filename",
+            "sha256",
+            "size_bytes",
+            "variants",
+            "reported_name",
+            "reported_author",
+            "created_at",
+            "validated_at",
+        ]
+
+
+class VersionSummarySerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=EngineVersion.Status.choices)
+
+
+class EngineListOutputSerializer(serializers.ModelSerializer):
+    owner = serializers.CharField(source="owner.username")
+    latest_version = serializers.SerializerMethodField()
+    active_version = serializers.SerializerMethodField()
+    variants = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Engine
+        fields = [
+            "name",
+            "owner",
+            "description",
+            "is_enabled",
+            "is_bundled",
+            "created_at",
+            "latest_version",
+            "active_version",
+            "variants",
+        ]
+
+    # The versions are prefetched (engines.selectors.engine_list): these read no database.
+    def _active(self, engine: Engine) -> EngineVersion | None:
+        active = [v for v in engine.versions.all() if v.status == EngineVersion.Status.ACTIVE]
+        return active[-1] if active else None
+
+    @extend_schema_field(VersionSummarySerializer(allow_null=True))
+    def get_latest_version(self, engine: Engine) -> dict[str, Any] | None:
+        versions = list(engine.versions.all())
+        if not versions:
+            return None
+        return VersionSummarySerializer(versions[-1]).data
+
+    def get_active_version(self, engine: Engine) -> int | None:
+        active = self._active(engine)
+        return active.number if active else None
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_variants(self, engine: Engine) -> list[str]:
+        active = self._active(engine)
+        return list(active.variants) if active else []
+
+
+class EngineDetailOutputSerializer(EngineListOutputSerializer):
+    versions = serializers.SerializerMethodField()
+    ratings = serializers.SerializerMethodField()
+
+    class Meta(EngineListOutputSerializer.Meta):
+        fields = [*EngineListOutputSerializer.Meta.fields, "versions", "ratings"]
+
+    @extend_schema_field(EngineVersionOutputSerializer(many=True))
+    def get_versions(self, engine: Engine) -> list[dict[str, Any]]:
+        return list(EngineVersionOutputSerializer(engine.versions.all(), many=True).data)
+
+    @extend_schema_field(serializers.ListField(child=serializers.DictField()))
+    def get_ratings(self, engine: Engine) -> list[dict[str, Any]]:
+        return list(self.context.get("ratings", []))

@@ -1,0 +1,256 @@
+"""Engine registry writes: uploads become versions, owners toggle engines, bundled engines.
+
+HackSoft style: every write of the ``engines`` app goes through a function here. Validation
+of a new version runs on a worker (``engines.tasks.validate_engine_version``), enqueued once the
+transaction that created the version has committed.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from functools import partial
+from pathlib import Path
+from typing import Any, Protocol
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+
+from arena.api import errors
+from engines import storage
+from engines.models import Engine, EngineVersion
+
+log = logging.getLogger(__name__)
+
+#: The bundled engines (``engines/bundled/<name>``), owned by the system user ``arena``.
+BUNDLED_ENGINES: tuple[tuple[str, str], ...] = (
+    ("random", "Uniformly random legal moves (reproducible from its Seed option)."),
+    ("greedy", "Takes the move that captures the most seeds now."),
+    ("search", "Alpha-beta search with a material evaluation."),
+)
+SYSTEM_USERNAME = "arena"
+BUNDLED_DIR = Path(settings.BASE_DIR) / "engines" / "bundled"
+
+# engines.package.EnginePackageError.code -> the API error raised for it.
+_PACKAGE_ERRORS: dict[str, type[errors.ApiError]] = {
+    "unsafe_archive": errors.UnsafeArchive,
+    "bad_manifest": errors.BadManifest,
+    "not_executable": errors.NotExecutable,
+    "too_large": errors.UploadTooLarge,
+    "bad_archive": errors.BadUpload,
+    "not_found": errors.BadUpload,
+}
+
+
+class UploadedFile(Protocol):
+    """What an upload must offer (Django's ``UploadedFile`` does)."""
+
+    name: str | None
+    size: int | None
+
+    def chunks(self, chunk_size: int | None = None) -> Iterable[bytes]: ...
+
+
+def engine_version_create(
+    *, owner: Any, name: str, upload: UploadedFile, description: str = ""
+) -> EngineVersion:
+    """Store ``upload`` as the next version of engine ``name`` (created on the first upload).
+
+    ``upload`` is a single executable (``#!`` script or ELF binary; the executable bit is set
+    here) or a ``.zip``/``.tar.gz`` archive with a ``bao-engine.json`` manifest. It is checked
+    with ``engines.package.load_engine`` before anything is written to the database; a refused
+    upload leaves no row and no file. ``description``, if given, replaces the engine's.
+    The new version is ``pending``; validation is enqueued when the transaction commits.
+
+    Raises (``arena.api.errors``): ``EngineNotYours`` (403, the name belongs to another user),
+    ``UploadTooLarge`` (413, over ``settings.BAO_ENGINE_MAX_BYTES`` bytes, or over four times
+    that once unpacked), ``UnsafeArchive``, ``BadManifest``, ``NotExecutable``, ``BadUpload``
+    (corrupt archive, empty file) - all 400.
+    """
+    from engines.package import EnginePackageError, load_engine
+
+    existing = Engine.objects.filter(name=name).only("owner_id").first()
+    if existing is not None and existing.owner_id != owner.pk:
+        raise errors.EngineNotYours(details={"engine": name})
+    max_bytes = int(settings.BAO_ENGINE_MAX_BYTES)
+    if upload.size is not None and upload.size > max_bytes:
+        raise _too_large(max_bytes)
+    try:
+        incoming = storage.receive(upload.chunks(), upload.name or "engine", max_bytes=max_bytes)
+    except storage.TooLarge:
+        raise _too_large(max_bytes) from None
+    try:
+        if incoming.size_bytes == 0:
+            raise errors.BadUpload("The uploaded file is empty.")
+        if incoming.kind == "file" and not storage.looks_runnable(incoming.path):
+            raise errors.NotExecutable(
+                "A single-file engine must be a script starting with '#!' (e.g. "
+                "'#!/usr/bin/env python3') or an ELF binary; other engines are uploaded as a "
+                ".zip or .tar.gz with a bao-engine.json manifest."
+            )
+        try:
+            load_engine(incoming.path, unpack_dir=incoming.root, max_bytes=storage.unpacked_max_bytes())
+        except EnginePackageError as exc:
+            raise _PACKAGE_ERRORS.get(exc.code, errors.BadUpload)(str(exc.args[0])) from None
+        original = Path((upload.name or "engine").replace("\\", "/")).name or "engine"
+        version = _create_version_row(owner, name, description, original, incoming)
+    except BaseException:
+        incoming.discard()
+        raise
+    _enqueue_validation(version.pk)
+    return version
+
+
+def _create_version_row(
+    owner: Any, name: str, description: str, original_filename: str, incoming: storage.IncomingFile
+) -> EngineVersion:
+    """Allocate the version number under a row lock, move the files in place, insert the row.
+
+    If anything fails after the files moved, they are removed again: no file without a row.
+    """
+    storage_path = ""
+    try:
+        with transaction.atomic():
+            engine = _engine_for_upload(owner, name, description)
+            number = (engine.versions.aggregate(top=Max("number"))["top"] or 0) + 1
+            storage_path = storage.install(incoming, engine.name, number)
+            return EngineVersion.objects.create(
+                engine=engine,
+                number=number,
+                original_filename=original_filename[:255],
+                sha256=incoming.sha256,
+                size_bytes=incoming.size_bytes,
+                storage_path=storage_path,
+            )
+    except BaseException:
+        if storage_path:
+            storage.uninstall(storage_path)
+        raise
+
+
+def _engine_for_upload(owner: Any, name: str, description: str) -> Engine:
+    """The engine row, locked for the version allocation; created on the first upload."""
+    engine = Engine.objects.select_for_update().filter(name=name).first()
+    if engine is None:
+        try:
+            with transaction.atomic():  # savepoint: a lost creation race must not poison the outer one
+                engine = Engine.objects.create(owner=owner, name=name, description=description)
+        except IntegrityError:
+            engine = Engine.objects.select_for_update().get(name=name)
+    if engine.owner_id != owner.pk:
+        raise errors.EngineNotYours(details={"engine": name})
+    if description and engine.description != description:
+        engine.description = description
+        engine.save(update_fields=["description"])
+    return engine
+
+
+def _too_large(max_bytes: int) -> errors.UploadTooLarge:
+    return errors.UploadTooLarge(
+        f"The upload is larger than {max_bytes} bytes.", details={"max_bytes": max_bytes}
+    )
+
+
+def _enqueue_validation(version_id: int) -> None:
+    from engines.tasks import validate_engine_version
+
+    transaction.on_commit(partial(validate_engine_version.delay, version_id))
+
+
+def engine_update(*, engine: Engine, description: str | None = None, is_enabled: bool | None = None) -> Engine:
+    """Change an engine's ``description`` and/or ``is_enabled`` (None leaves a field alone).
+
+    A disabled engine keeps its versions, games and ratings but enters no new match.
+    Ownership is checked by the caller (``engine_for_owner``).
+    """
+    fields = []
+    if description is not None:
+        engine.description = description
+        fields.append("description")
+    if is_enabled is not None:
+        engine.is_enabled = is_enabled
+        fields.append("is_enabled")
+    if fields:
+        engine.save(update_fields=fields)
+    return engine
+
+
+def engine_set_enabled(*, engine: Engine, enabled: bool) -> Engine:
+    """Enable or disable ``engine`` (see ``engine_update``)."""
+    return engine_update(engine=engine, is_enabled=enabled)
+
+
+def register_bundled_engines(*, validate: bool = True) -> list[EngineVersion]:
+    """Idempotently register the bundled engines ``random``, ``greedy``, ``search``.
+
+    Creates the system user ``arena`` (no usable password) and one engine per file in
+    ``engines/bundled/`` (``is_bundled=True``), each with a version holding the current file;
+    a changed file (new sha256) becomes a new version. Versions are validated synchronously
+    here (handshake and a short game, no worker needed), so they are ``active`` at once when
+    the sandbox works. Returns the current version of each bundled engine, in the order above.
+    A missing bundled file is logged and skipped.
+    """
+    from engines.validation import ValidationDeferred, validate_version_now
+
+    User = get_user_model()
+    system, created = User.objects.get_or_create(username=SYSTEM_USERNAME, defaults={"is_active": False})
+    if created:
+        system.set_unusable_password()
+        system.save(update_fields=["password"])
+    result: list[EngineVersion] = []
+    for name, description in BUNDLED_ENGINES:
+        path = BUNDLED_DIR / name
+        if not path.is_file():
+            log.warning("bundled engine %s is missing at %s; skipped", name, path)
+            continue
+        version = _bundled_version(system, name, description, path)
+        if validate and version.status in (EngineVersion.Status.PENDING, EngineVersion.Status.VALIDATING):
+            try:
+                validate_version_now(version.pk)
+            except ValidationDeferred as exc:  # the sandbox is unusable here: a worker retries later
+                log.warning("bundled engine %s left pending: %s", version, exc)
+            version.refresh_from_db()
+        result.append(version)
+    return result
+
+
+def _bundled_version(system: Any, name: str, description: str, path: Path) -> EngineVersion:
+    from engines.package import load_engine
+
+    digest = storage.file_sha256(path)
+    engine = Engine.objects.filter(name=name).first()
+    if engine is not None:
+        current = engine.versions.filter(sha256=digest).order_by("-number").first()
+        if current is not None:
+            return current
+        if not engine.is_bundled or engine.owner_id != system.pk:
+            raise errors.EngineNotYours(
+                f"The bundled engine name {name!r} is taken by a user's engine.", details={"engine": name}
+            )
+    with open(path, "rb") as handle:
+        incoming = storage.receive(iter(lambda: handle.read(1 << 16), b""), name, max_bytes=1 << 30)
+    try:
+        load_engine(incoming.path, unpack_dir=incoming.root)
+        with transaction.atomic():
+            engine, _ = Engine.objects.get_or_create(
+                name=name, defaults={"owner": system, "description": description, "is_bundled": True}
+            )
+        version = _create_version_row(system, name, "", name, incoming)
+    except BaseException:
+        incoming.discard()
+        raise
+    return version
+
+
+def engine_versions_revalidate(version_ids: list[int]) -> int:
+    """Put versions back to ``pending`` (clearing the verdict) and enqueue their validation on
+    commit; returns how many were reset. For admins, e.g. after a sandbox fix."""
+    with transaction.atomic():
+        count = EngineVersion.objects.filter(pk__in=version_ids).update(
+            status=EngineVersion.Status.PENDING, rejection_code="", rejection_reason="", validated_at=None
+        )
+        for version_id in version_ids:
+            _enqueue_validation(version_id)
+    return count

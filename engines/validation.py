@@ -1,0 +1,188 @@
+"""Validation of an uploaded engine version: a handshake, then one short refereed game.
+
+A version is ``active`` when it completes the BEP handshake (``bep`` ... ``bepok`` with an
+``id name``) and plays one short game against the bundled ``random`` engine without an engine
+fault of its own (losing the game on the board is fine). Otherwise it is ``rejected`` with the
+termination code of its fault (``arena.terminations``: ``handshake_failed``, ``crash``,
+``illegal_move``, ``invalid_output``, ``time_forfeit``, ``stall``, ``output_limit``) and the
+referee's detail as a readable reason. An ``aborted`` game (the sandbox could not start an
+engine: our fault, not the engine's) rejects nothing: the version goes back to ``pending`` and
+``ValidationDeferred`` is raised so the task retries.
+
+The game: the candidate plays South in ``VALIDATION_VARIANT`` (Bao la Kiswahili) if it announces
+it or announces no variant at all, else the first variant it announces that the arena knows;
+time control ``VALIDATION_TIME_CONTROL``; at most ``VALIDATION_PLY_CAP`` plies (a short game
+proves the protocol, not the strength). Engines run in the sandbox configured by
+``settings.BAO_SANDBOX_MODE`` / ``BAO_SANDBOX_REQUIRE_FULL``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from arena import terminations as T
+from arena.rules import VARIANTS
+from engines.models import EngineVersion
+
+log = logging.getLogger(__name__)
+
+VALIDATION_VARIANT = "bao-la-kiswahili"
+VALIDATION_TIME_CONTROL = "5+0.1"
+VALIDATION_PLY_CAP = 40
+CANDIDATE = "candidate"
+OPPONENT = "arena-random"
+#: Most characters of engine stderr quoted in a rejection reason.
+REASON_STDERR_CHARS = 2000
+
+
+class ValidationDeferred(RuntimeError):
+    """Validation could not run for a reason that is not the engine's fault (retry later)."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of checking a package: ``ok``, else ``code`` + ``reason`` (a rejection), or
+    ``deferred`` (infrastructure fault). ``variants``/``name``/``author``: from the handshake."""
+
+    ok: bool
+    code: str = ""
+    reason: str = ""
+    deferred: bool = False
+    variants: list[str] = field(default_factory=list)
+    name: str = ""
+    author: str = ""
+
+
+def referee_config() -> Any:
+    """The ``RefereeConfig`` used for validation (sandbox from the settings, short ply cap)."""
+    from arena.referee import RefereeConfig
+    from engines.sandbox import SandboxConfig
+
+    sandbox = SandboxConfig(mode=settings.BAO_SANDBOX_MODE, require_full=settings.BAO_SANDBOX_REQUIRE_FULL)
+    return RefereeConfig(sandbox=sandbox, ply_cap=VALIDATION_PLY_CAP)
+
+
+def opponent_package(unpack_dir: Path) -> Any:
+    """The bundled random engine (``engines/bundled/random``), copied into ``unpack_dir``."""
+    from engines.package import load_engine
+
+    return load_engine(Path(settings.BASE_DIR) / "engines" / "bundled" / "random", unpack_dir=unpack_dir)
+
+
+def check_package(package: Any, *, config: Any = None, opponent: Any = None) -> Verdict:
+    """Handshake with ``package`` (an ``EnginePackage``), then one short game against
+    ``opponent`` (default: the bundled random engine). Never raises for engine misbehaviour.
+    ``config``: a ``RefereeConfig`` (default ``referee_config()``)."""
+    from arena.referee import EngineFault, EngineSlot, StartError, TimeControl, play_game
+
+    if opponent is None:
+        with tempfile.TemporaryDirectory(prefix="bao-validate-") as tmp:
+            os.chmod(tmp, 0o755)  # the engine runs as another uid and must reach its root
+            return check_package(package, config=config, opponent=opponent_package(Path(tmp) / "random"))
+    config = config or referee_config()
+    probe = EngineSlot(package, CANDIDATE, config)
+    try:
+        # prepare() starts the process and runs the handshake before it looks at the variant;
+        # an engine that does not play VALIDATION_VARIANT fails only that last check.
+        probe.prepare(VALIDATION_VARIANT)
+    except StartError as exc:
+        return Verdict(ok=False, deferred=True, reason=str(exc))
+    except EngineFault as fault:
+        if probe.ident is None:  # the handshake itself failed
+            return _reject(fault.code, fault.detail, probe.stderr_tail())
+    finally:
+        ident = probe.ident
+        probe.close()
+    assert ident is not None
+    known = [v for v in ident.variants if v in VARIANTS]
+    if ident.variants and not known:
+        return _reject(
+            T.HANDSHAKE_FAILED,
+            f"the engine announces only variants the arena does not play ({', '.join(ident.variants)}); "
+            f"known: {', '.join(VARIANTS)}",
+            "",
+        )
+    variants = known or list(VARIANTS)  # no 'variant' line: the protocol default is all games
+    variant = VALIDATION_VARIANT if VALIDATION_VARIANT in variants else variants[0]
+    common = {"variants": variants, "name": ident.name, "author": ident.author}
+
+    south = EngineSlot(package, CANDIDATE, config)
+    north = EngineSlot(opponent, OPPONENT, config)
+    try:
+        record = play_game(variant, south, north, TimeControl.parse(VALIDATION_TIME_CONTROL), config)
+    finally:
+        south.close()
+        north.close()
+    if record.termination == T.ABORTED:
+        return Verdict(ok=False, deferred=True, reason=record.detail, **common)
+    if record.termination in T.ENGINE_FAULTS and record.winner != CANDIDATE:
+        verdict = _reject(record.termination, record.detail, record.engine_errors.get(CANDIDATE, ""))
+        return Verdict(ok=False, code=verdict.code, reason=verdict.reason, **common)
+    return Verdict(ok=True, **common)
+
+
+def _reject(code: str, detail: str, stderr: str) -> Verdict:
+    reason = f"{code}: {detail}" if detail else code
+    if stderr.strip():
+        reason += "\n--- engine stderr (tail) ---\n" + stderr[-REASON_STDERR_CHARS:]
+    return Verdict(ok=False, code=code, reason=reason)
+
+
+def validate_version_now(version_id: int, *, config: Any = None) -> str:
+    """Validate version ``version_id`` in this process; returns its status afterwards.
+
+    Idempotent: a version already ``active`` or ``rejected`` is left alone (its status is
+    returned). A ``pending`` version, or one left ``validating`` by a worker that died, is
+    claimed with a conditional update and checked. Unknown id: returns ``"missing"``.
+    Raises ``ValidationDeferred`` (status back to ``pending``) on an infrastructure fault.
+    """
+    from engines.package import EnginePackageError
+
+    open_states = (EngineVersion.Status.PENDING, EngineVersion.Status.VALIDATING)
+    claimed = EngineVersion.objects.filter(pk=version_id, status__in=open_states).update(
+        status=EngineVersion.Status.VALIDATING
+    )
+    if not claimed:
+        status = EngineVersion.objects.filter(pk=version_id).values_list("status", flat=True).first()
+        return status or "missing"
+    version = EngineVersion.objects.select_related("engine").get(pk=version_id)
+    try:
+        verdict = check_package(version.package(), config=config)
+    except EnginePackageError as exc:  # the stored files are gone or broken: nothing to run
+        verdict = Verdict(ok=False, code=exc.code, reason=str(exc))
+    except Exception:
+        _release(version_id)
+        raise
+    if verdict.deferred:
+        _release(version_id)
+        log.warning("validation of %s deferred: %s", version, verdict.reason)
+        raise ValidationDeferred(verdict.reason)
+    status = EngineVersion.Status.ACTIVE if verdict.ok else EngineVersion.Status.REJECTED
+    with transaction.atomic():
+        EngineVersion.objects.filter(pk=version_id, status=EngineVersion.Status.VALIDATING).update(
+            status=status,
+            rejection_code=verdict.code,
+            rejection_reason=verdict.reason,
+            variants=verdict.variants,
+            reported_name=verdict.name[:128],
+            reported_author=verdict.author[:128],
+            validated_at=timezone.now(),
+        )
+    log.info("validation of %s: %s %s", version, status, verdict.code)
+    return str(status)
+
+
+def _release(version_id: int) -> None:
+    """Give a claimed version back (``pending``) so a retry can claim it."""
+    EngineVersion.objects.filter(pk=version_id, status=EngineVersion.Status.VALIDATING).update(
+        status=EngineVersion.Status.PENDING
+    )

@@ -1,0 +1,166 @@
+"""Engine endpoints under /api/engines/. Thin: parse input, call a selector or service, render."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.http import FileResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import filters, parsers, permissions, status
+from rest_framework.generics import GenericAPIView
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from arena.api.errors import NotFoundError, UploadTooLarge
+from arena.api.schema import ERROR_RESPONSES, UPLOAD_ERROR_RESPONSES
+from engines import selectors, services
+from engines import serializers as s
+from engines.models import Engine
+
+#: Bytes a multipart body may carry beyond the file itself (boundaries, headers, small fields).
+MULTIPART_SLACK_BYTES = 64 * 1024
+
+UPLOAD_DESCRIPTION = """Upload an engine (multipart/form-data: `name`, `file`, optional `description`).
+
+`file` is either a single executable - a script whose first line is `#!` (for example
+`#!/usr/bin/env python3`) or an ELF binary - or a `.zip` / `.tar.gz` archive holding the manifest
+`bao-engine.json` (`{"name": ..., "command": [...], "author": ...}`). Browsers do not send file
+permissions, so the arena sets the executable bit of a single-file upload itself; inside archives,
+keep the execute bits of your programs (or start them through an interpreter in `command`).
+
+The first upload of a name creates the engine (you own it); later uploads add versions 2, 3, ...
+A new version is `pending`, then validated on a worker (handshake and a short game against the
+bundled random engine): `active`, or `rejected` with `rejection_code` (e.g. `handshake_failed`,
+`crash`, `illegal_move`) and `rejection_reason`. Poll `GET /api/engines/{name}/versions/{n}/`.
+
+Errors: `engine_not_yours` (403), `upload_too_large` (413, limit `BAO_ENGINE_MAX_BYTES`),
+`unsafe_archive`, `bad_manifest`, `not_executable`, `bad_upload`, `invalid` (400),
+`not_authenticated` (401). A refused upload stores nothing."""
+
+
+class EngineListCreateView(GenericAPIView):
+    """``GET`` lists engines (paginated, filtered, ordered); ``POST`` uploads a version."""
+
+    parser_classes = [parsers.MultiPartParser, parsers.FormParser]
+    filter_backends = [filters.OrderingFilter]
+    ordering_fields = ["name", "created_at"]
+    ordering = ["name"]
+    serializer_class = s.EngineListOutputSerializer
+    queryset = Engine.objects.none()  # for the schema; get_queryset builds the real one
+
+    def get_queryset(self):  # type: ignore[no-untyped-def]
+        params = s.EngineFilterInputSerializer(data=self.request.query_params.dict())
+        params.is_valid(raise_exception=True)
+        return selectors.engine_list(**params.validated_data)
+
+    @extend_schema(
+        operation_id="engines_list",
+        summary="List engines",
+        parameters=[s.EngineFilterInputSerializer],
+        responses={200: s.EngineListOutputSerializer(many=True), **ERROR_RESPONSES},
+    )
+    def get(self, request: Request) -> Response:
+        queryset = self.filter_queryset(self.get_queryset())
+        page = self.paginate_queryset(queryset)
+        data = s.EngineListOutputSerializer(page, many=True).data
+        return self.get_paginated_response(data)
+
+    @extend_schema(
+        operation_id="engines_upload",
+        summary="Upload an engine (new engine or new version)",
+        description=UPLOAD_DESCRIPTION,
+        request={"multipart/form-data": s.EngineUploadInputSerializer},
+        responses={201: s.EngineVersionOutputSerializer, **UPLOAD_ERROR_RESPONSES},
+    )
+    def post(self, request: Request) -> Response:
+        # Refuse an oversized body from its Content-Length, before Django reads and spools it.
+        declared = request.META.get("CONTENT_LENGTH") or "0"
+        limit = int(settings.BAO_ENGINE_MAX_BYTES)
+        if declared.isdigit() and int(declared) > limit + MULTIPART_SLACK_BYTES:
+            raise UploadTooLarge(f"The upload is larger than {limit} bytes.", details={"max_bytes": limit})
+        data = s.EngineUploadInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        version = services.engine_version_create(
+            owner=request.user,
+            name=data.validated_data["name"],
+            upload=data.validated_data["file"],
+            description=data.validated_data["description"],
+        )
+        body = s.EngineVersionOutputSerializer(version).data
+        location = f"/api/engines/{version.engine.name}/versions/{version.number}/"
+        return Response(body, status=status.HTTP_201_CREATED, headers={"Location": location})
+
+
+class EngineDetailView(APIView):
+    """``GET`` an engine with its versions; ``PATCH`` its description / enabled flag (owner)."""
+
+    parser_classes = [parsers.JSONParser, parsers.FormParser, parsers.MultiPartParser]
+
+    @extend_schema(
+        operation_id="engines_retrieve",
+        summary="An engine with its versions and ratings",
+        responses={200: s.EngineDetailOutputSerializer, **ERROR_RESPONSES},
+    )
+    def get(self, request: Request, name: str) -> Response:
+        engine = selectors.engine_get(name)
+        context = {"ratings": selectors.engine_ratings(engine)}
+        return Response(s.EngineDetailOutputSerializer(engine, context=context).data)
+
+    @extend_schema(
+        operation_id="engines_update",
+        summary="Change an engine's description or enabled flag (owner only)",
+        description="Errors: `engine_not_yours` (403), `not_found`, `invalid`. A disabled engine "
+        "keeps its history but enters no new matches.",
+        request=s.EngineUpdateInputSerializer,
+        responses={200: s.EngineDetailOutputSerializer, **ERROR_RESPONSES},
+    )
+    def patch(self, request: Request, name: str) -> Response:
+        engine = selectors.engine_for_owner(name, request.user)
+        data = s.EngineUpdateInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        services.engine_update(engine=engine, **data.validated_data)
+        engine = selectors.engine_get(name)
+        context = {"ratings": selectors.engine_ratings(engine)}
+        return Response(s.EngineDetailOutputSerializer(engine, context=context).data)
+
+
+class EngineVersionDetailView(APIView):
+    """``GET`` one version: status, rejection code and reason, checksum, variants."""
+
+    @extend_schema(
+        operation_id="engines_versions_retrieve",
+        summary="One version of an engine (validation status)",
+        responses={200: s.EngineVersionOutputSerializer, **ERROR_RESPONSES},
+    )
+    def get(self, request: Request, name: str, number: int) -> Response:
+        version = selectors.version_get(selectors.engine_get(name), number)
+        return Response(s.EngineVersionOutputSerializer(version).data)
+
+
+class EngineVersionDownloadView(APIView):
+    """``GET`` the stored upload of a version (owner only)."""
+
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(
+        operation_id="engines_versions_download",
+        summary="Download the uploaded file of a version (owner only)",
+        description="The file exactly as stored (single scripts with the executable bit set by "
+        "the arena). Errors: `not_authenticated` (401), `engine_not_yours` (403), `not_found`.",
+        responses={
+            (200, "application/octet-stream"): OpenApiResponse(OpenApiTypes.BINARY),
+            **ERROR_RESPONSES,
+        },
+    )
+    def get(self, request: Request, name: str, number: int) -> FileResponse:
+        version = selectors.version_get(selectors.engine_for_owner(name, request.user), number)
+        path = version.absolute_path
+        if not path.is_file():
+            raise NotFoundError("The stored file of this version is missing.", details={"version": number})
+        return FileResponse(
+            open(path, "rb"),  # noqa: SIM115 - FileResponse closes it
+            as_attachment=True,
+            filename=version.original_filename or path.name,
+            content_type="application/octet-stream",
+        )
