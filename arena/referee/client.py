@@ -222,7 +222,7 @@ class EngineClient:
 
     def _raise_for(self, result: ReadResult, waiting_for: str, on_timeout: str) -> NoReturn:
         if result.status == TIMEOUT:
-            raise EngineFault(on_timeout, f"no {waiting_for} in time")
+            raise EngineFault(on_timeout, f"timed out waiting for {waiting_for}")
         self.broken = True
         if result.status == OVERFLOW:
             raise EngineFault(T.OUTPUT_LIMIT, result.detail or "output limit exceeded")

@@ -38,11 +38,13 @@ class EngineSlot:
         self.client: EngineClient | None = None
         self.ident: EngineId | None = None
         self.starts = 0  # how many processes were started (restarts = starts - 1)
+        self._last_stderr = ""  # the stderr tail of a process killed since the last start
 
     # ------------------------------------------------------------------ lifecycle
 
     def _start(self) -> None:
         self.kill()
+        self._last_stderr = ""
         starter = self.config.starter
         if starter is None:
             try:
@@ -108,6 +110,10 @@ class EngineSlot:
         return bool(getattr(self.process, "stderr_overflow", False))
 
     def stderr_tail(self) -> str:
+        """The last stderr of the current process, or of the one killed since the last start
+        (a crashed engine's traceback must reach the record)."""
+        if self.process is None:
+            return self._last_stderr
         tail = getattr(self.process, "stderr_tail", None)
         try:
             return str(tail()) if callable(tail) else ""
@@ -135,6 +141,8 @@ class EngineSlot:
 
     def kill(self) -> None:
         """Kill the engine's processes (idempotent); the slot can start a new one later."""
+        if self.process is not None:
+            self._last_stderr = self.stderr_tail()
         process, self.process = self.process, None
         if self.client is not None:
             self.client.transport.close()
