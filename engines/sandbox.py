@@ -240,8 +240,10 @@ def _bwrap_argv(package: EnginePackage, uid: int, scratch: Path, limits: Sandbox
 
 
 def _fallback_argv(package: EnginePackage, uid: int, limits: SandboxLimits, with_unshare: bool) -> list[str]:
+    # The kernel clears the parent-death signal when the uid changes (and unshare's
+    # --kill-child is one), so this setpriv sets it again after dropping to the engine uid.
     drop = [_TOOLS["setpriv"], f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
-            "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
+            "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--pdeathsig=KILL", "--"]
     tail = [*drop, *_prlimit_argv(limits), *package.argv]
     # The first setpriv gives the root-owned wrapper a parent-death signal (kept across exec);
     # with unshare, its --kill-child then takes the pid namespace down with it.
@@ -303,9 +305,15 @@ def _proc_status(pid: str) -> tuple[int, int, str] | None:
     try:
         with open(f"/proc/{pid}/stat", "rb") as fh:
             stat_line = fh.read().decode("ascii", "replace")
-        uid = os.stat(f"/proc/{pid}").st_uid
+        with open(f"/proc/{pid}/status", "rb") as fh:
+            status = fh.read()
     except OSError:
         return None
+    # Not the owner of /proc/<pid>: that turns to root while a process is not dumpable.
+    at = status.find(b"\nUid:")
+    if at < 0:
+        return None
+    uid = int(status[at + 5 :].split(None, 1)[0])
     # The command name may hold spaces or ')': the fields start after the last ')'.
     fields = stat_line[stat_line.rfind(")") + 2 :].split()
     return uid, int(fields[3]), fields[0]

@@ -15,8 +15,14 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq >/dev/null
-apt-get install -y -qq --no-install-recommends bubblewrap >/dev/null
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+# Quiet on success; on failure show apt's own words.
+if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends bubblewrap; } >"$log" 2>&1; then
+    cat "$log" >&2
+    echo "install-sandbox: could not install bubblewrap" >&2
+    exit 1
+fi
 
 command -v bwrap >/dev/null 2>&1 || {
     echo "install-sandbox: bubblewrap installed but bwrap is not on PATH" >&2
