@@ -29,19 +29,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from .base import (
-    BAO_HAMNA,
-    NO_LEGAL_MOVE,
-    NORTH,
-    PLY_CAP,
-    REPETITION,
-    SOUTH,
-    IllegalMoveError,
-    InvalidPositionError,
-    Move,
-    Outcome,
-    Variant,
-)
 from .bao_board import (
     NO_MARK,
     SQUARES,
@@ -64,6 +51,19 @@ from .bao_sowing import (
     capture_landings,
     has_capture_candidate,
     sow_move,
+)
+from .base import (
+    BAO_HAMNA,
+    NO_LEGAL_MOVE,
+    NORTH,
+    PLY_CAP,
+    REPETITION,
+    SOUTH,
+    IllegalMoveError,
+    InvalidPositionError,
+    Move,
+    Outcome,
+    Variant,
 )
 
 # A raw move result: (code, mover's pits, opponent's pits, mover's house, opponent's house,
@@ -145,11 +145,15 @@ class _Bao(Variant):
         pits = position.pits[owner]
         square = mark_square(mark)
         if position.stage != "m":
-            raise InvalidPositionError(f"a mark ({square}) exists only in the mtaji stage")
+            raise InvalidPositionError(
+                f"a mark ({square}) exists only in the mtaji stage"
+            )
         if pits[index] == 0:
             raise InvalidPositionError(f"the marked pit {square} is empty")
         if index == 4 and position.houses[owner] and pits[4] >= 6:
-            raise InvalidPositionError(f"the marked pit {square} is a functional nyumba")
+            raise InvalidPositionError(
+                f"the marked pit {square} is a functional nyumba"
+            )
         me = position.pits[side_index]
         opp = position.pits[1 - side_index]
         if owner == side_index:
@@ -157,7 +161,9 @@ class _Bao(Variant):
                 raise InvalidPositionError(
                     f"takasia mark {square}, but the side to move has a capture candidate"
                 )
-        elif not any(7 - landing == index for _, _, landing in capture_landings(me, opp)):
+        elif not any(
+            7 - landing == index for _, _, landing in capture_landings(me, opp)
+        ):
             raise InvalidPositionError(
                 f"priority mark {square}, but no capture candidate of the side to move"
                 " ends its first lap facing it"
@@ -195,13 +201,21 @@ class _Bao(Variant):
         mark = position.mark
         stop = mark & 15 if mark >= 0 and mark >> 4 == si else -1
         priority = mark & 15 if mark >= 0 and mark >> 4 != si else -1
-        ctx = _Context(self, TOKEN[si], me, opp, position.houses[si], position.houses[1 - si],
-                       stop, priority)
+        ctx = _Context(
+            self,
+            TOKEN[si],
+            me,
+            opp,
+            position.houses[si],
+            position.houses[1 - si],
+            stop,
+            priority,
+        )
         if position.reserves[si] > 0:
             return self._namua_moves(ctx)
         return self._mtaji_moves(ctx)
 
-    def _namua_moves(self, ctx: "_Context") -> dict[Move, RawResult]:
+    def _namua_moves(self, ctx: _Context) -> dict[Move, RawResult]:
         me, opp = ctx.me, ctx.opp
         out: dict[Move, RawResult] = {}
         # 4.1 capture moves: kimbi pits have their forced kichwa only (K-13).
@@ -233,7 +247,7 @@ class _Bao(Variant):
                     ctx.namua_takata(out, i)
         return out
 
-    def _mtaji_moves(self, ctx: "_Context") -> dict[Move, RawResult]:
+    def _mtaji_moves(self, ctx: _Context) -> dict[Move, RawResult]:
         me = ctx.me
         out: dict[Move, RawResult] = {}
         for p, d, _ in capture_landings(me, ctx.opp):
@@ -263,7 +277,7 @@ class _Bao(Variant):
         reserve seed, and whether the nyumba is destroyed (bao-la-kiswahili.md 6.1: 2, no)."""
         return 2, False
 
-    def _house_first(self, ctx: "_Context", out: dict[Move, RawResult]) -> bool:
+    def _house_first(self, ctx: _Context, out: dict[Move, RawResult]) -> bool:
         """Bao la Kete D2 step 0; Bao la Kiswahili has none (K-1)."""
         return False
 
@@ -352,7 +366,16 @@ SQUARE_SIDES = (SOUTH, NORTH)
 class _Context:
     """Executes candidate moves of one position for ``_Bao._generate``; records legal ones."""
 
-    __slots__ = ("variant", "tokens", "me", "opp", "house_me", "house_opp", "stop", "priority")
+    __slots__ = (
+        "house_me",
+        "house_opp",
+        "me",
+        "opp",
+        "priority",
+        "stop",
+        "tokens",
+        "variant",
+    )
 
     def __init__(
         self,
@@ -382,7 +405,17 @@ class _Context:
             theirs = list(self.opp)
             mine[i] += 1
             code, hm, ho, hand, prio = sow_move(
-                mine, theirs, i, 0, d, True, True, self.house_me, self.house_opp, choice, -1,
+                mine,
+                theirs,
+                i,
+                0,
+                d,
+                True,
+                True,
+                self.house_me,
+                self.house_opp,
+                choice,
+                -1,
                 self.priority,
             )
             if code == NEEDS_CHOICE:
@@ -409,7 +442,9 @@ class _Context:
             mine[4] += 1 - lifted
             self._takata(out, 4, d, mine, lifted, self.house_me and not destroyed, True)
 
-    def mtaji_move(self, out: dict[Move, RawResult], p: int, d: int, capture: bool) -> None:
+    def mtaji_move(
+        self, out: dict[Move, RawResult], p: int, d: int, capture: bool
+    ) -> None:
         """Mtaji move from pit ``p`` in direction ``d`` (6.2)."""
         mine = list(self.me)
         seeds = mine[p]
@@ -418,31 +453,73 @@ class _Context:
         if capture:
             theirs = list(self.opp)
             code, hm, ho, hand, prio = sow_move(
-                mine, theirs, (p + d) & 15, seeds, d, True, False, house, self.house_opp,
-                NO_CHOICE, -1, self.priority,
+                mine,
+                theirs,
+                (p + d) & 15,
+                seeds,
+                d,
+                True,
+                False,
+                house,
+                self.house_opp,
+                NO_CHOICE,
+                -1,
+                self.priority,
             )
             if code in _LEGAL_CODES:
                 out[self.tokens[p][0 if d == 1 else 1][0]] = (
-                    code, mine, theirs, hm, ho, hand, False, prio,
+                    code,
+                    mine,
+                    theirs,
+                    hm,
+                    ho,
+                    hand,
+                    False,
+                    prio,
                 )
         else:
             self._takata(out, p, d, mine, seeds, house, False)
 
     def _takata(
-        self, out: dict[Move, RawResult], p: int, d: int, mine: list[int], seeds: int,
-        house: bool, namua: bool,
+        self,
+        out: dict[Move, RawResult],
+        p: int,
+        d: int,
+        mine: list[int],
+        seeds: int,
+        house: bool,
+        namua: bool,
     ) -> None:
         # K-9: lifting the last occupied front pit and sowing out of the front row.
         if ((p == 7 and d == 1) or (p == 0 and d == -1)) and not any(mine[:8]):
             return
-        theirs = list(self.opp)  # a takata never changes it, but the result owns its lists
+        theirs = list(
+            self.opp
+        )  # a takata never changes it, but the result owns its lists
         code, hm, ho, _, _ = sow_move(
-            mine, theirs, (p + d) & 15, seeds, d, False, namua, house, self.house_opp,
-            NO_CHOICE, self.stop, -1,
+            mine,
+            theirs,
+            (p + d) & 15,
+            seeds,
+            d,
+            False,
+            namua,
+            house,
+            self.house_opp,
+            NO_CHOICE,
+            self.stop,
+            -1,
         )
         if code == ENDED:
             out[self.tokens[p][0 if d == 1 else 1][0]] = (
-                code, mine, theirs, hm, ho, 0, True, False,
+                code,
+                mine,
+                theirs,
+                hm,
+                ho,
+                0,
+                True,
+                False,
             )
 
 
@@ -512,4 +589,4 @@ class BaoLaKete(_Bao):
         return NO_MARK
 
 
-__all__ = ["BaoLaKete", "BaoLaKiswahili", "BaoPosition", "SQUARES", "takasia_target"]
+__all__ = ["SQUARES", "BaoLaKete", "BaoLaKiswahili", "BaoPosition", "takasia_target"]

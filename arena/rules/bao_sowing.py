@@ -30,7 +30,9 @@ ENDED: Final = 0  # the move ended normally
 NEVER_ENDING: Final = 1  # README 6.2: illegal
 FRONT_ROW_EMPTIED: Final = 2  # a takata emptied the mover's front row (K-9): illegal
 WON: Final = 3  # a capture emptied the opponent's front row (A-5): the move stops there
-NEEDS_CHOICE: Final = 4  # a namua capture lap ended in the owned nyumba and no choice was given
+NEEDS_CHOICE: Final = (
+    4  # a namua capture lap ended in the owned nyumba and no choice was given
+)
 
 #: README 6.2: a move may use up to this many laps.
 MAX_LAPS: Final = 10_000
@@ -170,7 +172,9 @@ def sow_move(
         n = seeds
 
 
-def capture_landings(me: list[int] | tuple[int, ...], opp: list[int] | tuple[int, ...]) -> list[tuple[int, int, int]]:
+def capture_landings(
+    me: list[int] | tuple[int, ...], opp: list[int] | tuple[int, ...]
+) -> list[tuple[int, int, int]]:
     """Mtaji capture candidates of the player owning ``me`` (bao-la-kiswahili.md 4.2).
 
     Returns ``(pit, direction, landing pit)`` for every pit with 2..15 seeds whose first lap
@@ -189,7 +193,9 @@ def capture_landings(me: list[int] | tuple[int, ...], opp: list[int] | tuple[int
     return found
 
 
-def has_capture_candidate(me: list[int] | tuple[int, ...], opp: list[int] | tuple[int, ...]) -> bool:
+def has_capture_candidate(
+    me: list[int] | tuple[int, ...], opp: list[int] | tuple[int, ...]
+) -> bool:
     """Whether ``capture_landings(me, opp)`` is non-empty (cheaper: stops at the first)."""
     for p in range(16):
         n = me[p]

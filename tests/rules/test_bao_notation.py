@@ -12,9 +12,13 @@ from arena.rules.bao_board import BaoPosition
 
 KSW = get_variant("bao-la-kiswahili")
 KETE = get_variant("bao-la-kete")
-START = "0,0,0,0,0,0,0,0/0,2,2,6,0,0,0,0/0,0,0,0,6,2,2,0/0,0,0,0,0,0,0,0 S 22:22 n HH - 0"
+START = (
+    "0,0,0,0,0,0,0,0/0,2,2,6,0,0,0,0/0,0,0,0,6,2,2,0/0,0,0,0,0,0,0,0 S 22:22 n HH - 0"
+)
 E10_AFTER = "0,1,2,1,4,8,2,2/10,0,0,10,2,1,0,1/0,2,0,0,1,1,0,0/0,0,2,2,0,2,6,4 N 0:0 m -- e3 101"
-DATA = Path(__file__).resolve().parent.parent / "data" / "kiswahili-abstractplay-dev.jsonl"
+DATA = (
+    Path(__file__).resolve().parent.parent / "data" / "kiswahili-abstractplay-dev.jsonl"
+)
 
 
 def test_the_start_position_is_the_spec_text_in_both_games() -> None:
@@ -66,37 +70,73 @@ def test_positions_are_immutable_hashable_values() -> None:
     [
         pytest.param("", "7 space-separated fields", id="empty"),
         pytest.param(START + " extra", "7 space-separated fields", id="eight fields"),
-        pytest.param(START.replace("/0,0,0,0,0,0,0,0 S", " S"), "4 ranks", id="three ranks"),
-        pytest.param(START.replace("0,2,2,6,0,0,0,0", "0,2,2,6,0,0,0"), "8 seed counts",
-                     id="seven counts"),
-        pytest.param(START.replace("0,2,2,6", "0,-2,2,6"), "non-negative integer",
-                     id="negative count"),
-        pytest.param(START.replace("0,2,2,6", "0,x,2,6"), "non-negative integer",
-                     id="not a number"),
-        pytest.param(START.replace("0,2,2,6", "0,2.5,2,6"), "non-negative integer",
-                     id="fraction"),
-        pytest.param(START.replace("0,2,2,6", "0,1234567890,2,6"), "at most 9 digits",
-                     id="absurd count"),
+        pytest.param(
+            START.replace("/0,0,0,0,0,0,0,0 S", " S"), "4 ranks", id="three ranks"
+        ),
+        pytest.param(
+            START.replace("0,2,2,6,0,0,0,0", "0,2,2,6,0,0,0"),
+            "8 seed counts",
+            id="seven counts",
+        ),
+        pytest.param(
+            START.replace("0,2,2,6", "0,-2,2,6"),
+            "non-negative integer",
+            id="negative count",
+        ),
+        pytest.param(
+            START.replace("0,2,2,6", "0,x,2,6"),
+            "non-negative integer",
+            id="not a number",
+        ),
+        pytest.param(
+            START.replace("0,2,2,6", "0,2.5,2,6"), "non-negative integer", id="fraction"
+        ),
+        pytest.param(
+            START.replace("0,2,2,6", "0,1234567890,2,6"),
+            "at most 9 digits",
+            id="absurd count",
+        ),
         pytest.param(START.replace(" S ", " W "), "side to move", id="bad side"),
         pytest.param(START.replace("22:22", "22"), "reserves", id="one reserve"),
-        pytest.param(START.replace("22:22", "22:-1"), "North's reserve", id="negative reserve"),
+        pytest.param(
+            START.replace("22:22", "22:-1"), "North's reserve", id="negative reserve"
+        ),
         pytest.param(START.replace(" HH ", " HX "), "houses", id="bad house"),
         pytest.param(START.replace(" HH ", " H "), "houses", id="one house"),
-        pytest.param(START.replace(" - 0", " e1 0"), "front-row square", id="back-row mark"),
-        pytest.param(START.replace(" - 0", " z9 0"), "front-row square", id="no such square"),
+        pytest.param(
+            START.replace(" - 0", " e1 0"), "front-row square", id="back-row mark"
+        ),
+        pytest.param(
+            START.replace(" - 0", " z9 0"), "front-row square", id="no such square"
+        ),
         pytest.param(START.replace(" 0", " -1")[:-2] + " -1", "ply", id="negative ply"),
         pytest.param(START.replace(" n ", " x "), "stage", id="bad stage"),
-        pytest.param(START.replace(" n ", " m "), "disagrees with reserves", id="m with reserves"),
-        pytest.param(E10_AFTER.replace(" m ", " n "), "disagrees with reserves",
-                     id="n without reserves"),
-        pytest.param(E10_AFTER.replace(" e3 ", " e2 "), "side to move",
-                     id="Kiswahili mark on the other player's pit"),
-        pytest.param(START.replace("0,0,0,0,6,2,2,0", "0,0,0,0,4,2,2,0"),
-                     "holds 4 seeds (at least 5 needed)", id="owned nyumba under 5"),
+        pytest.param(
+            START.replace(" n ", " m "), "disagrees with reserves", id="m with reserves"
+        ),
+        pytest.param(
+            E10_AFTER.replace(" m ", " n "),
+            "disagrees with reserves",
+            id="n without reserves",
+        ),
+        pytest.param(
+            E10_AFTER.replace(" e3 ", " e2 "),
+            "side to move",
+            id="Kiswahili mark on the other player's pit",
+        ),
+        pytest.param(
+            START.replace("0,0,0,0,6,2,2,0", "0,0,0,0,4,2,2,0"),
+            "holds 4 seeds (at least 5 needed)",
+            id="owned nyumba under 5",
+        ),
     ],
 )
-def test_kiswahili_rejects_a_text_that_breaks_a_validity_rule(text: str, message: str) -> None:
-    with pytest.raises(InvalidPositionError, match=message.replace("(", r"\(").replace(")", r"\)")):
+def test_kiswahili_rejects_a_text_that_breaks_a_validity_rule(
+    text: str, message: str
+) -> None:
+    with pytest.raises(
+        InvalidPositionError, match=message.replace("(", r"\(").replace(")", r"\)")
+    ):
         KSW.parse_position(text)
 
 
@@ -123,7 +163,9 @@ def test_kete_accepts_a_priority_mark_on_the_other_players_pit() -> None:
 
 
 def test_whitespace_between_fields_is_tolerated_and_printed_canonically() -> None:
-    assert KSW.parse_position("  " + START.replace(" ", "   ") + "\n").to_text() == START
+    assert (
+        KSW.parse_position("  " + START.replace(" ", "   ") + "\n").to_text() == START
+    )
 
 
 # ---------------------------------------------------------------- reachable-position invariants
@@ -132,34 +174,60 @@ def test_whitespace_between_fields_is_tolerated_and_printed_canonically() -> Non
 @pytest.mark.parametrize(
     ("variant_id", "text", "message"),
     [
-        pytest.param("bao-la-kiswahili", START.replace("22:22", "22:21"), "63 seeds",
-                     id="seed total"),
-        pytest.param("bao-la-kiswahili", START.replace(" - 0", " - 1"), "cannot be to move",
-                     id="side parity"),
-        pytest.param("bao-la-kiswahili", START.replace(" - 0", " - 2"), "do not follow ply",
-                     id="reserves per ply"),
+        pytest.param(
+            "bao-la-kiswahili",
+            START.replace("22:22", "22:21"),
+            "63 seeds",
+            id="seed total",
+        ),
+        pytest.param(
+            "bao-la-kiswahili",
+            START.replace(" - 0", " - 1"),
+            "cannot be to move",
+            id="side parity",
+        ),
+        pytest.param(
+            "bao-la-kiswahili",
+            START.replace(" - 0", " - 2"),
+            "do not follow ply",
+            id="reserves per ply",
+        ),
         pytest.param(
             "bao-la-kiswahili",
             "0,0,0,0,0,0,0,0/0,2,2,6,0,0,0,0/0,0,0,0,6,2,0,2/0,0,0,0,0,0,0,0 S 22:22 n HH - 0",
-            "only the start position", id="ply 0 elsewhere"),
+            "only the start position",
+            id="ply 0 elsewhere",
+        ),
         pytest.param(
             "bao-la-kiswahili",
             "5,5,5,5,5,5,2,2/2,0,2,0,0,0,0,0/0,0,0,0,6,0,0,0/0,0,0,0,0,0,0,0 S 10:10 n H- e2 24",
-            "only in the mtaji stage", id="mark in namua"),
-        pytest.param("bao-la-kiswahili", E10_AFTER.replace(" e3 ", " b3 "), "is empty",
-                     id="mark on an empty pit"),
+            "only in the mtaji stage",
+            id="mark in namua",
+        ),
+        pytest.param(
+            "bao-la-kiswahili",
+            E10_AFTER.replace(" e3 ", " b3 "),
+            "is empty",
+            id="mark on an empty pit",
+        ),
         pytest.param(
             "bao-la-kiswahili",
             "3,3,3,3,3,3,3,2/2,0,2,2,7,0,2,2/0,0,2,0,1,0,1,0/4,4,2,2,2,2,2,2 S 0:0 m -- c2 80",
-            "has a capture candidate", id="takasia mark while the mover can capture"),
+            "has a capture candidate",
+            id="takasia mark while the mover can capture",
+        ),
         pytest.param(
             "bao-la-kiswahili",
             "3,3,3,2,3,3,3,3/2,0,2,7,2,0,2,2/0,0,0,0,8,0,0,0/2,2,2,2,2,2,1,3 N 0:0 m -H d3 81",
-            "functional nyumba", id="mark on a functional nyumba"),
+            "functional nyumba",
+            id="mark on a functional nyumba",
+        ),
         pytest.param(
             "bao-la-kete",
             "6,6,5,5,5,5,5,5/5,1,1,0,2,1,2,1/1,0,0,0,1,0,1,0/0,0,3,0,0,0,3,0 S 0:0 m -- e3 130",
-            "no capture candidate", id="Kete priority mark no candidate faces (KETE-E5)"),
+            "no capture candidate",
+            id="Kete priority mark no candidate faces (KETE-E5)",
+        ),
     ],
 )
 def test_strict_parsing_rejects_unreachable_positions(
@@ -192,8 +260,25 @@ def test_parse_move_accepts_the_token_syntax(token: str) -> None:
 
 @pytest.mark.parametrize(
     "token",
-    ["", "f2", "f2+x", "i2+", "f5+", "f0-", "F2+", " f2+", "f2+ ", "f2+\n", "f2-sc", "f2*",
-     "f2<", "c2s+", None, 3, b"f2+"],
+    [
+        "",
+        "f2",
+        "f2+x",
+        "i2+",
+        "f5+",
+        "f0-",
+        "F2+",
+        " f2+",
+        "f2+ ",
+        "f2+\n",
+        "f2-sc",
+        "f2*",
+        "f2<",
+        "c2s+",
+        None,
+        3,
+        b"f2+",
+    ],
 )
 def test_parse_move_rejects_anything_else(token: object) -> None:
     for variant in (KSW, KETE):
