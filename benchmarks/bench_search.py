@@ -27,8 +27,8 @@ from types import ModuleType
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from arena.rules import VARIANTS, Position, Variant, get_variant  # noqa: E402
-from engines.sdk import Clock  # noqa: E402
+from arena.rules import VARIANTS, Position, Variant, get_variant
+from engines.sdk import Clock
 
 
 def load_search() -> ModuleType:

@@ -26,8 +26,9 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence, TextIO
+from typing import Any, TextIO
 
 from arena.rules import VARIANTS, Move, Position, RulesError, Variant, get_variant
 
@@ -88,7 +89,7 @@ def parse_go(args: Sequence[str], side: str, started: float | None = None) -> Cl
     """
     values: dict[str, int] = {}
     words = list(args)
-    for i in range(0, len(words) - 1):
+    for i in range(len(words) - 1):
         key = words[i]
         if key in ("stime", "ntime", "sinc", "ninc", "movetime"):
             try:

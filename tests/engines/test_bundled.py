@@ -152,7 +152,7 @@ def test_each_bundled_engine_is_an_executable_python3_script(name: str) -> None:
 def test_each_bundled_engine_answers_legal_moves_in_every_variant(name: str, engine_process) -> None:
     engine = engine_process(name)
     engine.send("bep")
-    line, before = engine.until("bepok")
+    _, before = engine.until("bepok")
     assert before[:2] == [f"id name {name}", "id author Bao Arena"]
     assert [x for x in before if x.startswith("variant ")] == [f"variant {v}" for v in VARIANTS]
     answered = 0
@@ -239,7 +239,7 @@ def test_search_answers_go_movetime_100_within_its_budget(variant_id: str, engin
     engine.send("position startpos moves " + " ".join(playout(variant, 11, 6)))
     started = time.monotonic()
     engine.send("go movetime 100")
-    line, infos = engine.until("bestmove ", timeout=5)
+    _, infos = engine.until("bestmove ", timeout=5)
     elapsed_ms = (time.monotonic() - started) * 1000
     print(f"{variant_id}: go movetime 100 answered in {elapsed_ms:.0f} ms; last {infos[-1:]}")
     assert elapsed_ms < 1000

@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import os
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -14,7 +13,16 @@ from pathlib import Path
 import pytest
 
 from arena.rules import Move, get_variant
-from engines.sdk import Clock, Engine, Option, SearchRequest, material, parse_go, run, view
+from engines.sdk import (
+    Clock,
+    Engine,
+    Option,
+    SearchRequest,
+    material,
+    parse_go,
+    run,
+    view,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 MINIMAL = ROOT / "engines" / "examples" / "minimal.py"
@@ -156,8 +164,8 @@ def test_an_illegal_move_in_the_move_list_is_reported() -> None:
 
 def test_an_unknown_variant_is_reported() -> None:
     lines, _ = drive("newgame chess\n")
-    assert lines == ["info string unknown variant 'chess'; known variants: "
-                     "bao-la-kete, bao-la-kiswahili, bao-kingulu"]
+    known = "bao-la-kete, bao-la-kiswahili, bao-kingulu"
+    assert lines == [f"info string unknown variant 'chess'; known variants: {known}"]
 
 
 def test_a_kpn_text_without_newgame_is_read_as_kingulu() -> None:
@@ -278,7 +286,7 @@ def test_a_subprocess_engine_speaks_bep_and_exits_0_at_end_of_input() -> None:
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "LANG": "C.UTF-8"}
     done = subprocess.run(
         ["/usr/bin/python3", str(MINIMAL)], input=script, capture_output=True, text=True,
-        timeout=30, env=env,
+        timeout=30, env=env, check=False,
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
@@ -309,7 +317,7 @@ def test_the_minimal_example_is_short_and_executable() -> None:
 
 
 def test_parse_go_reads_both_clocks_for_north() -> None:
-    clock = parse_go("stime 60000 ntime 55000 sinc 1000 ninc 500".split(), "N", started=5.0)
+    clock = parse_go(["stime", "60000", "ntime", "55000", "sinc", "1000", "ninc", "500"], "N", started=5.0)
     assert clock == Clock(55000, 60000, 500, 1000, None, 5.0)
 
 
@@ -380,3 +388,8 @@ def test_material_is_the_kingulu_score_difference() -> None:
     p = v.parse_position(KGL_AFTER_C1)  # scores South 34, North 14 (KGL-E1)
     assert material(p, "S") == 20
     assert material(p, "N") == -20
+
+
+def test_the_protocol_guide_shows_the_minimal_example_as_it_is() -> None:
+    guide = (ROOT / "docs" / "protocol.md").read_text()
+    assert "```python\n" + MINIMAL.read_text() + "```\n" in guide
