@@ -41,17 +41,8 @@ from .bao_board import (
     parse_bpn,
     parse_token,
 )
-from .bao_sowing import (
-    ENDED,
-    NEEDS_CHOICE,
-    NO_CHOICE,
-    SAFARI,
-    STOP,
-    WON,
-    capture_landings,
-    has_capture_candidate,
-    sow_move,
-)
+from .bao_moves import MoveRunner, RawResult, takasia_target
+from .bao_sowing import WON, capture_landings, has_capture_candidate
 from .base import (
     BAO_HAMNA,
     NO_LEGAL_MOVE,
@@ -65,11 +56,6 @@ from .base import (
     Outcome,
     Variant,
 )
-
-# A raw move result: (code, mover's pits, opponent's pits, mover's house, opponent's house,
-# seeds in hand, is_takata, captured the priority pit).
-RawResult = tuple[int, list[int], list[int], bool, bool, int, bool, bool]
-_LEGAL_CODES = (ENDED, WON)
 
 
 class _Bao(Variant):
@@ -201,8 +187,8 @@ class _Bao(Variant):
         mark = position.mark
         stop = mark & 15 if mark >= 0 and mark >> 4 == si else -1
         priority = mark & 15 if mark >= 0 and mark >> 4 != si else -1
-        ctx = _Context(
-            self,
+        ctx = MoveRunner(
+            self._tax_lift,
             TOKEN[si],
             me,
             opp,
@@ -215,7 +201,7 @@ class _Bao(Variant):
             return self._namua_moves(ctx)
         return self._mtaji_moves(ctx)
 
-    def _namua_moves(self, ctx: _Context) -> dict[Move, RawResult]:
+    def _namua_moves(self, ctx: MoveRunner) -> dict[Move, RawResult]:
         me, opp = ctx.me, ctx.opp
         out: dict[Move, RawResult] = {}
         # 4.1 capture moves: kimbi pits have their forced kichwa only (K-13).
@@ -247,7 +233,7 @@ class _Bao(Variant):
                     ctx.namua_takata(out, i)
         return out
 
-    def _mtaji_moves(self, ctx: _Context) -> dict[Move, RawResult]:
+    def _mtaji_moves(self, ctx: MoveRunner) -> dict[Move, RawResult]:
         me = ctx.me
         out: dict[Move, RawResult] = {}
         for p, d, _ in capture_landings(me, ctx.opp):
@@ -277,7 +263,7 @@ class _Bao(Variant):
         reserve seed, and whether the nyumba is destroyed (bao-la-kiswahili.md 6.1: 2, no)."""
         return 2, False
 
-    def _house_first(self, ctx: _Context, out: dict[Move, RawResult]) -> bool:
+    def _house_first(self, ctx: MoveRunner, out: dict[Move, RawResult]) -> bool:
         """Bao la Kete D2 step 0; Bao la Kiswahili has none (K-1)."""
         return False
 
@@ -363,187 +349,6 @@ class _Bao(Variant):
 SQUARE_SIDES = (SOUTH, NORTH)
 
 
-class _Context:
-    """Executes candidate moves of one position for ``_Bao._generate``; records legal ones."""
-
-    __slots__ = (
-        "house_me",
-        "house_opp",
-        "me",
-        "opp",
-        "priority",
-        "stop",
-        "tokens",
-        "variant",
-    )
-
-    def __init__(
-        self,
-        variant: _Bao,
-        tokens: tuple[tuple[tuple[Move, Move, Move], ...], ...],
-        me: tuple[int, ...],
-        opp: tuple[int, ...],
-        house_me: bool,
-        house_opp: bool,
-        stop: int,
-        priority: int,
-    ) -> None:
-        self.variant = variant
-        self.tokens = tokens
-        self.me = me
-        self.opp = opp
-        self.house_me = house_me
-        self.house_opp = house_opp
-        self.stop = stop
-        self.priority = priority
-
-    def namua_capture(self, out: dict[Move, RawResult], i: int, d: int) -> None:
-        """Namua capture at front pit ``i`` entering at the kichwa of direction ``d`` (6.1)."""
-        slot = self.tokens[i][0 if d == 1 else 1]
-        for choice in (NO_CHOICE, STOP, SAFARI):
-            mine = list(self.me)
-            theirs = list(self.opp)
-            mine[i] += 1
-            code, hm, ho, hand, prio = sow_move(
-                mine,
-                theirs,
-                i,
-                0,
-                d,
-                True,
-                True,
-                self.house_me,
-                self.house_opp,
-                choice,
-                -1,
-                self.priority,
-            )
-            if code == NEEDS_CHOICE:
-                continue  # the token exists only in its completed forms "s" and "c"
-            if code in _LEGAL_CODES:
-                out[slot[choice]] = (code, mine, theirs, hm, ho, hand, False, prio)
-            if choice == NO_CHOICE:
-                return
-
-    def namua_takata(self, out: dict[Move, RawResult], p: int) -> None:
-        """Namua takata from front pit ``p`` in both directions (6.1, not the tax)."""
-        for d in (1, -1):
-            mine = list(self.me)
-            seeds = mine[p] + 1
-            mine[p] = 0
-            house = self.house_me and p != 4
-            self._takata(out, p, d, mine, seeds, house, True)
-
-    def namua_tax(self, out: dict[Move, RawResult]) -> None:
-        """The nyumba tax, both directions (6.1; Bao la Kete D1 via ``_tax_lift``)."""
-        lifted, destroyed = self.variant._tax_lift(self.me[4])
-        for d in (1, -1):
-            mine = list(self.me)
-            mine[4] += 1 - lifted
-            self._takata(out, 4, d, mine, lifted, self.house_me and not destroyed, True)
-
-    def mtaji_move(
-        self, out: dict[Move, RawResult], p: int, d: int, capture: bool
-    ) -> None:
-        """Mtaji move from pit ``p`` in direction ``d`` (6.2)."""
-        mine = list(self.me)
-        seeds = mine[p]
-        mine[p] = 0
-        house = self.house_me and p != 4
-        if capture:
-            theirs = list(self.opp)
-            code, hm, ho, hand, prio = sow_move(
-                mine,
-                theirs,
-                (p + d) & 15,
-                seeds,
-                d,
-                True,
-                False,
-                house,
-                self.house_opp,
-                NO_CHOICE,
-                -1,
-                self.priority,
-            )
-            if code in _LEGAL_CODES:
-                out[self.tokens[p][0 if d == 1 else 1][0]] = (
-                    code,
-                    mine,
-                    theirs,
-                    hm,
-                    ho,
-                    hand,
-                    False,
-                    prio,
-                )
-        else:
-            self._takata(out, p, d, mine, seeds, house, False)
-
-    def _takata(
-        self,
-        out: dict[Move, RawResult],
-        p: int,
-        d: int,
-        mine: list[int],
-        seeds: int,
-        house: bool,
-        namua: bool,
-    ) -> None:
-        # K-9: lifting the last occupied front pit and sowing out of the front row.
-        if ((p == 7 and d == 1) or (p == 0 and d == -1)) and not any(mine[:8]):
-            return
-        theirs = list(
-            self.opp
-        )  # a takata never changes it, but the result owns its lists
-        code, hm, ho, _, _ = sow_move(
-            mine,
-            theirs,
-            (p + d) & 15,
-            seeds,
-            d,
-            False,
-            namua,
-            house,
-            self.house_opp,
-            NO_CHOICE,
-            self.stop,
-            -1,
-        )
-        if code == ENDED:
-            out[self.tokens[p][0 if d == 1 else 1][0]] = (
-                code,
-                mine,
-                theirs,
-                hm,
-                ho,
-                0,
-                True,
-                False,
-            )
-
-
-def takasia_target(mine: list[int], theirs: list[int], house_theirs: bool) -> int:
-    """The opponent pit marked after a takata (bao-la-kiswahili.md 7 step 4, K-6), or -1.
-
-    ``mine``/``theirs``: the mover's and the opponent's pits after the move (relative).
-    """
-    if has_capture_candidate(theirs, mine):
-        return -1
-    targets = {7 - landing for _, _, landing in capture_landings(mine, theirs)}
-    if len(targets) != 1:
-        return -1
-    (target,) = targets
-    front = theirs[:8]
-    if target == 4 and house_theirs and theirs[4] >= 6:
-        return -1
-    if sum(1 for seeds in front if seeds) == 1:
-        return -1
-    if theirs[target] >= 2 and sum(1 for seeds in front if seeds >= 2) == 1:
-        return -1
-    return target
-
-
 class BaoLaKiswahili(_Bao):
     """Bao la Kiswahili (Zanzibar Bao), ``shared/rules/bao-la-kiswahili.md``."""
 
@@ -569,7 +374,7 @@ class BaoLaKete(_Bao):
             return 7, True
         return 2, False
 
-    def _house_first(self, ctx: _Context, out: dict[Move, RawResult]) -> bool:
+    def _house_first(self, ctx: MoveRunner, out: dict[Move, RawResult]) -> bool:
         # D2 step 0: while the kuu is owned, a legal takata from it takes precedence.
         if ctx.house_me and ctx.stop != 4:
             ctx.mtaji_move(out, 4, 1, False)

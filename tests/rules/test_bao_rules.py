@@ -20,7 +20,7 @@ from arena.rules import (
     bao_sowing,
     get_variant,
 )
-from arena.rules.bao import takasia_target
+from arena.rules.bao_moves import takasia_target
 from arena.rules.bao_sowing import (
     ENDED,
     FRONT_ROW_EMPTIED,
