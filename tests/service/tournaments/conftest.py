@@ -49,10 +49,13 @@ def make_finished_match(db: Any) -> Callable[..., Any]:
     """``make_finished_match(a, b, ["1-0", "0-1", ...])``: a finished match with its games stored.
 
     Game i has A South when i is odd (B South when even), as the referee plays them; results
-    are from South's side; game i finished at ``start + i minutes``. ``terminations`` default
+    are from South's side; game i finished at ``start + i minutes`` (``start`` one hour later
+    for each match made). ``terminations`` default
     to ``bao_hamna`` (``aborted`` games get result ``*``).
     """
     from arena.matches.models import Game, Match
+
+    made: list[None] = []
 
     def make(
         a: Any,
@@ -61,12 +64,14 @@ def make_finished_match(db: Any) -> Callable[..., Any]:
         *,
         variant: str = "bao-la-kete",
         terminations: list[str] | None = None,
-        start: dt.datetime = T0,
+        start: dt.datetime | None = None,
         tournament: Any = None,
         round: int | None = None,
         rated: bool = True,
         finish_order: list[int] | None = None,
     ) -> Match:
+        made.append(None)
+        start = start or T0 + dt.timedelta(hours=len(made))  # later matches finish later
         score_a = score_b = 0.0
         terms = terminations or ["bao_hamna"] * len(results)
         match = Match.objects.create(
