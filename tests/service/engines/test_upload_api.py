@@ -1,0 +1,215 @@
+"""POST /api/engines/: uploads become versions; refused uploads store nothing."""
+
+from __future__ import annotations
+
+import hashlib
+import stat
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from engines.models import Engine, EngineVersion
+
+from .conftest import FIRST_MOVE_ENGINE, MANIFEST, script_upload, stored_files, tar_upload, zip_upload
+
+pytestmark = pytest.mark.django_db
+
+
+def upload(client, name="alpha", file=None, **extra):  # type: ignore[no-untyped-def]
+    data = {"name": name, "file": file or script_upload(), **extra}
+    return client.post("/api/engines/", data, format="multipart")
+
+
+def assert_nothing_stored(engines_dir) -> None:  # type: ignore[no-untyped-def]
+    assert Engine.objects.count() == 0
+    assert EngineVersion.objects.count() == 0
+    assert stored_files(engines_dir) == []
+
+
+def test_it_stores_a_script_as_version_1_pending_and_executable(alice_client, alice, engines_dir, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        response = upload(alice_client, description="plays the first move")
+    assert response.status_code == 201
+    body = response.json()
+    assert body["engine"] == "alpha"
+    assert body["number"] == 1
+    assert body["status"] == "pending"
+    assert body["original_filename"] == "engine.py"
+    assert body["size_bytes"] == len(FIRST_MOVE_ENGINE)
+    assert body["sha256"] == hashlib.sha256(FIRST_MOVE_ENGINE).hexdigest()
+    assert response["Location"] == "/api/engines/alpha/versions/1/"
+    assert len(callbacks) == 1  # validation is enqueued once the transaction commits
+
+    engine = Engine.objects.get(name="alpha")
+    assert engine.owner == alice
+    assert engine.description == "plays the first move"
+    version = engine.versions.get()
+    assert version.storage_path == "alpha/v1/upload/engine.py"
+    stored = engines_dir / version.storage_path
+    assert stored.read_bytes() == FIRST_MOVE_ENGINE
+    assert stat.S_IMODE(stored.stat().st_mode) == 0o755
+    assert stored_files(engines_dir) == ["alpha/v1/root/engine.py", "alpha/v1/upload/engine.py"]
+    package = version.package()
+    assert package.name == "alpha v1"
+    assert package.argv == ("./engine.py",)
+    assert package.root == (engines_dir / "alpha/v1/root").resolve()
+
+
+def test_a_second_upload_by_the_owner_is_version_2(alice_client):
+    assert upload(alice_client).status_code == 201
+    response = upload(alice_client, file=script_upload(FIRST_MOVE_ENGINE + b"# v2\n"))
+    assert response.status_code == 201
+    assert response.json()["number"] == 2
+    assert list(EngineVersion.objects.values_list("number", flat=True)) == [1, 2]
+    assert Engine.objects.get().description == ""
+
+
+def test_it_rejects_an_upload_under_a_foreign_engine_name(alice_client, bob_client, engines_dir):
+    assert upload(bob_client).status_code == 201
+    before = stored_files(engines_dir)
+    response = upload(alice_client)
+    assert response.status_code == 403
+    assert response.json()["error"]["code"] == "engine_not_yours"
+    assert response.json()["error"]["details"] == {"engine": "alpha"}
+    assert EngineVersion.objects.count() == 1
+    assert stored_files(engines_dir) == before
+
+
+def test_anonymous_users_cannot_upload(anon_client, engines_dir):
+    response = upload(anon_client)
+    assert response.status_code == 401
+    assert response.json()["error"]["code"] == "not_authenticated"
+    assert_nothing_stored(engines_dir)
+
+
+def test_it_accepts_a_zip_with_a_manifest(alice_client, engines_dir):
+    response = upload(
+        alice_client,
+        file=zip_upload({"bao-engine.json": MANIFEST, "main.py": FIRST_MOVE_ENGINE}, name="my engine.zip"),
+    )
+    assert response.status_code == 201
+    version = EngineVersion.objects.get()
+    assert version.original_filename == "my engine.zip"
+    assert version.storage_path == "alpha/v1/upload/my_engine.zip"
+    package = version.package()
+    assert package.argv == ("python3", "main.py")
+    assert (package.root / "main.py").read_bytes() == FIRST_MOVE_ENGINE
+
+
+def test_it_accepts_a_tar_gz_whose_manifest_is_in_a_top_level_directory(alice_client):
+    response = upload(
+        alice_client, file=tar_upload({"zipped/bao-engine.json": MANIFEST, "zipped/main.py": FIRST_MOVE_ENGINE})
+    )
+    assert response.status_code == 201
+    package = EngineVersion.objects.get().package()
+    assert package.root.name == "zipped"
+    assert package.argv == ("python3", "main.py")
+
+
+def test_it_recognises_an_archive_by_its_content_not_its_name(alice_client):
+    archive = zip_upload({"bao-engine.json": MANIFEST, "main.py": FIRST_MOVE_ENGINE}, name="engine.bin")
+    response = upload(alice_client, file=archive)
+    assert response.status_code == 201
+    assert EngineVersion.objects.get().storage_path == "alpha/v1/upload/engine.bin.zip"
+
+
+def test_it_rejects_an_archive_with_parent_paths(alice_client, engines_dir):
+    archive = zip_upload({"bao-engine.json": MANIFEST, "../escape.py": FIRST_MOVE_ENGINE})
+    response = upload(alice_client, file=archive)
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "unsafe_archive"
+    assert "'..'" in error["message"]
+    assert_nothing_stored(engines_dir)
+    assert not (engines_dir.parent / "escape.py").exists()
+
+
+def test_it_rejects_an_archive_with_a_bad_manifest(alice_client, engines_dir):
+    response = upload(alice_client, file=zip_upload({"bao-engine.json": b"{not json", "main.py": FIRST_MOVE_ENGINE}))
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "bad_manifest"
+    assert_nothing_stored(engines_dir)
+
+
+def test_it_rejects_an_archive_without_a_manifest(alice_client, engines_dir):
+    response = upload(alice_client, file=zip_upload({"main.py": FIRST_MOVE_ENGINE}))
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "bad_manifest"
+    assert_nothing_stored(engines_dir)
+
+
+def test_it_rejects_a_corrupt_archive_as_a_bad_upload(alice_client, engines_dir):
+    response = upload(alice_client, file=SimpleUploadedFile("engine.zip", b"PK\x03\x04 this is not a zip"))
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "bad_upload"
+    assert_nothing_stored(engines_dir)
+
+
+def test_it_rejects_a_text_file_that_is_not_a_script(alice_client, engines_dir):
+    response = upload(alice_client, file=SimpleUploadedFile("notes.txt", b"print('hello')\n"))
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "not_executable"
+    assert "#!" in response.json()["error"]["message"]
+    assert_nothing_stored(engines_dir)
+
+
+def test_it_rejects_a_file_over_the_size_limit(alice_client, engines_dir, settings):
+    settings.BAO_ENGINE_MAX_BYTES = 2048
+    response = upload(alice_client, file=script_upload(b"#!/bin/sh\n" + b"#" * 4000))
+    assert response.status_code == 413
+    assert response.json()["error"] == {
+        "code": "upload_too_large",
+        "message": "The upload is larger than 2048 bytes.",
+        "details": {"max_bytes": 2048},
+    }
+    assert_nothing_stored(engines_dir)
+
+
+def test_it_refuses_a_huge_body_from_its_content_length_before_reading_it(alice_client, engines_dir, settings):
+    settings.BAO_ENGINE_MAX_BYTES = 2048
+    response = upload(alice_client, file=script_upload(b"#!/bin/sh\n" + b"#" * 200_000))
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "upload_too_large"
+    assert_nothing_stored(engines_dir)
+
+
+def test_it_rejects_an_archive_that_unpacks_beyond_the_cap(alice_client, engines_dir, settings):
+    settings.BAO_ENGINE_MAX_BYTES = 4096  # unpacked cap: 4 x 4096 bytes; zeros compress well
+    archive = zip_upload({"bao-engine.json": MANIFEST, "main.py": FIRST_MOVE_ENGINE, "pad.bin": b"\0" * 40_000})
+    response = upload(alice_client, file=archive)
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "upload_too_large"
+    assert_nothing_stored(engines_dir)
+
+
+def test_it_rejects_a_missing_file_and_a_bad_name_with_field_details(alice_client, engines_dir):
+    response = alice_client.post("/api/engines/", {"name": "not a slug!"}, format="multipart")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "invalid"
+    assert sorted(error["details"]) == ["file", "name"]
+    assert error["details"]["file"] == ["No file was submitted."]
+    assert_nothing_stored(engines_dir)
+
+
+def test_it_rejects_an_empty_file(alice_client, engines_dir):
+    response = upload(alice_client, file=SimpleUploadedFile("engine.py", b""))
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "invalid"
+    assert response.json()["error"]["details"] == {"file": ["The submitted file is empty."]}
+    assert_nothing_stored(engines_dir)
+
+
+def test_it_refuses_a_json_body_for_an_upload(alice_client):
+    response = alice_client.post("/api/engines/", {"name": "alpha"}, format="json")
+    assert response.status_code == 415
+    assert response.json()["error"]["code"] == "unsupported_media_type"
+
+
+def test_a_refused_version_2_keeps_version_1_intact(alice_client, engines_dir):
+    assert upload(alice_client).status_code == 201
+    before = stored_files(engines_dir)
+    response = upload(alice_client, file=zip_upload({"../x": b"x"}))
+    assert response.json()["error"]["code"] == "unsafe_archive"
+    assert list(EngineVersion.objects.values_list("number", flat=True)) == [1]
+    assert stored_files(engines_dir) == before
