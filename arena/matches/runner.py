@@ -16,10 +16,8 @@ Engine misbehaviour is not a fault here: the referee turns it into a lost game.
 from __future__ import annotations
 
 import logging
-import tempfile
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -61,18 +59,16 @@ def default_referee_config() -> RefereeConfig:
 
 
 def _play(match: Match, config: RefereeConfig, on_event: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory(prefix=f"bao-match-{match.pk}-") as tmp:
-        pkg_a = match.engine_a.package(unpack_dir=Path(tmp) / "a")
-        pkg_b = match.engine_b.package(unpack_dir=Path(tmp) / "b")
-        record = play_match(
-            pkg_a,
-            pkg_b,
-            match.variant,
-            TimeControl.parse(match.time_control),
-            seed=match.seed,
-            config=config,
-            on_event=on_event,
-        )
+    # Packages run from their stored root (nothing to unpack); they are named "<engine> v<n>".
+    record = play_match(
+        match.engine_a.package(),
+        match.engine_b.package(),
+        match.variant,
+        TimeControl.parse(match.time_control),
+        seed=match.seed,
+        config=config,
+        on_event=on_event,
+    )
     return record.to_dict()
 
 
