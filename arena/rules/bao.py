@@ -15,9 +15,10 @@ finishes that result (reserves, takasia, side, ply) without sowing again.
 Edge-case decisions (beyond the spec's own):
 
 * ``outcome``: a position with an empty front row is a ``bao_hamna`` loss for its owner; if
-  both front rows are empty (only in hand-made positions) the player to move loses. The seeds
-  in the winner's hand are derived from the position as ``64 - seeds`` when the winner is the
-  player who just moved (README 6.4: the only position with fewer than 64 seeds), else 0.
+  both front rows are empty (only in hand-made positions) the player to move loses, with no
+  seeds in hand. Otherwise the seeds in the winner's hand are derived from the position as
+  ``64 - seeds`` when the winner is the player who just moved (README 6.4: the only position
+  with fewer than 64 seeds), else 0.
 * A takasia'd pit may not start a takata in the mtaji stage, the Kete kuu step D2 included
   (the kuu can never be marked in play; a hand-made position marking it loses the step).
 * Bao la Kete hizi zetu priority is applied whenever the mark stands on the opponent's pit,
@@ -326,11 +327,16 @@ class _Bao(Variant):
             raise InvalidPositionError(f"not a Bao position: {position!r}")
         to_move = 0 if position.side == SOUTH else 1
         empty_mover = position.front_row_empty(to_move)
-        if empty_mover or position.front_row_empty(1 - to_move):
-            if empty_mover:
-                # The player who just moved won; a win mid-move keeps seeds in his hand.
-                hand = max(0, TOTAL_SEEDS - position.seeds)
-                return Outcome(SQUARE_SIDES[1 - to_move], BAO_HAMNA, seeds_in_hand=hand)
+        empty_other = position.front_row_empty(1 - to_move)
+        if empty_mover and empty_other:
+            return Outcome(
+                SQUARE_SIDES[1 - to_move], BAO_HAMNA
+            )  # hand-made positions only
+        if empty_mover:
+            # The player who just moved won; a win mid-move keeps seeds in his hand.
+            hand = max(0, TOTAL_SEEDS - position.seeds)
+            return Outcome(SQUARE_SIDES[1 - to_move], BAO_HAMNA, seeds_in_hand=hand)
+        if empty_other:
             return Outcome(SQUARE_SIDES[to_move], BAO_HAMNA)
         if not self._legal(position)[1]:
             return Outcome(SQUARE_SIDES[1 - to_move], NO_LEGAL_MOVE)

@@ -287,3 +287,30 @@ def test_applying_a_move_leaves_the_original_position_unchanged() -> None:
     assert KSW.legal_moves(start) == ["f2+", "f2-", "g2+", "g2-"]
     # The same move applied to an equal but distinct position object gives an equal result.
     assert KSW.apply(KSW.parse_position(text), "f2-") == after
+
+
+# ---------------------------------------------------------------- Bao la Kete D3 edge cases
+
+KETE_E4 = (
+    "5,5,4,4,4,4,4,5/2,0,0,3,2,1,0,1/1,0,0,0,1,1,0,0/0,0,3,2,0,2,6,4 S 0:0 m -- {} 120"
+)
+
+
+@pytest.mark.parametrize(
+    ("mark", "legal"),
+    [("e3", ["h1-"]), ("a3", ["c1+"]), ("d3", ["c1+", "h1-"]), ("f3", ["c1+", "h1-"])],
+)
+def test_kete_priority_keeps_every_capture_when_none_takes_the_marked_pit(
+    mark: str, legal: list[str]
+) -> None:
+    # KETE-E4's board with the mark moved: c1+ takes a3 and h1- takes e3; nothing takes d3 or
+    # f3, so both captures stay legal (L-4). The priority mark is gone after the move.
+    position = KETE.parse_position(KETE_E4.format(mark))
+    assert KETE.legal_moves(position) == legal
+    for move in legal:
+        assert KETE.apply(position, move).to_text().split()[5] == "-"
+
+
+def test_both_front_rows_empty_is_a_loss_for_the_player_to_move() -> None:
+    text = "2,2,2,2,2,2,2,2/0,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0/2,2,2,2,2,2,2,2 S 0:0 m -- - 100"
+    assert KSW.outcome(KSW.parse_position(text)) == Outcome("N", BAO_HAMNA)
