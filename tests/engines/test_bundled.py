@@ -353,3 +353,34 @@ def test_search_beats_greedy_and_random(variant_id: str, opponent: str) -> None:
     print(f"search vs {opponent} in {variant_id}: {tally} ({time.monotonic() - started:.1f} s)")
     assert tally["win"] >= 10 and tally["loss"] <= 2  # clearly stronger: the point of the test
     assert tally == _EXPECTED[(variant_id, opponent)]
+
+
+# ------------------------------------------------------------------ through the real referee
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("variant_id", "opponent"), [("bao-kingulu", "random"), ("bao-la-kete", "greedy")]
+)
+def test_search_wins_a_refereed_match_in_the_sandbox(variant_id: str, opponent: str) -> None:
+    from arena.referee import RefereeConfig, TimeControl, play_match
+    from engines.package import load_engine as load_package
+    from engines.sandbox import SandboxConfig
+
+    record = play_match(
+        load_package(BUNDLED / "search"),
+        load_package(BUNDLED / opponent),
+        variant_id,
+        TimeControl.parse("1+0.1"),
+        seed=3,
+        config=RefereeConfig(sandbox=SandboxConfig(mode="auto")),
+    ).to_dict()
+    games = [(g["result"], g["termination"], g["plies"]) for g in record["games"]]
+    print(f"search vs {opponent} in {variant_id} at 1+0.1: {record['score']} {games}")
+    assert record["score"] == [2.0, 0.0]
+    assert record["winner"] == "search"
+    rules_endings = {"bao_hamna", "no_legal_move", "score", "repetition", "ply_cap"}
+    assert all(g["termination"] in rules_endings for g in record["games"])
+    # Every search move carries its thinking, as the referee keeps it.
+    searched = [m for g in record["games"] for m in g["moves"] if m["info"]]
+    assert searched and all(m["info"][-1].startswith("depth ") for m in searched)
