@@ -267,6 +267,9 @@ class Engine:
         self._out = Output(stdout if stdout is not None else sys.stdout)
         _current_output = self._out
         source = stdin if stdin is not None else sys.stdin
+        if stdin is None and hasattr(source, "reconfigure"):
+            # A stray non-UTF-8 byte must not end the engine: it becomes an unknown command.
+            source.reconfigure(errors="replace")
         try:
             while True:
                 try:
@@ -275,7 +278,13 @@ class Engine:
                     break
                 if not raw:
                     break  # end of input: the referee has closed our stdin
-                if not self.handle(raw):
+                try:
+                    keep_going = self.handle(raw)
+                except Exception as exc:  # noqa: BLE001 - one bad command must not end the engine
+                    last = traceback.format_exception_only(type(exc), exc)[-1].strip()
+                    self.send(f"info string error handling {raw.strip()[:80]!r}: {last}")
+                    keep_going = True
+                if not keep_going:
                     break
         finally:
             self._halt_search()

@@ -393,3 +393,34 @@ def test_material_is_the_kingulu_score_difference() -> None:
 def test_the_protocol_guide_shows_the_minimal_example_as_it_is() -> None:
     guide = (ROOT / "docs" / "protocol.md").read_text()
     assert "```python\n" + MINIMAL.read_text() + "```\n" in guide
+
+
+class _BrokenHookEngine(Engine):
+    name, author, variants = "broken-hook", "the suite", ("bao-kingulu",)
+
+    def on_newgame(self, variant) -> None:
+        raise KeyError("no opening book")
+
+
+def test_an_exception_in_a_hook_is_reported_and_the_engine_goes_on() -> None:
+    out = io.StringIO()
+    status = _BrokenHookEngine().run(
+        io.StringIO("newgame bao-kingulu\nisready\nposition startpos\ngo movetime 10\n"), out
+    )
+    assert out.getvalue().splitlines() == [
+        "info string error handling 'newgame bao-kingulu': KeyError: 'no opening book'",
+        "readyok",
+        "bestmove c1",
+    ]
+    assert status == 0
+
+
+def test_non_utf8_input_is_an_unknown_command_not_an_exit() -> None:
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "LANG": "C.UTF-8"}
+    done = subprocess.run(
+        ["/usr/bin/python3", str(MINIMAL)],
+        input=b"\xff\xfe garbage\nisready\nnewgame bao-kingulu\nposition startpos\ngo movetime 10\n",
+        capture_output=True, timeout=30, env=env, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.decode().splitlines() == ["readyok", "bestmove c1"]
