@@ -384,3 +384,50 @@ def test_search_wins_a_refereed_match_in_the_sandbox(variant_id: str, opponent: 
     # Every search move carries its thinking, as the referee keeps it.
     searched = [m for g in record["games"] for m in g["moves"] if m["info"]]
     assert searched and all(m["info"][-1].startswith("depth ") for m in searched)
+
+
+# ------------------------------------------------------------------ search: the searcher itself
+
+
+def test_search_takes_the_kingulu_opening_capture_at_depth_1() -> None:
+    search = load_engine("search")
+    v = get_variant("bao-kingulu")
+    result = search.Searcher(v).search(v.initial_position(), max_depth=1)
+    assert (result.move, result.depth, result.pv) == ("c1", 1, ["c1"])
+    assert result.score == search.evaluate(v.apply(v.initial_position(), "c1")) * -1
+
+
+def test_search_proves_a_kingulu_win() -> None:
+    search = load_engine("search")
+    v = get_variant("bao-kingulu")
+    # KGL-E1 after c1 c2: South to move; the game is won for South with best play.
+    p = v.parse_position("0,2,1,7,1,2/8,7,5n,0,1,7 S 7:0 2")
+    result = search.Searcher(v).search(p, max_depth=30)
+    assert result.score > search.WIN - 30
+    assert result.move in ("a1", "b1")
+    # Following the principal variation really ends the game in South's favour.
+    game = v.new_game(p)
+    for token in result.pv:
+        game.play(token)
+    assert game.outcome is not None and game.outcome.winner == "S"
+
+
+def test_search_with_no_time_plays_the_first_legal_move() -> None:
+    search = load_engine("search")
+    v = get_variant("bao-la-kete")
+    result = search.Searcher(v).search(v.initial_position(), deadline=time.monotonic())
+    assert (result.move, result.depth) == (v.legal_moves(v.initial_position())[0], 0)
+
+
+def test_the_depth_option_limits_the_search() -> None:
+    import io
+
+    search = load_engine("search")
+    out = io.StringIO()
+    script = "setoption name Depth value 2\nnewgame bao-la-kiswahili\nposition startpos\ngo movetime 5000\n"
+    assert search.SearchEngine().run(io.StringIO(script), out) == 0
+    lines = out.getvalue().splitlines()
+    assert [line.split()[2] for line in lines[:-1]] == ["1", "2"]
+    v = get_variant("bao-la-kiswahili")
+    expected = search.Searcher(v).search(v.initial_position(), max_depth=2).move
+    assert lines[-1] == f"bestmove {expected}"
