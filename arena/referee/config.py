@@ -78,7 +78,10 @@ class RefereeConfig:
     latency, not thinking time). ``ply_cap``/``repetitions``: game limits (None: the variant's
     defaults, README 6.3). ``max_line_bytes``/``max_stdout_bytes``: stdout caps
     (``output_limit``). ``quit_timeout_ms``: how long an engine may take to exit after ``quit``
-    before it is killed. ``starter``/``transport_factory``: how engines are started and
+    before it is killed. ``engine_options``: ``setoption`` values sent before each game to every
+    engine that declared that option. ``seed_option``: an engine that declares an option of
+    this name gets a per-game seed derived from the match seed (reproducible, varied matches
+    of randomised engines); None disables it. ``starter``/``transport_factory``: how engines are started and
     connected (default: ``engines.sandbox.start_engine`` and ``PipeTransport``; tests swap them).
     """
 
@@ -91,6 +94,8 @@ class RefereeConfig:
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
     max_stdout_bytes: int = DEFAULT_MAX_STDOUT_BYTES
     quit_timeout_ms: int = 200
+    engine_options: dict[str, str] = field(default_factory=dict)
+    seed_option: str | None = "Seed"
     starter: Callable[..., Any] | None = None
     transport_factory: Callable[..., Any] | None = None
 

@@ -55,9 +55,12 @@ def play_game(
     *,
     index: int = 1,
     start: Any = None,
+    seed: int | None = None,
     on_event: Event | None = None,
 ) -> GameRecord:
     """Play one game, ``south`` moving first from ``start`` (default: the start position).
+
+    ``seed``: sent as ``config.seed_option`` to engines that declare that option.
 
     Returns the ``GameRecord``; never raises for engine misbehaviour (it becomes the
     termination). A failure to start an engine (``StartError``) gives ``aborted``, result
@@ -76,7 +79,10 @@ def play_game(
     began = time.monotonic_ns()
     emit(on_event, {"event": "game_start", "index": index, "south": south.name, "north": north.name})
     try:
-        _run(v, game, slots, time_control, config, record, on_event)
+        options = dict(config.engine_options)
+        if seed is not None and config.seed_option:
+            options[config.seed_option] = str(seed)
+        _run(v, game, slots, time_control, config, record, options, on_event)
     except StartError as exc:
         _finish(record, game, T.ABORTED, None, str(exc), aborted=True)
     record.plies = len(game.moves)
@@ -114,12 +120,13 @@ def _run(
     tc: TimeControl,
     config: RefereeConfig,
     record: GameRecord,
+    options: dict[str, str],
     on_event: Event | None,
 ) -> None:
     # Prepare both engines (restart if needed, resync, newgame); a fault here loses the game.
     for side in (SOUTH, NORTH):
         try:
-            slots[side].prepare(v.id)
+            slots[side].prepare(v.id, options)
         except EngineFault as fault:
             _fault(record, game, slots, side, fault)
             return

@@ -37,6 +37,11 @@ def third_game_south(seed: int) -> int:
     return random.Random(f"bao-arena/game3/{seed}").randrange(2)
 
 
+def game_seed(seed: int, index: int) -> int:
+    """The seed handed to engines with a ``Seed`` option in game ``index`` (0 <= n < 2**31)."""
+    return random.Random(f"bao-arena/game/{seed}/{index}").randrange(2**31)
+
+
 def play_match(
     engine_a: Any,
     engine_b: Any,
@@ -74,6 +79,7 @@ def play_match(
                 time_control,
                 config,
                 index=index,
+                seed=game_seed(seed, index),
                 on_event=on_event,
             )
             record.games.append(game)

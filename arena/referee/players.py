@@ -72,8 +72,9 @@ class EngineSlot:
         self.client = EngineClient(transport)
         self.ident = self.client.handshake(self.config.handshake_timeout_ms)
 
-    def prepare(self, variant_id: str) -> EngineClient:
-        """Make the engine ready for a new game of ``variant_id`` and send ``newgame``.
+    def prepare(self, variant_id: str, options: dict[str, str] | None = None) -> EngineClient:
+        """Make the engine ready for a new game of ``variant_id``, send ``setoption`` for each
+        of ``options`` the engine declared, then ``newgame``.
 
         Raises ``EngineFault`` (its termination: ``handshake_failed``, ``crash``, ...) or
         ``StartError`` (``aborted``).
@@ -95,6 +96,9 @@ class EngineSlot:
                 T.HANDSHAKE_FAILED,
                 f"engine plays {', '.join(self.ident.variants)}, not {variant_id}",
             )
+        for name, value in (options or {}).items():
+            if name in self.ident.options:
+                self.client.setoption(name, value)
         self.client.newgame(variant_id)
         return self.client
 

@@ -104,7 +104,7 @@ class Bot:
     def __call__(self, line: str) -> list[Any]:
         words = line.split()
         if line == "bep":
-            head = f"id name {self.name}\nid author Tests\n"
+            head = f"id name {self.name}\nid author Tests\noption name Seed type spin default 0\n"
             return [head + "".join(f"variant {v}\n" for v in self.variants) + "bepok\n"]
         if line == "isready":
             self.readies += 1

@@ -8,7 +8,7 @@ import pytest
 
 from arena import terminations as T
 from arena.referee import TimeControl, play_match
-from arena.referee.match import third_game_south
+from arena.referee.match import game_seed, third_game_south
 
 from .fakes import TOY, Bot, FakeProcess, Launcher, Pkg, fake_config, optimal_move
 
@@ -126,3 +126,13 @@ def test_events_report_progress_and_a_failing_callback_changes_nothing() -> None
     launcher = _launcher(lambda: FakeProcess(Bot(choose=optimal_move)), lambda: FakeProcess(Bot()))
     record = play_match(Pkg("A"), Pkg("B"), TOY, TC, 1, fake_config(launcher), on_event=broken)
     assert record.winner == "A"
+
+
+def test_engines_declaring_a_seed_option_get_a_per_game_seed() -> None:
+    launcher = _launcher(lambda: FakeProcess(Bot()), lambda: FakeProcess(Bot()))
+    play_match(Pkg("A"), Pkg("B"), TOY, TC, 42, fake_config(launcher, engine_options={"Hash": "8"}))
+    written = launcher.started[0][1].transport.written
+    sent = [line for line in written if line.startswith("setoption")]
+    assert sent == [f"setoption name Seed value {game_seed(42, i)}" for i in (1, 2, 3)]
+    assert written[1:3] == [sent[0], "newgame toy-take"]  # Hash is not declared: not sent
+    assert len({game_seed(42, i) for i in (1, 2, 3)}) == 3

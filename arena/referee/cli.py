@@ -1,0 +1,134 @@
+"""``python -m arena.referee``: play one best-of-three match from the command line.
+
+Prints one line per game as it ends (players, result, termination, plies) and the match result;
+``--json FILE`` writes the full record (``MatchRecord.to_dict()``). Bad arguments, an unknown
+variant, an unloadable engine or an unwritable JSON file give one clear line on stderr and exit
+status 2; an interrupt (Ctrl-C, SIGTERM) kills the engines and exits 130.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import signal
+import sys
+import tempfile
+from pathlib import Path
+from types import FrameType
+from typing import Any, Sequence
+
+from arena.rules import VARIANTS, UnknownVariantError, get_variant
+
+from .config import RefereeConfig, TimeControl, TimeControlError
+from .match import play_match
+
+SANDBOX_MODES = ("auto", "bwrap", "fallback", "off")
+
+
+class _Usage(Exception):
+    """A user error: printed as one line, exit status 2."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m arena.referee",
+        description="Play a refereed best-of-three match between two BEP engines.",
+    )
+    p.add_argument("--variant", required=True, help=f"one of {', '.join(VARIANTS)} (or an alias)")
+    p.add_argument(
+        "--engine",
+        action="append",
+        required=True,
+        metavar="PATH",
+        help="an engine: executable, directory or archive with bao-engine.json (give it twice)",
+    )
+    p.add_argument("--time", default="10+0.1", help="'<base s>+<increment s>' or 'movetime=<ms>'")
+    p.add_argument("--seed", type=int, default=None, help="decides South in game 3 (default: random)")
+    p.add_argument("--json", type=Path, default=None, metavar="FILE", help="write the record here")
+    p.add_argument("--sandbox", choices=SANDBOX_MODES, default="auto")
+    return p
+
+
+def _print_event(event: dict[str, Any]) -> None:
+    if event["event"] == "game_end":
+        g = _games[event["index"]]
+        print(
+            f"game {event['index']}: {g['south']} (S) - {g['north']} (N)  {event['result']}  "
+            f"{event['termination']}  {event['plies']} plies",
+            flush=True,
+        )
+    elif event["event"] == "game_start":
+        _games[event["index"]] = event
+
+
+_games: dict[int, dict[str, Any]] = {}
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit status (0 done, 2 user error, 130 interrupted)."""
+    args = _parser().parse_args(argv)
+    loaded: list[Any] = []
+    # Copies of executables and unpacked archives go here (directories are used in place).
+    work = Path(tempfile.mkdtemp(prefix="bao-referee-"))
+    os.chmod(work, 0o755)  # the sandbox's engine uid must be able to enter it
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        try:
+            if len(args.engine) != 2:
+                raise _Usage(f"give --engine exactly twice (got {len(args.engine)})")
+            variant = get_variant(args.variant)
+            tc = TimeControl.parse(args.time)
+            config = _config(args.sandbox)
+            from engines.package import EnginePackageError, load_engine
+
+            for i, path in enumerate(args.engine):
+                try:
+                    loaded.append(load_engine(path, unpack_dir=work / f"engine{i + 1}"))
+                except EnginePackageError as exc:
+                    raise _Usage(f"engine {path}: {exc}") from exc
+            if args.json is not None and not args.json.parent.is_dir():
+                raise _Usage(f"--json: directory {args.json.parent} does not exist")
+        except (_Usage, UnknownVariantError, TimeControlError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
+        print(
+            f"{variant.id}  {loaded[0].name} vs {loaded[1].name}  time {tc}  seed {seed}  "
+            f"sandbox {args.sandbox}",
+            flush=True,
+        )
+        record = play_match(loaded[0], loaded[1], variant, tc, seed, config, on_event=_print_event)
+        a, b = record.score
+        if record.aborted:
+            verdict = "match aborted (not rated): " + record.games[-1].detail
+        elif record.winner is None:
+            verdict = "match drawn"
+        else:
+            verdict = f"{record.winner} wins the match"
+        print(f"{record.engines[0]} {a:g} - {b:g} {record.engines[1]}: {verdict}", flush=True)
+        if args.json is not None:
+            try:
+                args.json.write_text(json.dumps(record.to_dict(), indent=2) + "\n")
+            except OSError as exc:
+                print(f"error: cannot write {args.json}: {exc.strerror}", file=sys.stderr)
+                return 2
+        return 0
+    except KeyboardInterrupt:
+        print("interrupted: engines killed, no result", file=sys.stderr)
+        return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _config(mode: str) -> RefereeConfig:
+    from engines.sandbox import SandboxConfig
+
+    return RefereeConfig(sandbox=SandboxConfig(mode=mode))
