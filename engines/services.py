@@ -154,9 +154,19 @@ def _too_large(max_bytes: int) -> errors.UploadTooLarge:
 
 
 def _enqueue_validation(version_id: int) -> None:
+    transaction.on_commit(partial(_send_validation, version_id))
+
+
+def _send_validation(version_id: int) -> None:
+    """Queue ``validate_engine_version``. A broker failure is logged, not raised: the upload
+    is already committed, and the version stays ``pending`` (admin action "validate again")."""
+    import arena.celery  # noqa: F401  (makes the project's app, with its broker, the current one)
     from engines.tasks import validate_engine_version
 
-    transaction.on_commit(partial(validate_engine_version.delay, version_id))
+    try:
+        validate_engine_version.delay(version_id)
+    except Exception:
+        log.exception("engine version %s: could not queue its validation", version_id)
 
 
 def engine_update(*, engine: Engine, description: str | None = None, is_enabled: bool | None = None) -> Engine:
