@@ -99,3 +99,22 @@ def make_finished_match(db: Any) -> Callable[..., Any]:
         return match
 
     return make
+
+
+@pytest.fixture
+def fresh_var_dir(settings: Any) -> Any:
+    """A fresh ``VAR_DIR`` (and engines directory) for tests that store real engines: stored
+    versions are numbered from 1 in each test database, so old files must not be in the way.
+    World-readable, since sandboxed engines run under other uids; worker subprocesses get it
+    as ``BAO_VAR_DIR`` (``arena.worker.worker_environment``)."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    var = Path(tempfile.mkdtemp(prefix="bao-tournaments-test-"))
+    var.chmod(0o755)
+    (var / "engines").mkdir(mode=0o755)
+    settings.VAR_DIR = var
+    settings.BAO_ENGINES_DIR = var / "engines"
+    yield var
+    shutil.rmtree(var, ignore_errors=True)

@@ -1,0 +1,63 @@
+"""The demo command end to end: a real worker subprocess on the broker, the bundled engines in
+a round robin, the printed leaderboard and crosstable, and no process left behind."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+
+from arena.worker import process_tree
+from tournaments.models import Tournament
+
+pytestmark = [pytest.mark.slow, pytest.mark.e2e]
+
+
+@pytest.fixture
+def var_dir(settings: Any) -> Iterator[Path]:
+    """A fresh world-readable ``VAR_DIR``: the bundled engines are stored anew (as v1) for the
+    test database, and sandboxed engines (other uids) must read them; the worker inherits it."""
+    var = Path(tempfile.mkdtemp(prefix="bao-demo-test-"))
+    var.chmod(0o755)
+    (var / "engines").mkdir(mode=0o755)
+    settings.VAR_DIR = var
+    settings.BAO_ENGINES_DIR = var / "engines"
+    yield var
+    shutil.rmtree(var, ignore_errors=True)
+
+
+def test_the_demo_plays_a_round_robin_and_prints_the_tables(transactional_db: Any, var_dir: Path) -> None:
+    from arena.celery import app
+
+    out = io.StringIO()
+    saved_queue = app.conf.task_default_queue
+    try:
+        call_command(
+            "demo", "--engines", "random,greedy,search", "--time-control", "2+0.05", "--workers", "2",
+            "--queue", f"bao-demo-test-{os.getpid()}", "--timeout", "240", stdout=out,
+        )  # fmt: skip
+    finally:
+        app.conf.task_default_queue = saved_queue
+        app.amqp.flush_routes()
+    text = out.getvalue()
+    tournament = Tournament.objects.get()
+    assert tournament.status == "finished"
+    match_lines = [line for line in text.splitlines() if re.match(r"^\[\d/3\] round \d", line)]
+    assert len(match_lines) == 3
+    assert all(" g1 " in line and " g2 " in line for line in match_lines)
+    board = text[text.index("Leaderboard bao-la-kete") :].splitlines()
+    assert board[1].split() == ["rank", "engine", "rating", "+/-", "games", "W/D/L"]
+    assert board[2].split()[:3] == ["1", "search", "v1"]
+    assert "Crosstable (game points, row against column)" in text
+    assert f"/api/tournaments/{tournament.pk}/" in text and "/games/" in text
+    pid = int(re.search(r"Worker pid (\d+) ready", text).group(1))  # type: ignore[union-attr]
+    assert process_tree(pid) == set()
+    assert (var_dir / "demo-worker.log").read_text().count("succeeded") >= 3

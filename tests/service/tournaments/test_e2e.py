@@ -1,0 +1,60 @@
+"""End to end: a real Celery worker process and broker play a round robin of the bundled
+engines (random, greedy, search) in Bao la Kete; the search engine ends on top."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from arena.matches.models import Game, Match
+from engines.services import register_bundled_engines
+from tournaments import selectors, services
+from tournaments.models import Rating, RatingChange, Tournament
+
+pytestmark = [pytest.mark.slow, pytest.mark.e2e]
+
+
+def _wait_finished(tournament: Tournament, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        tournament.refresh_from_db()
+        if tournament.status == Tournament.Status.FINISHED:
+            return
+        time.sleep(0.5)
+    states = list(tournament.matches.values_list("id", "status", "error"))
+    raise AssertionError(f"tournament not finished after {timeout} s: {states}")
+
+
+def test_a_round_robin_on_a_real_worker_puts_search_on_top(fresh_var_dir: Any, live_worker: Any) -> None:
+    versions = register_bundled_engines()
+    assert [(str(v), v.status) for v in versions] == [
+        ("random v1", "active"), ("greedy v1", "active"), ("search v1", "active")
+    ]
+    worker = live_worker()
+    tournament = services.tournament_create(
+        name="e2e", variant="bao-la-kete", engines=["random", "greedy", "search"], time_control="2+0.05"
+    )
+    assert services.start_due_tournaments() == [tournament.pk]
+    _wait_finished(tournament, timeout=240)
+
+    matches = list(Match.objects.filter(tournament=tournament))
+    assert len(matches) == 3
+    assert all(m.status == "finished" for m in matches), [(m.pk, m.status, m.error) for m in matches]
+    rated_games = Game.objects.filter(match__tournament=tournament, rated=True).count()
+    assert rated_games >= 6
+    # Every rated game moved two ratings, once each.
+    assert RatingChange.objects.filter(game__match__tournament=tournament).count() == 2 * rated_games
+
+    board = list(selectors.leaderboard(variant="bao-la-kete"))
+    assert [r.engine_version.engine.name for r in board][0] == "search"
+    assert board[0].rank == 1
+    assert sum(r.games for r in board) == 2 * rated_games
+    table = selectors.tournament_table(tournament)
+    top = table.standings[0]
+    assert table.entries[top.player].engine_version.engine.name == "search"
+    assert (top.points, top.match_wins) == (2.0, 2)
+    assert Rating.objects.get(engine_version__engine__name="search").rating > 1500
+    # The worker and every engine it started are still only the worker's own processes.
+    assert worker.popen.poll() is None
