@@ -62,11 +62,14 @@ class Clock:
     def budget_ms(self, moves_to_go: int = 30) -> int:
         """Milliseconds to spend on this move (>= 1).
 
-        ``go movetime t``: ``t`` minus a safety margin. Clocks: ``remaining / moves_to_go`` plus
+        ``go movetime t``: ``t`` minus a margin (5 %, at least 15 ms, at most ``t/5``). Clocks: ``remaining / moves_to_go`` plus
         most of the increment, never more than half the remaining time, minus a safety margin.
         """
         if self.movetime_ms is not None:
-            return max(1, self.movetime_ms - min(_SAFETY_MS, self.movetime_ms // 5))
+            # With a movetime nothing carries over, so the margin also covers a late node:
+            # 5 % (at least the safety margin), never more than a fifth of the move.
+            margin = min(max(_SAFETY_MS, self.movetime_ms // 20), self.movetime_ms // 5)
+            return max(1, self.movetime_ms - margin)
         planned = self.my_ms // max(1, moves_to_go) + (self.my_inc_ms * 9) // 10
         planned = min(planned, self.my_ms // 2)
         return max(1, planned - _SAFETY_MS)

@@ -334,6 +334,7 @@ def test_parse_go_reads_movetime_and_skips_junk() -> None:
     [
         (Clock(movetime_ms=100), 85),                  # minus the 15 ms margin
         (Clock(movetime_ms=20), 16),                   # the margin is at most a fifth
+        (Clock(movetime_ms=1000), 950),                # and 5 % of a long movetime
         (Clock(my_ms=1000, my_inc_ms=100), 1000 // 30 + 90 - 15),
         (Clock(my_ms=10000, my_inc_ms=100), 10000 // 30 + 90 - 15),
         (Clock(my_ms=60, my_inc_ms=100), 30 - 15),     # never more than half the clock
