@@ -131,6 +131,12 @@ SPECTACULAR_SETTINGS = {
     "browse leaderboards and replays.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Several models have a "status" choice set: name them so the schema is stable.
+    "ENUM_NAME_OVERRIDES": {
+        "EngineVersionStatusEnum": "engines.models.EngineVersion.Status",
+        "MatchStatusEnum": "arena.matches.models.Match.Status",
+        "TournamentStatusEnum": "tournaments.models.Tournament.Status",
+    },
 }
 
 # --- Celery -------------------------------------------------------------------------------
