@@ -36,3 +36,17 @@ def test_the_swagger_ui_page_is_served(anon_client):
     response = anon_client.get("/api/docs/")
     assert response.status_code == 200
     assert b"swagger" in response.content.lower()
+
+
+def test_the_accounts_and_engines_views_generate_without_warnings_or_errors():
+    from django.urls import include, path
+    from drf_spectacular.drainage import GENERATOR_STATS
+    from drf_spectacular.generators import SchemaGenerator
+
+    patterns = [path("api/", include("arena.accounts.urls")), path("api/", include("engines.urls"))]
+    GENERATOR_STATS.reset()
+    with GENERATOR_STATS.silence():
+        schema = SchemaGenerator(patterns=patterns).get_schema(request=None, public=True)
+    assert dict(GENERATOR_STATS._warn_cache) == {}
+    assert dict(GENERATOR_STATS._error_cache) == {}
+    assert set(schema["paths"]) == set(OUR_PATHS)
