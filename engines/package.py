@@ -39,9 +39,10 @@ import stat
 import tarfile
 import tempfile
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import IO, Iterator
+from typing import IO
 
 MANIFEST_NAME = "bao-engine.json"
 #: Most members (files, directories, links) an archive or directory package may hold.
@@ -114,15 +115,21 @@ def load_engine(
     except (FileNotFoundError, NotADirectoryError):
         raise EnginePackageError("not_found", f"no engine at {src}") from None
     except OSError as exc:
-        raise EnginePackageError("not_found", f"cannot read {src}: {exc.strerror}") from None
+        raise EnginePackageError(
+            "not_found", f"cannot read {src}: {exc.strerror}"
+        ) from None
     if stat.S_ISDIR(st.st_mode):
         root = src.resolve()
         _check_tree(root, max_bytes)
         return _from_manifest(root)
     if not stat.S_ISREG(st.st_mode):
-        raise EnginePackageError("not_executable", f"{src} is neither a file nor a directory")
+        raise EnginePackageError(
+            "not_executable", f"{src} is neither a file nor a directory"
+        )
     if st.st_size > max_bytes:
-        raise EnginePackageError("too_large", f"{src} is {st.st_size} bytes, over {max_bytes}")
+        raise EnginePackageError(
+            "too_large", f"{src} is {st.st_size} bytes, over {max_bytes}"
+        )
     with open(src, "rb") as fh:
         head = fh.read(4)
     if head.startswith(_ZIP_MAGIC) or head.startswith(_GZIP_MAGIC):
@@ -142,9 +149,13 @@ def load_engine(
 # --------------------------------------------------------------------------- executables
 
 
-def _from_executable(src: Path, st: os.stat_result, head: bytes, unpack_dir: Path | None) -> EnginePackage:
+def _from_executable(
+    src: Path, st: os.stat_result, head: bytes, unpack_dir: Path | None
+) -> EnginePackage:
     if not st.st_mode & 0o111:
-        raise EnginePackageError("not_executable", f"{src.name} has no execute permission")
+        raise EnginePackageError(
+            "not_executable", f"{src.name} has no execute permission"
+        )
     if not (head.startswith(b"#!") or head == b"\x7fELF"):
         raise EnginePackageError(
             "not_executable", f"{src.name} is neither a #! script nor an ELF binary"
@@ -169,36 +180,51 @@ def _package_root(dest: Path) -> Path:
     if (dest / MANIFEST_NAME).is_file():
         return dest
     entries = list(dest.iterdir())
-    if len(entries) == 1 and entries[0].is_dir() and not entries[0].is_symlink():
-        if (entries[0] / MANIFEST_NAME).is_file():
-            return entries[0]
+    if (
+        len(entries) == 1
+        and entries[0].is_dir()
+        and not entries[0].is_symlink()
+        and (entries[0] / MANIFEST_NAME).is_file()
+    ):
+        return entries[0]
     raise EnginePackageError("bad_manifest", f"the archive holds no {MANIFEST_NAME}")
 
 
 def _from_manifest(root: Path) -> EnginePackage:
     mpath = root / MANIFEST_NAME
     if mpath.is_symlink() or not mpath.is_file():
-        raise EnginePackageError("bad_manifest", f"{root.name or root} holds no {MANIFEST_NAME}")
+        raise EnginePackageError(
+            "bad_manifest", f"{root.name or root} holds no {MANIFEST_NAME}"
+        )
     raw = mpath.read_bytes()[: MAX_MANIFEST_BYTES + 1]
     if len(raw) > MAX_MANIFEST_BYTES:
-        raise EnginePackageError("bad_manifest", f"{MANIFEST_NAME} is over {MAX_MANIFEST_BYTES} bytes")
+        raise EnginePackageError(
+            "bad_manifest", f"{MANIFEST_NAME} is over {MAX_MANIFEST_BYTES} bytes"
+        )
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
-        raise EnginePackageError("bad_manifest", f"{MANIFEST_NAME} is not UTF-8") from None
+        raise EnginePackageError(
+            "bad_manifest", f"{MANIFEST_NAME} is not UTF-8"
+        ) from None
     except json.JSONDecodeError as exc:
         raise EnginePackageError(
-            "bad_manifest", f"{MANIFEST_NAME} is not JSON: {exc.msg} (line {exc.lineno})"
+            "bad_manifest",
+            f"{MANIFEST_NAME} is not JSON: {exc.msg} (line {exc.lineno})",
         ) from None
     if not isinstance(data, dict):
-        raise EnginePackageError("bad_manifest", f"{MANIFEST_NAME} must be a JSON object")
+        raise EnginePackageError(
+            "bad_manifest", f"{MANIFEST_NAME} must be a JSON object"
+        )
     name = data.get("name")
     if not isinstance(name, str):
         raise EnginePackageError("bad_manifest", '"name" must be a string')
     name = _check_name(name, '"name"')
     author = data.get("author", "")
     if not isinstance(author, str) or len(author) > 128 or not author.isprintable():
-        raise EnginePackageError("bad_manifest", '"author" must be a printable string (<= 128 chars)')
+        raise EnginePackageError(
+            "bad_manifest", '"author" must be a printable string (<= 128 chars)'
+        )
     argv = _check_command(root, data.get("command"))
     return EnginePackage(name=name, root=root, argv=argv, author=author)
 
@@ -215,10 +241,16 @@ def _check_name(name: str, what: str) -> str:
 def _check_command(root: Path, command: object) -> tuple[str, ...]:
     if not isinstance(command, list) or not command or len(command) > MAX_COMMAND_WORDS:
         raise EnginePackageError(
-            "bad_manifest", f'"command" must be a list of 1..{MAX_COMMAND_WORDS} strings'
+            "bad_manifest",
+            f'"command" must be a list of 1..{MAX_COMMAND_WORDS} strings',
         )
     for word in command:
-        if not isinstance(word, str) or not word or len(word) > MAX_WORD_CHARS or "\0" in word:
+        if (
+            not isinstance(word, str)
+            or not word
+            or len(word) > MAX_WORD_CHARS
+            or "\0" in word
+        ):
             raise EnginePackageError(
                 "bad_manifest", '"command" words must be non-empty strings without NUL'
             )
@@ -226,20 +258,29 @@ def _check_command(root: Path, command: object) -> tuple[str, ...]:
     parts = PurePosixPath(first).parts
     if first.startswith("/") or ".." in parts:
         raise EnginePackageError(
-            "bad_manifest", f'"command"[0] {first!r} must be relative to the engine root'
+            "bad_manifest",
+            f'"command"[0] {first!r} must be relative to the engine root',
         )
     candidate = root / first
     if "/" in first or candidate.is_file() or candidate.is_symlink():
         # A file of the package: it must be there, stay inside, and be executable.
         if not candidate.is_file():
-            raise EnginePackageError("bad_manifest", f'"command"[0] {first!r} is not in the package')
+            raise EnginePackageError(
+                "bad_manifest", f'"command"[0] {first!r} is not in the package'
+            )
         real = candidate.resolve()
         if not real.is_relative_to(root.resolve()):
-            raise EnginePackageError("unsafe_archive", f'"command"[0] {first!r} points outside the package')
+            raise EnginePackageError(
+                "unsafe_archive", f'"command"[0] {first!r} points outside the package'
+            )
         if not real.stat().st_mode & 0o111:
-            raise EnginePackageError("not_executable", f'"command"[0] {first!r} is not executable')
+            raise EnginePackageError(
+                "not_executable", f'"command"[0] {first!r} is not executable'
+            )
         if "/" not in first:
-            first = f"./{first}"  # execvp would search PATH for a bare name, not the root
+            first = (
+                f"./{first}"  # execvp would search PATH for a bare name, not the root
+            )
     return (first, *command[1:])
 
 
@@ -259,12 +300,15 @@ def _check_tree(root: Path, max_bytes: int) -> None:
             if stat.S_ISLNK(st.st_mode):
                 if not _inside(p, root):
                     raise EnginePackageError(
-                        "unsafe_archive", f"link {p.relative_to(root)} points outside the package"
+                        "unsafe_archive",
+                        f"link {p.relative_to(root)} points outside the package",
                     )
             elif stat.S_ISREG(st.st_mode):
                 total += st.st_size
                 if total > max_bytes:
-                    raise EnginePackageError("too_large", f"more than {max_bytes} bytes of files")
+                    raise EnginePackageError(
+                        "too_large", f"more than {max_bytes} bytes of files"
+                    )
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -318,14 +362,22 @@ class _Writer:
     def member(self, name: str) -> Path:
         self.members += 1
         if self.members > MAX_MEMBERS:
-            raise EnginePackageError("too_large", f"more than {MAX_MEMBERS} archive members")
+            raise EnginePackageError(
+                "too_large", f"more than {MAX_MEMBERS} archive members"
+            )
         if "\0" in name or "\\" in name:
-            raise EnginePackageError("unsafe_archive", f"member name {name!r} holds NUL or '\\'")
+            raise EnginePackageError(
+                "unsafe_archive", f"member name {name!r} holds NUL or '\\'"
+            )
         if name.startswith("/") or (len(name) > 1 and name[1] == ":"):
-            raise EnginePackageError("unsafe_archive", f"member {name!r} has an absolute path")
+            raise EnginePackageError(
+                "unsafe_archive", f"member {name!r} has an absolute path"
+            )
         parts = [p for p in PurePosixPath(name).parts if p not in ("", ".")]
         if ".." in parts:
-            raise EnginePackageError("unsafe_archive", f"member {name!r} climbs out with '..'")
+            raise EnginePackageError(
+                "unsafe_archive", f"member {name!r} climbs out with '..'"
+            )
         if not parts:
             return self.dest
         rel = "/".join(parts)
@@ -344,7 +396,9 @@ class _Writer:
         try:
             target.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
             # O_EXCL|O_NOFOLLOW: links are created only after all files, so nothing may pre-exist.
-            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+            fd = os.open(
+                target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600
+            )
         except (FileExistsError, NotADirectoryError, IsADirectoryError):
             raise self._clash(target) from None
         with os.fdopen(fd, "wb") as out:
@@ -360,13 +414,16 @@ class _Writer:
     def link(self, target: Path, link_to: str) -> None:
         if not link_to or link_to.startswith("/") or "\0" in link_to:
             raise EnginePackageError(
-                "unsafe_archive", f"link {target.relative_to(self.dest)} -> {link_to!r} is absolute"
+                "unsafe_archive",
+                f"link {target.relative_to(self.dest)} -> {link_to!r} is absolute",
             )
         self.links.append((target, link_to))
 
     def _clash(self, target: Path) -> EnginePackageError:
         rel = target.relative_to(self.dest)
-        return EnginePackageError("unsafe_archive", f"member {rel} clashes with another member")
+        return EnginePackageError(
+            "unsafe_archive", f"member {rel} clashes with another member"
+        )
 
     def finish(self) -> None:
         for target, link_to in self.links:
@@ -396,13 +453,16 @@ def _unpack_zip(src: Path, dest: Path, max_bytes: int) -> None:
                 mode = info.external_attr >> 16
                 if stat.S_ISLNK(mode):
                     if info.file_size > 4096:
-                        raise EnginePackageError("unsafe_archive", f"link {info.filename!r} is too long")
+                        raise EnginePackageError(
+                            "unsafe_archive", f"link {info.filename!r} is too long"
+                        )
                     w.link(target, zf.read(info).decode("utf-8", "replace"))
                 elif info.is_dir():
                     w.directory(target)
                 elif mode and not stat.S_ISREG(mode):
                     raise EnginePackageError(
-                        "unsafe_archive", f"member {info.filename!r} is not a file, directory or link"
+                        "unsafe_archive",
+                        f"member {info.filename!r} is not a file, directory or link",
                     )
                 else:
                     with zf.open(info) as data:
@@ -410,10 +470,18 @@ def _unpack_zip(src: Path, dest: Path, max_bytes: int) -> None:
             w.finish()
     except EnginePackageError:
         raise
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError, ValueError) as exc:
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        EOFError,
+        NotImplementedError,
+        ValueError,
+    ) as exc:
         raise EnginePackageError("bad_archive", f"corrupt zip archive: {exc}") from None
     except (UnicodeDecodeError, RuntimeError) as exc:  # RuntimeError: encrypted members
-        raise EnginePackageError("bad_archive", f"unreadable zip archive: {exc}") from None
+        raise EnginePackageError(
+            "bad_archive", f"unreadable zip archive: {exc}"
+        ) from None
 
 
 def _tar_members(tf: tarfile.TarFile) -> Iterator[tarfile.TarInfo]:
@@ -440,14 +508,19 @@ def _unpack_tar(src: Path, dest: Path, max_bytes: int) -> None:
                     assert data is not None  # regular members always have data
                     w.file(target, data, bool(info.mode & 0o111))
                 elif info.islnk():
-                    raise EnginePackageError("unsafe_archive", f"hard link {info.name!r} is not allowed")
+                    raise EnginePackageError(
+                        "unsafe_archive", f"hard link {info.name!r} is not allowed"
+                    )
                 else:
                     raise EnginePackageError(
-                        "unsafe_archive", f"member {info.name!r} is not a file, directory or link"
+                        "unsafe_archive",
+                        f"member {info.name!r} is not a file, directory or link",
                     )
             w.finish()
     except EnginePackageError:
         raise
     except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
         # OSError also covers gzip.BadGzipFile and zlib errors of a truncated stream.
-        raise EnginePackageError("bad_archive", f"corrupt tar.gz archive: {exc}") from None
+        raise EnginePackageError(
+            "bad_archive", f"corrupt tar.gz archive: {exc}"
+        ) from None

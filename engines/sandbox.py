@@ -58,9 +58,10 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Mapping
+from typing import BinaryIO, Self
 
 from engines.package import EnginePackage
 
@@ -73,7 +74,11 @@ MODES = ("auto", "bwrap", "fallback", "off")
 UID_BASE = int(os.environ.get("BAO_SANDBOX_UID_BASE", "2100000"))
 UID_COUNT = 4096
 #: Where the uid leases (lock files) and scratch directories live.
-STATE_DIR = Path(os.environ.get("BAO_SANDBOX_DIR", os.path.join(tempfile.gettempdir(), "bao-sandbox")))
+STATE_DIR = Path(
+    os.environ.get(
+        "BAO_SANDBOX_DIR", os.path.join(tempfile.gettempdir(), "bao-sandbox")
+    )
+)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 #: (host path relative to the repository, path under the in-sandbox library dir) made importable.
@@ -84,7 +89,10 @@ LIBRARY_FILES = (
     ("engines/sdk.py", "engines/sdk.py"),
 )
 BWRAP = shutil.which("bwrap") or "/usr/bin/bwrap"
-_TOOLS = {name: shutil.which(name) or f"/usr/bin/{name}" for name in ("unshare", "setpriv", "prlimit")}
+_TOOLS = {
+    name: shutil.which(name) or f"/usr/bin/{name}"
+    for name in ("unshare", "setpriv", "prlimit")
+}
 
 _ENGINE_ROOT_IN = "/engine"
 _SCRATCH_IN = "/scratch"
@@ -118,7 +126,9 @@ class SandboxLimits:
     def __post_init__(self) -> None:
         for name, value in self.__dict__.items():
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-                raise ValueError(f"SandboxLimits.{name} must be a positive int, not {value!r}")
+                raise ValueError(
+                    f"SandboxLimits.{name} must be a positive int, not {value!r}"
+                )
 
 
 @dataclass(frozen=True)
@@ -132,10 +142,12 @@ class SandboxConfig:
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
-            raise ValueError(f"sandbox mode must be one of {', '.join(MODES)}, not {self.mode!r}")
+            raise ValueError(
+                f"sandbox mode must be one of {', '.join(MODES)}, not {self.mode!r}"
+            )
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> "SandboxConfig":
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> SandboxConfig:
         """Read ``BAO_SANDBOX_MODE`` (default ``auto``) and ``BAO_SANDBOX_REQUIRE_FULL``
         (``1``/``0``, ``true``/``false``...). Raises ``ValueError`` on junk values."""
         env = os.environ if environ is None else environ
@@ -176,20 +188,39 @@ def probe(refresh: bool = False) -> Probe:
     with _probe_lock:
         if _probe_cache is None or refresh:
             root = os.geteuid() == 0
-            bwrap = _try([BWRAP, *_BWRAP_BASE, "--", "/usr/bin/true"], as_uid=UID_BASE - 1) if root else "not root"
+            bwrap = (
+                _try([BWRAP, *_BWRAP_BASE, "--", "/usr/bin/true"], as_uid=UID_BASE - 1)
+                if root
+                else "not root"
+            )
             if root and not os.path.exists(BWRAP):
-                bwrap = "bwrap is not installed (scripts/install-sandbox.sh installs it)"
-            unshare = _try([_TOOLS["unshare"], *_UNSHARE_ARGS, "--", "/usr/bin/true"]) if root else "not root"
+                bwrap = (
+                    "bwrap is not installed (scripts/install-sandbox.sh installs it)"
+                )
+            unshare = (
+                _try([_TOOLS["unshare"], *_UNSHARE_ARGS, "--", "/usr/bin/true"])
+                if root
+                else "not root"
+            )
             _probe_cache = Probe(root=root, bwrap_reason=bwrap, unshare_reason=unshare)
         return _probe_cache
 
 
 def _try(argv: list[str], as_uid: int | None = None) -> str:
-    """"" if ``argv`` exits 0 within 5 s, else why not (its stderr, shortened)."""
-    ids = {} if as_uid is None else {"user": as_uid, "group": as_uid, "extra_groups": []}
+    """ "" if ``argv`` exits 0 within 5 s, else why not (its stderr, shortened)."""
+    ids = (
+        {} if as_uid is None else {"user": as_uid, "group": as_uid, "extra_groups": []}
+    )
     try:
         done = subprocess.run(
-            argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=5, cwd="/", env=_base_env(), **ids
+            argv,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=5,
+            cwd="/",
+            env=_base_env(),
+            check=False,
+            **ids,
         )
     except (OSError, subprocess.SubprocessError) as exc:
         return f"{Path(argv[0]).name}: {exc}"
@@ -201,8 +232,22 @@ def _try(argv: list[str], as_uid: int | None = None) -> str:
 
 # --------------------------------------------------------------------------- command lines
 
-_BWRAP_BASE = ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-               "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+_BWRAP_BASE = [
+    "--unshare-all",
+    "--die-with-parent",
+    "--new-session",
+    "--cap-drop",
+    "ALL",
+    "--ro-bind",
+    "/usr",
+    "/usr",
+    "--proc",
+    "/proc",
+    "--dev",
+    "/dev",
+    "--tmpfs",
+    "/tmp",
+]
 for _top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
     if os.path.islink(_top):
         _BWRAP_BASE += ["--symlink", os.readlink(_top), _top]
@@ -210,7 +255,15 @@ for _top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
         _BWRAP_BASE += ["--ro-bind", _top, _top]
 # ld.so.cache only speeds up library lookup; nothing else of /etc is shown.
 _BWRAP_BASE += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
-_UNSHARE_ARGS = ["--fork", "--pid", "--kill-child", "--mount-proc", "--net", "--ipc", "--uts"]
+_UNSHARE_ARGS = [
+    "--fork",
+    "--pid",
+    "--kill-child",
+    "--mount-proc",
+    "--net",
+    "--ipc",
+    "--uts",
+]
 
 
 def _base_env() -> dict[str, str]:
@@ -230,20 +283,53 @@ def _prlimit_argv(limits: SandboxLimits) -> list[str]:
     ]
 
 
-def _bwrap_argv(package: EnginePackage, uid: int, scratch: Path, limits: SandboxLimits) -> list[str]:
-    argv = [BWRAP, *_BWRAP_BASE, "--uid", str(uid), "--gid", str(uid), "--hostname", "engine"]
+def _bwrap_argv(
+    package: EnginePackage, uid: int, scratch: Path, limits: SandboxLimits
+) -> list[str]:
+    argv = [
+        BWRAP,
+        *_BWRAP_BASE,
+        "--uid",
+        str(uid),
+        "--gid",
+        str(uid),
+        "--hostname",
+        "engine",
+    ]
     for host_rel, inside in LIBRARY_FILES:
         argv += ["--ro-bind-try", str(REPO_ROOT / host_rel), f"{_LIB_IN}/{inside}"]
-    argv += ["--ro-bind", str(package.root), _ENGINE_ROOT_IN, "--bind", str(scratch), _SCRATCH_IN,
-             "--chdir", _ENGINE_ROOT_IN, "--", *_prlimit_argv(limits), *package.argv]
+    argv += [
+        "--ro-bind",
+        str(package.root),
+        _ENGINE_ROOT_IN,
+        "--bind",
+        str(scratch),
+        _SCRATCH_IN,
+        "--chdir",
+        _ENGINE_ROOT_IN,
+        "--",
+        *_prlimit_argv(limits),
+        *package.argv,
+    ]
     return argv
 
 
-def _fallback_argv(package: EnginePackage, uid: int, limits: SandboxLimits, with_unshare: bool) -> list[str]:
+def _fallback_argv(
+    package: EnginePackage, uid: int, limits: SandboxLimits, with_unshare: bool
+) -> list[str]:
     # The kernel clears the parent-death signal when the uid changes (and unshare's
     # --kill-child is one), so this setpriv sets it again after dropping to the engine uid.
-    drop = [_TOOLS["setpriv"], f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
-            "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--pdeathsig=KILL", "--"]
+    drop = [
+        _TOOLS["setpriv"],
+        f"--reuid={uid}",
+        f"--regid={uid}",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+        "--no-new-privs",
+        "--pdeathsig=KILL",
+        "--",
+    ]
     tail = [*drop, *_prlimit_argv(limits), *package.argv]
     # The first setpriv gives the root-owned wrapper a parent-death signal (kept across exec);
     # with unshare, its --kill-child then takes the pid namespace down with it.
@@ -282,7 +368,9 @@ class _UidLease:
         start = (os.getpid() * 7919 + time.monotonic_ns()) % UID_COUNT
         for i in range(UID_COUNT):
             uid = UID_BASE + (start + i) % UID_COUNT
-            fd = os.open(lock_dir / str(uid), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            fd = os.open(
+                lock_dir / str(uid), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600
+            )
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -327,7 +415,9 @@ def _scan(match_uid: int | None = None, match_sid: int | None = None) -> set[int
         st = _proc_status(name)
         if st is None or st[2] == "Z":  # zombies are dead; their parent reaps them
             continue
-        if (match_uid is not None and st[0] == match_uid) or (match_sid is not None and st[1] == match_sid):
+        if (match_uid is not None and st[0] == match_uid) or (
+            match_sid is not None and st[1] == match_sid
+        ):
             found.add(int(name))
     return found
 
@@ -339,9 +429,24 @@ def _pids_of_uid(uid: int) -> set[int]:
 def _kill_uid(uid: int) -> None:
     """``kill(-1, SIGKILL)`` as ``uid``: every process of that uid, atomically against forks."""
     try:
-        subprocess.run([_TOOLS["setpriv"], f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
-                        "--", "kill", "-KILL", "-1"], stdin=subprocess.DEVNULL,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=5, env=_base_env())
+        subprocess.run(
+            [
+                _TOOLS["setpriv"],
+                f"--reuid={uid}",
+                f"--regid={uid}",
+                "--clear-groups",
+                "--",
+                "kill",
+                "-KILL",
+                "-1",
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=5,
+            env=_base_env(),
+            check=False,
+        )
     except (OSError, subprocess.SubprocessError) as exc:
         LOG.error("could not kill the processes of engine uid %d: %s", uid, exc)
 
@@ -358,8 +463,15 @@ class EngineProcess:
     ``stderr_overflow`` is set past ``max_stderr_bytes`` (memory stays bounded either way).
     """
 
-    def __init__(self, popen: subprocess.Popen[bytes], mode: str, limits: SandboxLimits,
-                 lease: _UidLease | None, scratch: Path, started_ns: int) -> None:
+    def __init__(
+        self,
+        popen: subprocess.Popen[bytes],
+        mode: str,
+        limits: SandboxLimits,
+        lease: _UidLease | None,
+        scratch: Path,
+        started_ns: int,
+    ) -> None:
         self._popen = popen
         self.pid = popen.pid
         self.mode = mode
@@ -367,7 +479,11 @@ class EngineProcess:
         self._lease = lease
         self.uid = lease.uid if lease else os.getuid()
         self.scratch = scratch
-        assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
+        assert (
+            popen.stdin is not None
+            and popen.stdout is not None
+            and popen.stderr is not None
+        )
         self.stdin: BinaryIO = popen.stdin  # type: ignore[assignment]
         self._stdout = popen.stdout
         self.stdout_fd = popen.stdout.fileno()
@@ -379,11 +495,14 @@ class EngineProcess:
         self._killed = False
         self._kill_lock = threading.Lock()
         self._drainer = threading.Thread(
-            target=self._drain, args=(popen.stderr,), name=f"engine-stderr-{self.pid}", daemon=True
+            target=self._drain,
+            args=(popen.stderr,),
+            name=f"engine-stderr-{self.pid}",
+            daemon=True,
         )
         self._drainer.start()
 
-    def __enter__(self) -> "EngineProcess":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -461,7 +580,11 @@ class EngineProcess:
                 if not survivors:
                     break
                 if time.monotonic() > deadline:
-                    LOG.error("engine pid %d: processes %s survived SIGKILL", self.pid, sorted(survivors))
+                    LOG.error(
+                        "engine pid %d: processes %s survived SIGKILL",
+                        self.pid,
+                        sorted(survivors),
+                    )
                     break
                 if self.mode == "off":
                     for pid in survivors:
@@ -509,7 +632,9 @@ def _sigkill(pid: int) -> None:
 # --------------------------------------------------------------------------- starting
 
 
-def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()) -> EngineProcess:
+def start_engine(
+    package: EnginePackage, config: SandboxConfig = SandboxConfig()
+) -> EngineProcess:
     """Start ``package`` in the sandbox ``config`` asks for; returns the running process.
 
     Raises ``SandboxError`` when it cannot be started safely: ``require_full`` and bwrap does not
@@ -524,7 +649,9 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
     if mode != "off":
         _check_readable(root)
     STATE_DIR.mkdir(mode=0o711, parents=True, exist_ok=True)
-    os.chmod(STATE_DIR, 0o711)  # the engine uid must reach its scratch dir, and list nothing
+    os.chmod(
+        STATE_DIR, 0o711
+    )  # the engine uid must reach its scratch dir, and list nothing
     lease = _UidLease() if mode != "off" else None
     try:
         scratch = Path(tempfile.mkdtemp(prefix="scratch-", dir=STATE_DIR))
@@ -540,13 +667,23 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
                 ids = {"user": lease.uid, "group": lease.uid, "extra_groups": []}
             else:
                 env.update(HOME=str(scratch), PYTHONPATH=str(_library_dir()))
-                argv = _fallback_argv(package, lease.uid, config.limits, probe().unshare_ok)
+                argv = _fallback_argv(
+                    package, lease.uid, config.limits, probe().unshare_ok
+                )
                 ids = {}
             cwd = str(root)
         started = time.monotonic_ns()
         popen = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            bufsize=0, cwd=cwd, env=env, start_new_session=True, close_fds=True, **ids,
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            bufsize=0,
+            cwd=cwd,
+            env=env,
+            start_new_session=True,
+            close_fds=True,
+            **ids,
         )
     except SandboxError:
         if lease:
@@ -555,7 +692,9 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
     except (OSError, subprocess.SubprocessError, ValueError) as exc:
         if lease:
             lease.release()
-        raise SandboxError(f"cannot start engine {package.name!r} ({mode}): {exc}") from exc
+        raise SandboxError(
+            f"cannot start engine {package.name!r} ({mode}): {exc}"
+        ) from exc
     return EngineProcess(popen, mode, config.limits, lease, scratch, started)
 
 
@@ -566,13 +705,19 @@ def _choose_mode(config: SandboxConfig) -> str:
         return "off"
     found = probe()
     if not found.root:
-        raise SandboxError("the engine sandbox needs root (to give engines their own uid)")
+        raise SandboxError(
+            "the engine sandbox needs root (to give engines their own uid)"
+        )
     if config.mode in ("auto", "bwrap") and found.bwrap_ok:
         return "bwrap"
     if config.require_full or config.mode == "bwrap":
-        raise SandboxError(f"the full sandbox (bwrap) does not work here: {found.bwrap_reason}")
+        raise SandboxError(
+            f"the full sandbox (bwrap) does not work here: {found.bwrap_reason}"
+        )
     if config.mode == "auto":
-        _warn_once(f"engines run in the FALLBACK sandbox because bwrap does not work here: {found.bwrap_reason}")
+        _warn_once(
+            f"engines run in the FALLBACK sandbox because bwrap does not work here: {found.bwrap_reason}"
+        )
     if not found.unshare_ok:
         _warn_once(
             "fallback sandbox without namespaces (unshare failed: "
@@ -598,4 +743,6 @@ def _check_readable(root: Path) -> None:
         raise SandboxError(f"engine root {path} is not world-readable (chmod a+rX it)")
     for parent in path.parents:
         if not parent.stat().st_mode & 0o001:
-            raise SandboxError(f"engine root {path}: {parent} is not world-searchable (chmod o+x)")
+            raise SandboxError(
+                f"engine root {path}: {parent} is not world-searchable (chmod o+x)"
+            )

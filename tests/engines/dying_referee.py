@@ -11,11 +11,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from engines.package import EnginePackage  # noqa: E402
-from engines.sandbox import SandboxConfig, start_engine  # noqa: E402
+from engines.package import EnginePackage
+from engines.sandbox import SandboxConfig, start_engine
 
 mode, root, marker = sys.argv[1:4]
-package = EnginePackage(name="forker", root=Path(root), argv=("python3", "fork_children.py", marker))
+package = EnginePackage(
+    name="forker", root=Path(root), argv=("python3", "fork_children.py", marker)
+)
 engine = start_engine(package, SandboxConfig(mode=mode))
 line = b""
 while not line.endswith(b"\n"):

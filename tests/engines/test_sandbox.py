@@ -19,8 +19,8 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -44,14 +44,21 @@ _found = probe()
 SANDBOXED = [
     pytest.param(
         "bwrap",
-        marks=pytest.mark.skipif(not _found.bwrap_ok, reason=f"bwrap does not work here: {_found.bwrap_reason}"),
+        marks=pytest.mark.skipif(
+            not _found.bwrap_ok,
+            reason=f"bwrap does not work here: {_found.bwrap_reason}",
+        ),
     ),
     pytest.param(
         "fallback",
-        marks=pytest.mark.skipif(not _found.root, reason="the fallback sandbox needs root to switch uids"),
+        marks=pytest.mark.skipif(
+            not _found.root, reason="the fallback sandbox needs root to switch uids"
+        ),
     ),
 ]
-needs_root = pytest.mark.skipif(not _found.root, reason="the sandbox needs root to lease engine uids")
+needs_root = pytest.mark.skipif(
+    not _found.root, reason="the sandbox needs root to lease engine uids"
+)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -71,7 +78,9 @@ def hostile(root: Path, script: str, *args: str) -> tuple[EnginePackage, str]:
     marker = f"bao-marker-{uuid.uuid4().hex}"
     shutil.copyfile(HOSTILE / script, root / script)
     os.chmod(root / script, 0o644)
-    return EnginePackage(name=script, root=root, argv=("python3", script, marker, *args)), marker
+    return EnginePackage(
+        name=script, root=root, argv=("python3", script, marker, *args)
+    ), marker
 
 
 def marker_pids(marker: str, python_only: bool = False) -> set[int]:
@@ -88,7 +97,9 @@ def marker_pids(marker: str, python_only: bool = False) -> set[int]:
                     cmdline = fh.read()
             except OSError:
                 continue
-            if needle in cmdline and (not python_only or cmdline.startswith(b"python3\0")):
+            if needle in cmdline and (
+                not python_only or cmdline.startswith(b"python3\0")
+            ):
                 found.add(int(name))
     return found
 
@@ -141,20 +152,24 @@ def assert_all_gone(engine: EngineProcess, marker: str) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", SANDBOXED)
-def test_children_that_keep_running_and_a_daemon_are_all_gone_after_kill(mode: str, world_dir: Path) -> None:
+def test_children_that_keep_running_and_a_daemon_are_all_gone_after_kill(
+    mode: str, world_dir: Path
+) -> None:
     package, marker = hostile(world_dir, "fork_children.py")
     engine = start_engine(package, SandboxConfig(mode=mode))
     assert engine.mode == mode
     assert read_lines(engine, 1) == ["forked 3"]
-    # The parent, two children and the daemon grandchild (the third child exited).
-    assert wait_for(lambda: len(engine_pids(marker)) == 4)
+    # The parent, two children and the daemon grandchild (the third child was reaped).
+    assert len(engine_pids(marker)) == 4
     assert marker_pids(marker) <= engine.alive_pids()
     assert_all_gone(engine, marker)
     assert engine.poll() == -signal.SIGKILL
 
 
 @pytest.mark.parametrize("mode", SANDBOXED)
-def test_an_engine_that_ignores_sigterm_and_stdin_eof_is_killed(mode: str, world_dir: Path) -> None:
+def test_an_engine_that_ignores_sigterm_and_stdin_eof_is_killed(
+    mode: str, world_dir: Path
+) -> None:
     package, marker = hostile(world_dir, "ignore_term.py")
     with start_engine(package, SandboxConfig(mode=mode)) as engine:
         assert read_lines(engine, 1) == ["ready"]
@@ -171,20 +186,25 @@ def test_an_engine_that_ignores_sigterm_and_stdin_eof_is_killed(mode: str, world
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", SANDBOXED)
-def test_all_engine_processes_die_with_a_killed_referee(mode: str, world_dir: Path) -> None:
+def test_all_engine_processes_die_with_a_killed_referee(
+    mode: str, world_dir: Path
+) -> None:
     _package, marker = hostile(world_dir, "fork_children.py")
     referee = subprocess.Popen(
         [sys.executable, str(HERE / "dying_referee.py"), mode, str(world_dir), marker],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     try:
         assert referee.stdout is not None
         engine_pid, said = referee.stdout.readline().decode().split(" ", 1)
         assert said.strip() == "forked 3"
-        assert wait_for(lambda: len(engine_pids(marker)) == 4)
+        assert len(engine_pids(marker)) == 4
         referee.kill()
         referee.wait(5)
-        assert wait_for(lambda: not marker_pids(marker), timeout=3.0), marker_pids(marker)
+        assert wait_for(lambda: not marker_pids(marker), timeout=3.0), marker_pids(
+            marker
+        )
         assert wait_for(lambda: not running(int(engine_pid)))
     finally:
         referee.kill()
@@ -192,12 +212,18 @@ def test_all_engine_processes_die_with_a_killed_referee(mode: str, world_dir: Pa
 
 
 @pytest.mark.parametrize("mode", SANDBOXED)
-def test_exit_codes_and_signal_deaths_read_like_popen(mode: str, world_dir: Path) -> None:
-    code = EnginePackage(name="three", root=world_dir, argv=("python3", "-c", "raise SystemExit(3)"))
+def test_exit_codes_and_signal_deaths_read_like_popen(
+    mode: str, world_dir: Path
+) -> None:
+    code = EnginePackage(
+        name="three", root=world_dir, argv=("python3", "-c", "raise SystemExit(3)")
+    )
     # A real fault: in the fallback the engine is its pid namespace's init, which the kernel
     # shields from signals it sends itself (os.kill(os.getpid(), SIGSEGV) would be ignored).
     segv = EnginePackage(
-        name="segv", root=world_dir, argv=("python3", "-c", "import ctypes; ctypes.string_at(0)")
+        name="segv",
+        root=world_dir,
+        argv=("python3", "-c", "import ctypes; ctypes.string_at(0)"),
     )
     with start_engine(code, SandboxConfig(mode=mode)) as engine:
         assert engine.wait(10) == 3
@@ -239,17 +265,27 @@ def test_the_same_listener_is_reachable_without_a_sandbox(world_dir: Path) -> No
 
 @pytest.mark.parametrize("mode", SANDBOXED)
 def test_files_outside_the_sandbox_cannot_be_read(mode: str, world_dir: Path) -> None:
-    other = Path(tempfile.mkdtemp(prefix="bao-other-engine-"))  # 0700, like another engine's dir
+    other = Path(
+        tempfile.mkdtemp(prefix="bao-other-engine-")
+    )  # 0700, like another engine's dir
     secret = world_dir.parent / f"bao-secret-{uuid.uuid4().hex}"
     secret.write_text("DATABASE_URL=postgres://arena:hunter2@db/arena\n")
     os.chmod(secret, 0o600)
     try:
         paths = ["/etc/shadow", "/root", str(secret), str(other)]
-        package, marker = hostile(world_dir, "read_files.py", *paths, str(REPO / "requirements.txt"), str(REPO))
+        package, marker = hostile(
+            world_dir,
+            "read_files.py",
+            *paths,
+            str(REPO / "requirements.txt"),
+            str(REPO),
+        )
         engine = start_engine(package, SandboxConfig(mode=mode))
         lines = read_lines(engine, len(paths) + 3)
         if mode == "bwrap":  # none of it is even mounted
-            assert lines == [f"{p} ENOENT" for p in (*paths, REPO / "requirements.txt", REPO)] + ["done"]
+            assert lines == [
+                f"{p} ENOENT" for p in (*paths, REPO / "requirements.txt", REPO)
+            ] + ["done"]
         else:  # the fallback shows the host; file modes keep the engine uid out
             assert lines[: len(paths)] == [f"{p} EACCES" for p in paths]
         assert_all_gone(engine, marker)
@@ -270,7 +306,11 @@ def test_the_engine_sees_a_scrubbed_environment_its_own_uid_and_read_only_files(
     assert len(lines) == 1, engine.stderr_tail()
     facts = json.loads(lines[0])
     assert engine.uid >= sandbox.UID_BASE
-    assert (facts["uid"], facts["euid"], facts["gid"]) == (engine.uid, engine.uid, engine.uid)
+    assert (facts["uid"], facts["euid"], facts["gid"]) == (
+        engine.uid,
+        engine.uid,
+        engine.uid,
+    )
     assert facts["variants"] == list(VARIANTS)
     assert facts["executable"] == "/usr/bin/python3"
     assert facts["write_home"] == "ok"
@@ -278,33 +318,48 @@ def test_the_engine_sees_a_scrubbed_environment_its_own_uid_and_read_only_files(
     assert facts["setsid_pgid"] is True
     if mode == "bwrap":
         assert facts["env"] == {
-            "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/scratch",
-            "PYTHONPATH": "/bao/lib", "PWD": "/engine",
+            "PATH": "/usr/bin:/bin",
+            "LANG": "C.UTF-8",
+            "HOME": "/scratch",
+            "PYTHONPATH": "/bao/lib",
+            "PWD": "/engine",
         }
         assert facts["cwd"] == "/engine"
         # The file is root's 0644 (EACCES comes first); creating hits the read-only mount.
         assert (facts["write_own_file"], facts["create_in_root"]) == ("EACCES", "EROFS")
     else:
         assert facts["env"] == {
-            "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(engine.scratch),
+            "PATH": "/usr/bin:/bin",
+            "LANG": "C.UTF-8",
+            "HOME": str(engine.scratch),
             "PYTHONPATH": str(sandbox.STATE_DIR / "lib"),
         }
         assert facts["cwd"] == str(world_dir)
-        assert (facts["write_own_file"], facts["create_in_root"]) == ("EACCES", "EACCES")
+        assert (facts["write_own_file"], facts["create_in_root"]) == (
+            "EACCES",
+            "EACCES",
+        )
     assert facts["groups"] == []
     scratch = engine.scratch
     assert_all_gone(engine, marker)
     assert not scratch.exists()
-    Path(f"/tmp/bao-note-{marker}").unlink(missing_ok=True)  # the fallback shares the host /tmp
+    Path(f"/tmp/bao-note-{marker}").unlink(
+        missing_ok=True
+    )  # the fallback shares the host /tmp
 
 
-def test_mode_off_runs_as_the_service_with_the_scrubbed_environment(world_dir: Path) -> None:
+def test_mode_off_runs_as_the_service_with_the_scrubbed_environment(
+    world_dir: Path,
+) -> None:
     package, marker = hostile(world_dir, "facts.py")
     engine = start_engine(package, SandboxConfig(mode="off"))
     facts = json.loads(read_lines(engine, 1)[0])
     assert facts["uid"] == os.getuid()
     assert facts["env"] == {
-        "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(engine.scratch), "PYTHONPATH": str(REPO)
+        "PATH": "/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "HOME": str(engine.scratch),
+        "PYTHONPATH": str(REPO),
     }
     assert_all_gone(engine, marker)
 
@@ -313,7 +368,9 @@ def test_mode_off_runs_as_the_service_with_the_scrubbed_environment(world_dir: P
 
 
 @pytest.mark.parametrize("mode", SANDBOXED)
-def test_a_file_over_the_size_limit_is_refused_with_efbig(mode: str, world_dir: Path) -> None:
+def test_a_file_over_the_size_limit_is_refused_with_efbig(
+    mode: str, world_dir: Path
+) -> None:
     package, marker = hostile(world_dir, "big_file.py")
     limits = SandboxLimits(max_file_bytes=1 << 20)
     engine = start_engine(package, SandboxConfig(mode=mode, limits=limits))
@@ -322,9 +379,13 @@ def test_a_file_over_the_size_limit_is_refused_with_efbig(mode: str, world_dir: 
 
 
 @pytest.mark.parametrize("mode", SANDBOXED)
-def test_unbounded_allocation_ends_in_memory_error_below_the_limit(mode: str, world_dir: Path) -> None:
+def test_unbounded_allocation_ends_in_memory_error_below_the_limit(
+    mode: str, world_dir: Path
+) -> None:
     package, marker = hostile(world_dir, "eat_memory.py")
-    engine = start_engine(package, SandboxConfig(mode=mode, limits=SandboxLimits(memory_bytes=256 << 20)))
+    engine = start_engine(
+        package, SandboxConfig(mode=mode, limits=SandboxLimits(memory_bytes=256 << 20))
+    )
     words = read_lines(engine, 1)[0].split()
     assert words[:2] == ["MemoryError", "after"] and words[3] == "MiB"
     # The interpreter itself takes some tens of MiB of address space.
@@ -335,30 +396,38 @@ def test_unbounded_allocation_ends_in_memory_error_below_the_limit(mode: str, wo
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", SANDBOXED)
-def test_two_fork_bombs_at_once_each_stop_at_their_own_process_limit(mode: str, world_dir: Path) -> None:
+def test_two_fork_bombs_at_once_each_stop_at_their_own_process_limit(
+    mode: str, world_dir: Path
+) -> None:
     limits = SandboxLimits(max_processes=16)
     bombs = []
     for _ in range(2):
         package, marker = hostile(world_dir, "fork_bomb.py")
-        bombs.append((start_engine(package, SandboxConfig(mode=mode, limits=limits)), marker))
+        bombs.append(
+            (start_engine(package, SandboxConfig(mode=mode, limits=limits)), marker)
+        )
     try:
         # In bwrap the namespace's init (bwrap itself) is one of the 16.
         expected = 15 if mode == "bwrap" else 16
         for engine, marker in bombs:
             assert read_lines(engine, 1) == ["refused EAGAIN"]
-            assert wait_for(lambda: len(engine_pids(marker)) == expected), len(engine_pids(marker))
+            assert wait_for(lambda m=marker: len(engine_pids(m)) == expected), len(
+                engine_pids(marker)
+            )
         time.sleep(0.2)
         for engine, marker in bombs:
             assert len(engine_pids(marker)) == expected
         # The host is fine: we can still start processes.
-        assert subprocess.run(["/usr/bin/true"]).returncode == 0
+        assert subprocess.run(["/usr/bin/true"], check=False).returncode == 0
     finally:
         for engine, marker in bombs:
             assert_all_gone(engine, marker)
 
 
 @pytest.mark.parametrize("mode", [*SANDBOXED, "off"])
-def test_a_stderr_flood_is_flagged_and_only_its_tail_is_kept(mode: str, world_dir: Path) -> None:
+def test_a_stderr_flood_is_flagged_and_only_its_tail_is_kept(
+    mode: str, world_dir: Path
+) -> None:
     lines = 100_000  # 14 bytes each
     package, marker = hostile(world_dir, "flood_stderr.py", str(lines))
     limits = SandboxLimits(max_stderr_bytes=64 << 10, stderr_keep_bytes=1000)
@@ -394,15 +463,26 @@ def test_auto_falls_back_loudly_and_require_full_refuses_when_bwrap_is_broken(
         found = probe(refresh=True)
         assert not found.bwrap_ok and "bwrap" in found.bwrap_reason
         with pytest.raises(SandboxError, match="full sandbox"):
-            start_engine(EnginePackage("x", world_dir, ("true",)), SandboxConfig(require_full=True))
+            start_engine(
+                EnginePackage("x", world_dir, ("true",)),
+                SandboxConfig(require_full=True),
+            )
         with pytest.raises(SandboxError, match="full sandbox"):
-            start_engine(EnginePackage("x", world_dir, ("true",)), SandboxConfig(mode="bwrap"))
-        with caplog.at_level(logging.WARNING, logger="engines.sandbox"):
-            with start_engine(EnginePackage("x", world_dir, ("true",)), SandboxConfig()) as engine:
-                assert engine.mode == "fallback"
-                assert engine.wait(10) == 0
+            start_engine(
+                EnginePackage("x", world_dir, ("true",)), SandboxConfig(mode="bwrap")
+            )
+        with (
+            caplog.at_level(logging.WARNING, logger="engines.sandbox"),
+            start_engine(
+                EnginePackage("x", world_dir, ("true",)), SandboxConfig()
+            ) as engine,
+        ):
+            assert engine.mode == "fallback"
+            assert engine.wait(10) == 0
         assert any(
-            r.levelno == logging.WARNING and "FALLBACK" in r.getMessage() and "bwrap" in r.getMessage()
+            r.levelno == logging.WARNING
+            and "FALLBACK" in r.getMessage()
+            and "bwrap" in r.getMessage()
             for r in caplog.records
         )
     finally:
@@ -415,17 +495,24 @@ def test_an_engine_root_the_engine_uid_cannot_read_is_refused(tmp_path: Path) ->
     root = tmp_path / "engine"
     root.mkdir(mode=0o700)
     with pytest.raises(SandboxError, match="world-readable"):
-        start_engine(EnginePackage("x", root, ("true",)), SandboxConfig(mode="fallback"))
+        start_engine(
+            EnginePackage("x", root, ("true",)), SandboxConfig(mode="fallback")
+        )
 
 
 def test_off_contradicts_require_full(world_dir: Path) -> None:
     with pytest.raises(SandboxError, match="contradicts"):
-        start_engine(EnginePackage("x", world_dir, ("true",)), SandboxConfig(mode="off", require_full=True))
+        start_engine(
+            EnginePackage("x", world_dir, ("true",)),
+            SandboxConfig(mode="off", require_full=True),
+        )
 
 
 def test_a_missing_program_in_mode_off_is_a_sandbox_error(world_dir: Path) -> None:
     with pytest.raises(SandboxError, match="cannot start"):
-        start_engine(EnginePackage("x", world_dir, ("./absent",)), SandboxConfig(mode="off"))
+        start_engine(
+            EnginePackage("x", world_dir, ("./absent",)), SandboxConfig(mode="off")
+        )
 
 
 def test_config_values_are_checked() -> None:
@@ -435,6 +522,8 @@ def test_config_values_are_checked() -> None:
         SandboxLimits(cpu_seconds=0)
     with pytest.raises(ValueError, match="REQUIRE_FULL"):
         SandboxConfig.from_env({"BAO_SANDBOX_REQUIRE_FULL": "maybe"})
-    assert SandboxConfig.from_env({"BAO_SANDBOX_REQUIRE_FULL": "1"}) == SandboxConfig(require_full=True)
+    assert SandboxConfig.from_env({"BAO_SANDBOX_REQUIRE_FULL": "1"}) == SandboxConfig(
+        require_full=True
+    )
     assert SandboxConfig.from_env({"BAO_SANDBOX_MODE": "fallback"}).mode == "fallback"
     assert SandboxConfig.from_env({}) == SandboxConfig()

@@ -4,7 +4,6 @@ Python ignores SIGXFSZ, so the file size limit shows as EFBIG rather than a kill
 
 import errno
 import os
-import sys
 
 written = 0
 block = b"x" * 4096
@@ -14,4 +13,9 @@ with open(os.path.join(os.environ["HOME"], "big"), "wb", buffering=0) as fh:
             written += fh.write(block)
         print("written", written, "none", flush=True)
     except OSError as exc:
-        print("written", written, errno.errorcode.get(exc.errno or 0, repr(exc)), flush=True)
+        print(
+            "written",
+            written,
+            errno.errorcode.get(exc.errno or 0, repr(exc)),
+            flush=True,
+        )

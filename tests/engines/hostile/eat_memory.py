@@ -1,7 +1,5 @@
 """Allocates (and touches) 16 MiB blocks without bound; prints "MemoryError after <n> MiB"."""
 
-import sys
-
 blocks = []
 try:
     while True:
