@@ -1,3 +1,11 @@
-"""URL patterns of this app."""
+"""URL patterns of the web page (mounted at ``/``)."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from arena.web import views
+
+urlpatterns = [
+    path("", views.home, name="web-home"),
+    path("tournaments/<int:tournament_id>/", views.tournament_page, name="web-tournament"),
+    path("games/<int:game_id>/", views.game_replay, name="web-game"),
+]

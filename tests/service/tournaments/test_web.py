@@ -1,0 +1,95 @@
+"""The web page: home with leaderboards, matches and tournaments; tournament page; replay
+page drawing the board of each ply with previous/next links; board parsing of BPN and KPN."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from arena.web.board import board_from_text
+from tournaments import services
+from tournaments.services import match_finished
+
+START_BPN = "0,0,0,0,0,0,0,0/0,2,2,6,0,0,0,0/0,0,0,0,6,2,2,0/0,0,0,0,0,0,0,0 S 22:22 n HH - 0"
+
+
+def test_a_bpn_text_is_drawn_as_four_ranks_of_eight() -> None:
+    board = board_from_text(START_BPN)
+    assert board is not None
+    assert board.files == ("a", "b", "c", "d", "e", "f", "g", "h")
+    assert [(r.rank, r.south) for r in board.rows] == [(4, False), (3, False), (2, True), (1, True)]
+    assert board.rows[1].cells == ("0", "2", "2", "6", "0", "0", "0", "0")
+    assert board.rest == "S 22:22 n HH - 0"
+
+
+def test_a_kpn_text_is_drawn_as_two_ranks_of_six_with_reserved_marks() -> None:
+    board = board_from_text("4,4,5s,4,4,4/4,4,4,4,4n,4 N 1:2 7")
+    assert board is not None
+    assert board.files == ("a", "b", "c", "d", "e", "f")
+    assert [(r.rank, r.south, r.cells[2], r.cells[4]) for r in board.rows] == [(2, False, "5s", "4"), (1, True, "4", "4n")]
+
+
+@pytest.mark.parametrize("text", ["", "garbage", "1,2/3 S", "1,2,3,4,5,6,7,8,9/1,2,3,4,5,6,7,8,9 S"])
+def test_a_text_that_is_not_a_board_draws_nothing(text: str) -> None:
+    assert board_from_text(text) is None
+
+
+@pytest.fixture
+def played(make_version: Any, make_finished_match: Any) -> dict[str, Any]:
+    from arena.matches.models import Game
+
+    a, b = make_version("alpha"), make_version("beta")
+    t = services.tournament_create(name="Web cup", variant="bao-la-kete", engines=["alpha", "beta"],
+                                   time_control="10+0.1")
+    match = make_finished_match(a, b, ["1-0", "0-1"], tournament=t, round=1)
+    match_finished(match)
+    game = Game.objects.get(match=match, index=1)
+    game.start_position = START_BPN
+    game.moves = [
+        {"ply": 1, "side": "S", "move": "f2-", "time_ms": 12, "clock_ms": 9988,
+         "position": "0,0,0,0,0,0,0,0/0,2,2,6,0,0,0,0/0,0,0,0,6,0,3,1/0,0,0,0,0,0,0,0 N 21:22 n HH - 1"},
+        {"ply": 2, "side": "N", "move": "d3-", "time_ms": 20, "clock_ms": 9980,
+         "position": "0,0,0,0,0,0,0,0/0,2,3,0,1,1,1,0/0,0,0,0,6,0,3,1/0,0,0,0,0,0,0,0 S 21:21 n HH - 2"},
+    ]
+    game.save()
+    return {"game": game, "tournament": t}
+
+
+@pytest.mark.django_db
+def test_the_home_page_lists_leaderboard_tournaments_and_replays(played: dict[str, Any]) -> None:
+    html = Client().get("/").content.decode()
+    assert "Leaderboard: bao-la-kete" in html
+    assert "alpha v1" in html and "2/0/0" in html and "0/0/2" in html
+    assert f'/tournaments/{played["tournament"].pk}/' in html
+    assert f'/games/{played["game"].pk}/' in html
+    assert "No rated games yet." in html  # the other two variants
+
+
+@pytest.mark.django_db
+def test_the_replay_page_steps_through_the_plies(played: dict[str, Any]) -> None:
+    url = f'/games/{played["game"].pk}/'
+    start = Client().get(url + "?ply=0").content.decode()
+    assert "Start position" in start and 'href="?ply=1" rel="next"' in start and 'rel="prev"' not in start
+    assert "<td>6</td><td>2</td><td>2</td><td>0</td>" in start  # rank 2: e2 6, f2 2, g2 2, h2 0
+    first = Client().get(url + "?ply=1").content.decode()
+    assert "S played <b>f2-</b>" in first
+    assert 'href="?ply=0" rel="prev"' in first and 'href="?ply=2" rel="next"' in first
+    assert "<td>6</td><td>0</td><td>3</td><td>1</td>" in first
+    last = Client().get(url).content.decode()  # no ply: the final position
+    assert "ply 2 / 2" in last and 'rel="next"' not in last
+    assert Client().get(url + "?ply=banana").status_code == 200
+
+
+@pytest.mark.django_db
+def test_the_tournament_page_shows_standings_and_crosstable(played: dict[str, Any]) -> None:
+    html = Client().get(f'/tournaments/{played["tournament"].pk}/').content.decode()
+    assert "Matches 1/1 done, 2 games played." in html
+    assert "<td>2.0-0.0</td>" in html and "<td>0.0-2.0</td>" in html
+
+
+@pytest.mark.django_db
+def test_unknown_games_and_tournaments_are_404(db: Any) -> None:
+    assert Client().get("/games/999/").status_code == 404
+    assert Client().get("/tournaments/999/").status_code == 404
