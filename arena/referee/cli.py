@@ -16,9 +16,10 @@ import shutil
 import signal
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
-from typing import Any, Sequence
+from typing import Any
 
 from arena.rules import VARIANTS, UnknownVariantError, get_variant
 

@@ -19,7 +19,15 @@ from typing import NoReturn
 
 from arena import terminations as T
 
-from .transport import EOF, LINE, OVERFLOW, TIMEOUT, ReadResult, Transport, TransportClosed, WriteTimeout
+from .transport import (
+    LINE,
+    OVERFLOW,
+    TIMEOUT,
+    ReadResult,
+    Transport,
+    TransportClosed,
+    WriteTimeout,
+)
 
 MS = 1_000_000  # ns per ms
 #: How many of the engine's last unexpected/ignored lines the client keeps (for the record).

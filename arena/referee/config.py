@@ -28,7 +28,7 @@ class TimeControl:
     movetime_ms: int | None = None
 
     @classmethod
-    def parse(cls, text: str) -> "TimeControl":
+    def parse(cls, text: str) -> TimeControl:
         """``"10+0.1"`` (seconds + seconds: base 10000 ms, increment 100 ms), ``"60"`` (no
         increment) or ``"movetime=200"`` (ms). Raises ``TimeControlError``."""
         raw = str(text).strip()

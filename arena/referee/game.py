@@ -19,7 +19,14 @@ from collections.abc import Callable
 from typing import Any
 
 from arena import terminations as T
-from arena.rules import NORTH, SOUTH, IllegalMoveError, InvalidMoveError, Variant, get_variant
+from arena.rules import (
+    NORTH,
+    SOUTH,
+    IllegalMoveError,
+    InvalidMoveError,
+    Variant,
+    get_variant,
+)
 
 from .client import MS, EngineFault
 from .config import RefereeConfig, TimeControl
@@ -74,7 +81,7 @@ def play_game(
         south=south.name,
         north=north.name,
         start_position=game.start.to_text(),
-        started_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds"),
+        started_at=_dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds"),
     )
     began = time.monotonic_ns()
     emit(on_event, {"event": "game_start", "index": index, "south": south.name, "north": north.name})

@@ -121,7 +121,8 @@ class EngineSlot:
         tail = getattr(self.process, "stderr_tail", None)
         try:
             return str(tail()) if callable(tail) else ""
-        except Exception:  # a record must never fail because of a log
+        except Exception:
+            log.exception("reading the stderr of %s failed", self.name)
             return ""
 
     def exit_detail(self, wait_s: float = 0.5) -> str:
@@ -129,10 +130,8 @@ class EngineSlot:
         running`` (used in ``crash`` details)."""
         if self.process is None:
             return "not started"
-        try:
-            code = self.process.wait(wait_s)
-        except Exception:
-            code = self.process.poll()
+        # EngineProcess.wait returns None on timeout (it does not raise like Popen.wait).
+        code = self.process.wait(wait_s)
         if code is None:
             return "still running"
         if code < 0:
@@ -154,15 +153,12 @@ class EngineSlot:
         if process is not None:
             try:
                 process.kill()
-            except Exception:  # never let cleanup hide the real outcome
+            except Exception:
                 log.exception("killing %s failed", self.name)
 
     def close(self) -> None:
         """``quit``, a short wait (``quit_timeout_ms``), then kill whatever is left."""
         if self.process is not None and self.client is not None and self._healthy():
             self.client.quit()
-            try:
-                self.process.wait(self.config.quit_timeout_ms / 1000)
-            except Exception:
-                pass
+            self.process.wait(self.config.quit_timeout_ms / 1000)
         self.kill()

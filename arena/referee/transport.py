@@ -104,10 +104,10 @@ class PipeTransport:
         self._poll_out.register(self._in, select.POLLOUT | select.POLLERR)
 
     @classmethod
-    def for_process(cls, process: object, **caps: int) -> "PipeTransport":
+    def for_process(cls, process: object, **caps: int) -> PipeTransport:
         """A transport over an ``EngineProcess`` (uses ``process.stdin`` and ``stdout_fd``)."""
-        stdin = getattr(process, "stdin")
-        return cls(stdin.fileno(), int(getattr(process, "stdout_fd")), **caps)
+        stdin = process.stdin
+        return cls(stdin.fileno(), int(process.stdout_fd), **caps)
 
     def write_line(self, line: str, deadline_ns: int | None = None) -> int:
         data = (line + "\n").encode("utf-8")
@@ -213,7 +213,7 @@ class FakeTransport:
         self,
         script: dict[str, list[str | tuple[int, str]]] | None = None,
         *,
-        on_line: "object | None" = None,
+        on_line: object | None = None,
         eof_after: int | None = None,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     ) -> None:

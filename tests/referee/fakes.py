@@ -8,11 +8,19 @@ with an empty pile has no legal move and loses (``no_legal_move``).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Hashable
+from typing import Any
 
 from arena.referee import FakeTransport, RefereeConfig
-from arena.rules import NO_LEGAL_MOVE, InvalidMoveError, InvalidPositionError, Move, Outcome, Variant
+from arena.rules import (
+    NO_LEGAL_MOVE,
+    InvalidMoveError,
+    InvalidPositionError,
+    Move,
+    Outcome,
+    Variant,
+)
 from arena.rules.base import other
 
 _TOKEN = re.compile(r"^t[1-3]$")

@@ -25,16 +25,15 @@ def test_it_plays_a_match_prints_each_game_and_writes_the_record(
     )
     assert code == 0
     lines = capsys.readouterr().out.splitlines()
-    # steady against itself: South wins every Kingulu game 26-22 after 32 plies.
-    third = ("steady.py", "steady.py (2)")[third_game_south(4)]
-    other = "steady.py (2)" if third == "steady.py" else "steady.py"
+    # steady against itself: South wins every Kingulu game 26-22 after 32 plies; with seed 4
+    # engine A is South in game 3 (third_game_south(4) == 0).
+    assert third_game_south(4) == 0
     assert lines == [
         "bao-kingulu  steady.py vs steady.py  time 5+0.1  seed 4  sandbox auto",
         "game 1: steady.py (S) - steady.py (2) (N)  1-0  score  32 plies",
         "game 2: steady.py (2) (S) - steady.py (N)  1-0  score  32 plies",
-        f"game 3: {third} (S) - {other} (N)  1-0  score  32 plies",
-        f"steady.py {2 if third == 'steady.py' else 1} - {1 if third == 'steady.py' else 2} "
-        f"steady.py (2): {third} wins the match",
+        "game 3: steady.py (S) - steady.py (2) (N)  1-0  score  32 plies",
+        "steady.py 2 - 1 steady.py (2): steady.py wins the match",
     ]
     record = json.loads(out_file.read_text())
     assert (record["variant"], record["seed"], record["time_control"]) == ("bao-kingulu", 4, "5+0.1")
@@ -48,8 +47,8 @@ def test_it_plays_a_match_prints_each_game_and_writes_the_record(
         (["--variant", "chess", "--engine", STEADY, "--engine", STEADY],
          "error: unknown variant 'chess'; known variants: bao-la-kete, bao-la-kiswahili, bao-kingulu"),
         (["--variant", "kete", "--engine", STEADY, "--engine", STEADY, "--time", "fast"],
-         "error: bad time control 'fast': expected '<base s>+<increment s>' such as '10+0.1', "
-         "or 'movetime=<ms>'"),
+         ("error: bad time control 'fast': expected '<base s>+<increment s>' such as '10+0.1', "
+          "or 'movetime=<ms>'")),
         (["--variant", "kete", "--engine", STEADY], "error: give --engine exactly twice (got 1)"),
         (["--variant", "kete", "--engine", "/no/such/engine", "--engine", STEADY],
          "error: engine /no/such/engine: not_found: no engine at /no/such/engine"),

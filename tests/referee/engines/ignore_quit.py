@@ -3,7 +3,6 @@
 and then sleeps for ever: only SIGKILL ends it."""
 
 import signal
-import sys
 import time
 
 from engines.sdk import Engine

@@ -8,7 +8,7 @@ from engines.sdk import Engine
 FILES = "abcdefgh"
 
 
-def an_illegal_token(variant_id: str, legal: list[str]) -> str:
+def an_illegal_token(variant_id: str, legal: tuple[str, ...]) -> str:
     if variant_id == "bao-kingulu":
         candidates = [f + r for f in FILES[:6] for r in "12"]
     else:
@@ -20,7 +20,7 @@ class Illegal(Engine):
     name = "illegal"
     author = "referee tests"
     gos = 0
-    legal: list[str] = []
+    legal: tuple[str, ...] = ()
 
     def handle(self, raw: str) -> bool:
         if raw.startswith("go"):
@@ -28,7 +28,7 @@ class Illegal(Engine):
         return super().handle(raw)
 
     def search(self, request):  # type: ignore[no-untyped-def]
-        self.legal = [str(m) for m in request.legal_moves]
+        self.legal = tuple(str(m) for m in request.legal_moves)
         return request.best
 
     def send(self, line: str) -> None:
