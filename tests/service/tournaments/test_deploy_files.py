@@ -1,0 +1,58 @@
+"""docker-compose.yml and Dockerfile (Docker is not available in CI: their structure is checked)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict[str, Any]:
+    data = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    assert isinstance(data, dict)
+    return data
+
+
+def test_compose_has_every_role(compose: dict[str, Any]) -> None:
+    assert set(compose["services"]) == {"db", "redis", "migrate", "web", "worker", "beat"}
+    assert compose["services"]["db"]["image"].startswith("postgres:")
+    assert compose["services"]["redis"]["image"].startswith("redis:")
+
+
+def test_processes_run_the_project_entry_points(compose: dict[str, Any]) -> None:
+    s = compose["services"]
+    assert s["web"]["command"][:2] == ["gunicorn", "arena.wsgi"]
+    assert s["worker"]["command"][:4] == ["celery", "-A", "arena.celery", "worker"]
+    assert s["beat"]["command"][:6] == ["celery", "-A", "arena.celery", "beat", "-S", "django"]
+    assert "setup_periodic_tasks" in s["migrate"]["command"][-1]
+    assert s["worker"]["deploy"]["replicas"] >= 2
+
+
+def test_settings_come_from_the_environment(compose: dict[str, Any]) -> None:
+    for name in ("web", "worker", "beat", "migrate"):
+        env = compose["services"][name]["environment"]
+        assert env["DATABASE_URL"].startswith("postgres://") and "@db:5432/" in env["DATABASE_URL"]
+        assert env["CELERY_BROKER_URL"] == "redis://redis:6379/0"
+        assert env["DJANGO_DEBUG"] == "0"
+
+
+def test_only_workers_get_the_rights_bubblewrap_needs(compose: dict[str, Any]) -> None:
+    s = compose["services"]
+    assert s["worker"]["cap_add"] == ["SYS_ADMIN"]
+    assert set(s["worker"]["security_opt"]) == {"seccomp=unconfined", "apparmor=unconfined"}
+    assert s["worker"]["environment"]["BAO_SANDBOX_REQUIRE_FULL"] == "1"
+    for name in ("web", "beat", "migrate", "db", "redis"):
+        assert "cap_add" not in s[name] and "security_opt" not in s[name] and not s[name].get("privileged")
+
+
+def test_the_dockerfile_installs_bubblewrap_and_serves_with_gunicorn() -> None:
+    text = (ROOT / "Dockerfile").read_text()
+    assert text.startswith("#") and "FROM python:3.11" in text
+    assert "bubblewrap" in text and "pip install --no-cache-dir -r requirements.txt" in text
+    assert 'CMD ["gunicorn", "arena.wsgi"' in text
