@@ -527,3 +527,28 @@ def test_config_values_are_checked() -> None:
     )
     assert SandboxConfig.from_env({"BAO_SANDBOX_MODE": "fallback"}).mode == "fallback"
     assert SandboxConfig.from_env({}) == SandboxConfig()
+
+
+@needs_root
+def test_without_namespaces_the_uid_still_finds_and_kills_every_process(
+    world_dir: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # As in a default docker container, where unshare is refused: no pid namespace to tear down,
+    # so the daemon (own session, orphaned) is found and killed through its leased uid alone.
+    monkeypatch.setattr(
+        sandbox, "_probe_cache", sandbox.Probe(True, "simulated", "simulated refusal")
+    )
+    monkeypatch.setattr(sandbox, "_warned", set())
+    package, marker = hostile(world_dir, "fork_children.py")
+    with caplog.at_level(logging.WARNING, logger="engines.sandbox"):
+        engine = start_engine(package, SandboxConfig(mode="fallback"))
+    assert [r.getMessage() for r in caplog.records] == [
+        (
+            "fallback sandbox without namespaces (unshare failed: simulated refusal): "
+            "engines have network access and no pid namespace"
+        )
+    ]
+    assert read_lines(engine, 1) == ["forked 3"]
+    assert len(engine_pids(marker)) == 4
+    assert engine_pids(marker) <= engine.alive_pids()
+    assert_all_gone(engine, marker)
