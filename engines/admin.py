@@ -10,7 +10,15 @@ from engines.models import Engine, EngineVersion
 class EngineVersionInline(admin.TabularInline):
     model = EngineVersion
     extra = 0
-    fields = ["number", "status", "rejection_code", "original_filename", "size_bytes", "created_at", "validated_at"]
+    fields = (
+        "number",
+        "status",
+        "rejection_code",
+        "original_filename",
+        "size_bytes",
+        "created_at",
+        "validated_at",
+    )
     readonly_fields = fields
     show_change_link = True
     can_delete = False
@@ -18,22 +26,49 @@ class EngineVersionInline(admin.TabularInline):
 
 @admin.register(Engine)
 class EngineAdmin(admin.ModelAdmin):
-    list_display = ["name", "owner", "is_enabled", "is_bundled", "created_at"]
-    list_filter = ["is_enabled", "is_bundled"]
-    search_fields = ["name", "owner__username", "description"]
-    readonly_fields = ["created_at"]
-    raw_id_fields = ["owner"]
-    inlines = [EngineVersionInline]
+    list_display = (
+        "name",
+        "owner",
+        "is_enabled",
+        "is_bundled",
+        "created_at",
+    )
+    list_filter = (
+        "is_enabled",
+        "is_bundled",
+    )
+    search_fields = (
+        "name",
+        "owner__username",
+        "description",
+    )
+    readonly_fields = ("created_at",)
+    raw_id_fields = ("owner",)
+    inlines = (EngineVersionInline,)
 
 
 @admin.register(EngineVersion)
 class EngineVersionAdmin(admin.ModelAdmin):
-    list_display = ["__str__", "status", "rejection_code", "size_bytes", "created_at", "validated_at"]
-    list_filter = ["status", "rejection_code"]
-    search_fields = ["engine__name", "sha256", "reported_name"]
-    list_select_related = ["engine"]
+    list_display = (
+        "__str__",
+        "status",
+        "rejection_code",
+        "size_bytes",
+        "created_at",
+        "validated_at",
+    )
+    list_filter = (
+        "status",
+        "rejection_code",
+    )
+    search_fields = (
+        "engine__name",
+        "sha256",
+        "reported_name",
+    )
+    list_select_related = ("engine",)
     # Files on disk are described by these fields: editing them would break the version.
-    readonly_fields = [
+    readonly_fields = (
         "engine",
         "number",
         "original_filename",
@@ -45,8 +80,8 @@ class EngineVersionAdmin(admin.ModelAdmin):
         "reported_author",
         "created_at",
         "validated_at",
-    ]
-    actions = ["revalidate"]
+    )
+    actions = ("revalidate",)
 
     @admin.action(description="Validate again (back to pending, enqueue validation)")
     def revalidate(self, request, queryset):  # type: ignore[no-untyped-def]

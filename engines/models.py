@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 class Engine(models.Model):
     """A named engine owned by one user; the name is global (leaderboards show it)."""
 
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="engines", on_delete=models.CASCADE)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, related_name="engines", on_delete=models.CASCADE
+    )
     name = models.SlugField(max_length=64, unique=True)
     description = models.TextField(blank=True)
     # The owner can disable an engine: it keeps its history but enters no new matches.
@@ -31,14 +33,18 @@ class Engine(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["name"]
+        ordering = ["name"]  # noqa: RUF012 (Django's Meta options, as in the migration)
 
     def __str__(self) -> str:
         return self.name
 
     def latest_active_version(self) -> EngineVersion | None:
         """The highest-numbered ``active`` version, or None if no version passed validation."""
-        return self.versions.filter(status=EngineVersion.Status.ACTIVE).order_by("-number").first()
+        return (
+            self.versions.filter(status=EngineVersion.Status.ACTIVE)
+            .order_by("-number")
+            .first()
+        )
 
 
 class EngineVersion(models.Model):
@@ -50,9 +56,13 @@ class EngineVersion(models.Model):
         ACTIVE = "active"
         REJECTED = "rejected"
 
-    engine = models.ForeignKey(Engine, related_name="versions", on_delete=models.CASCADE)
+    engine = models.ForeignKey(
+        Engine, related_name="versions", on_delete=models.CASCADE
+    )
     number = models.PositiveIntegerField()
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.PENDING
+    )
     # A termination code (arena.terminations) or a package error code, with a readable reason.
     rejection_code = models.CharField(max_length=32, blank=True)
     rejection_reason = models.TextField(blank=True)
@@ -68,8 +78,8 @@ class EngineVersion(models.Model):
     validated_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["engine__name", "number"]
-        constraints = [
+        ordering = ["engine__name", "number"]  # noqa: RUF012 (Django's Meta options)
+        constraints = [  # noqa: RUF012
             models.UniqueConstraint(fields=["engine", "number"], name="engine_version_unique_number"),
         ]
 

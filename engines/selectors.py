@@ -45,7 +45,8 @@ def engine_list(
 def _engines_playing(variant: str) -> QuerySet[EngineVersion]:
     if variant not in VARIANTS:
         raise errors.UnknownVariant(
-            f"Unknown variant {variant!r}.", details={"variant": variant, "known": list(VARIANTS)}
+            f"Unknown variant {variant!r}.",
+            details={"variant": variant, "known": list(VARIANTS)},
         )
     # JSON 'contains' is not available on SQLite; the ids are fixed slugs, so a text match on
     # the JSON list ('"bao-la-kete"' with its quotes) is exact on SQLite and PostgreSQL alike.
@@ -61,7 +62,9 @@ def engine_get(name: str) -> Engine:
     """The engine called ``name`` with owner and versions. Raises ``NotFound`` (``not_found``)."""
     engine = engine_list().filter(name=name).first()
     if engine is None:
-        raise errors.NotFoundError(f"No engine named {name!r}.", details={"engine": name})
+        raise errors.NotFoundError(
+            f"No engine named {name!r}.", details={"engine": name}
+        )
     return engine
 
 
@@ -75,10 +78,15 @@ def engine_for_owner(name: str, user: Any) -> Engine:
 
 def version_get(engine: Engine, number: int) -> EngineVersion:
     """Version ``number`` of ``engine``. Raises ``not_found``."""
-    version = EngineVersion.objects.select_related("engine").filter(engine=engine, number=number).first()
+    version = (
+        EngineVersion.objects.select_related("engine")
+        .filter(engine=engine, number=number)
+        .first()
+    )
     if version is None:
         raise errors.NotFoundError(
-            f"Engine {engine.name!r} has no version {number}.", details={"engine": engine.name, "version": number}
+            f"Engine {engine.name!r} has no version {number}.",
+            details={"engine": engine.name, "version": number},
         )
     return version
 

@@ -15,11 +15,18 @@ class EngineFilterInputSerializer(serializers.Serializer):
 
     owner = serializers.CharField(required=False, help_text="Owner's username (exact).")
     variant = serializers.CharField(
-        required=False, help_text="Variant id: engines with an active version that plays it."
+        required=False,
+        help_text="Variant id: engines with an active version that plays it.",
     )
-    enabled = serializers.BooleanField(required=False, help_text="Only enabled (true) or disabled (false) engines.")
-    bundled = serializers.BooleanField(required=False, help_text="Only bundled (true) or user (false) engines.")
-    search = serializers.CharField(required=False, help_text="Case-insensitive part of the name.")
+    enabled = serializers.BooleanField(
+        required=False, help_text="Only enabled (true) or disabled (false) engines."
+    )
+    bundled = serializers.BooleanField(
+        required=False, help_text="Only bundled (true) or user (false) engines."
+    )
+    search = serializers.CharField(
+        required=False, help_text="Case-insensitive part of the name."
+    )
 
 
 class EngineUploadInputSerializer(serializers.Serializer):
@@ -35,13 +42,17 @@ class EngineUploadInputSerializer(serializers.Serializer):
         help_text="A single executable (#! script or ELF binary; the arena sets the executable bit, "
         "since browsers do not send file modes) or a .zip/.tar.gz holding bao-engine.json.",
     )
-    description = serializers.CharField(required=False, allow_blank=True, max_length=4000, default="")
+    description = serializers.CharField(
+        required=False, allow_blank=True, max_length=4000, default=""
+    )
 
 
 class EngineUpdateInputSerializer(serializers.Serializer):
     """``PATCH /api/engines/{name}/``: any subset of the fields."""
 
-    description = serializers.CharField(required=False, allow_blank=True, max_length=4000)
+    description = serializers.CharField(
+        required=False, allow_blank=True, max_length=4000
+    )
     is_enabled = serializers.BooleanField(required=False)
 
 
@@ -50,7 +61,7 @@ class EngineVersionOutputSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = EngineVersion
-        fields = [
+        fields = (
             "engine",
             "number",
             "status",
@@ -64,7 +75,7 @@ class EngineVersionOutputSerializer(serializers.ModelSerializer):
             "reported_author",
             "created_at",
             "validated_at",
-        ]
+        )
 
 
 class VersionSummarySerializer(serializers.Serializer):
@@ -80,7 +91,7 @@ class EngineListOutputSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Engine
-        fields = [
+        fields = (
             "name",
             "owner",
             "description",
@@ -90,11 +101,13 @@ class EngineListOutputSerializer(serializers.ModelSerializer):
             "latest_version",
             "active_version",
             "variants",
-        ]
+        )
 
     # The versions are prefetched (engines.selectors.engine_list): these read no database.
     def _active(self, engine: Engine) -> EngineVersion | None:
-        active = [v for v in engine.versions.all() if v.status == EngineVersion.Status.ACTIVE]
+        active = [
+            v for v in engine.versions.all() if v.status == EngineVersion.Status.ACTIVE
+        ]
         return active[-1] if active else None
 
     @extend_schema_field(VersionSummarySerializer(allow_null=True))
@@ -119,11 +132,17 @@ class EngineDetailOutputSerializer(EngineListOutputSerializer):
     ratings = serializers.SerializerMethodField()
 
     class Meta(EngineListOutputSerializer.Meta):
-        fields = [*EngineListOutputSerializer.Meta.fields, "versions", "ratings"]
+        fields = (
+            *EngineListOutputSerializer.Meta.fields,
+            "versions",
+            "ratings",
+        )
 
     @extend_schema_field(EngineVersionOutputSerializer(many=True))
     def get_versions(self, engine: Engine) -> list[dict[str, Any]]:
-        return list(EngineVersionOutputSerializer(engine.versions.all(), many=True).data)
+        return list(
+            EngineVersionOutputSerializer(engine.versions.all(), many=True).data
+        )
 
     @extend_schema_field(serializers.ListField(child=serializers.DictField()))
     def get_ratings(self, engine: Engine) -> list[dict[str, Any]]:

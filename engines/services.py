@@ -78,7 +78,9 @@ def engine_version_create(
     if upload.size is not None and upload.size > max_bytes:
         raise _too_large(max_bytes)
     try:
-        incoming = storage.receive(upload.chunks(), upload.name or "engine", max_bytes=max_bytes)
+        incoming = storage.receive(
+            upload.chunks(), upload.name or "engine", max_bytes=max_bytes
+        )
     except storage.TooLarge:
         raise _too_large(max_bytes) from None
     try:
@@ -91,9 +93,15 @@ def engine_version_create(
                 ".zip or .tar.gz with a bao-engine.json manifest."
             )
         try:
-            load_engine(incoming.path, unpack_dir=incoming.root, max_bytes=storage.unpacked_max_bytes())
+            load_engine(
+                incoming.path,
+                unpack_dir=incoming.root,
+                max_bytes=storage.unpacked_max_bytes(),
+            )
         except EnginePackageError as exc:
-            raise _PACKAGE_ERRORS.get(exc.code, errors.BadUpload)(str(exc.args[0])) from None
+            raise _PACKAGE_ERRORS.get(exc.code, errors.BadUpload)(
+                str(exc.args[0])
+            ) from None
         original = Path((upload.name or "engine").replace("\\", "/")).name or "engine"
         version = _create_version_row(owner, name, description, original, incoming)
     except BaseException:
@@ -104,7 +112,11 @@ def engine_version_create(
 
 
 def _create_version_row(
-    owner: Any, name: str, description: str, original_filename: str, incoming: storage.IncomingFile
+    owner: Any,
+    name: str,
+    description: str,
+    original_filename: str,
+    incoming: storage.IncomingFile,
 ) -> EngineVersion:
     """Allocate the version number under a row lock, move the files in place, insert the row.
 
@@ -135,8 +147,12 @@ def _engine_for_upload(owner: Any, name: str, description: str) -> Engine:
     engine = Engine.objects.select_for_update().filter(name=name).first()
     if engine is None:
         try:
-            with transaction.atomic():  # savepoint: a lost creation race must not poison the outer one
-                engine = Engine.objects.create(owner=owner, name=name, description=description)
+            with (
+                transaction.atomic()
+            ):  # savepoint: a lost creation race must not poison the outer one
+                engine = Engine.objects.create(
+                    owner=owner, name=name, description=description
+                )
         except IntegrityError:
             engine = Engine.objects.select_for_update().get(name=name)
     if engine.owner_id != owner.pk:
@@ -149,7 +165,8 @@ def _engine_for_upload(owner: Any, name: str, description: str) -> Engine:
 
 def _too_large(max_bytes: int) -> errors.UploadTooLarge:
     return errors.UploadTooLarge(
-        f"The upload is larger than {max_bytes} bytes.", details={"max_bytes": max_bytes}
+        f"The upload is larger than {max_bytes} bytes.",
+        details={"max_bytes": max_bytes},
     )
 
 
@@ -169,7 +186,9 @@ def _send_validation(version_id: int) -> None:
         log.exception("engine version %s: could not queue its validation", version_id)
 
 
-def engine_update(*, engine: Engine, description: str | None = None, is_enabled: bool | None = None) -> Engine:
+def engine_update(
+    *, engine: Engine, description: str | None = None, is_enabled: bool | None = None
+) -> Engine:
     """Change an engine's ``description`` and/or ``is_enabled`` (None leaves a field alone).
 
     A disabled engine keeps its versions, games and ratings but enters no new match.
@@ -205,7 +224,9 @@ def register_bundled_engines(*, validate: bool = True) -> list[EngineVersion]:
     from engines.validation import ValidationDeferred, validate_version_now
 
     User = get_user_model()
-    system, created = User.objects.get_or_create(username=SYSTEM_USERNAME, defaults={"is_active": False})
+    system, created = User.objects.get_or_create(
+        username=SYSTEM_USERNAME, defaults={"is_active": False}
+    )
     if created:
         system.set_unusable_password()
         system.save(update_fields=["password"])
@@ -216,17 +237,24 @@ def register_bundled_engines(*, validate: bool = True) -> list[EngineVersion]:
             log.warning("bundled engine %s is missing at %s; skipped", name, path)
             continue
         version = _bundled_version(system, name, description, path)
-        if validate and version.status in (EngineVersion.Status.PENDING, EngineVersion.Status.VALIDATING):
+        if validate and version.status in (
+            EngineVersion.Status.PENDING,
+            EngineVersion.Status.VALIDATING,
+        ):
             try:
                 validate_version_now(version.pk)
-            except ValidationDeferred as exc:  # the sandbox is unusable here: a worker retries later
+            except (
+                ValidationDeferred
+            ) as exc:  # the sandbox is unusable here: a worker retries later
                 log.warning("bundled engine %s left pending: %s", version, exc)
             version.refresh_from_db()
         result.append(version)
     return result
 
 
-def _bundled_version(system: Any, name: str, description: str, path: Path) -> EngineVersion:
+def _bundled_version(
+    system: Any, name: str, description: str, path: Path
+) -> EngineVersion:
     from engines.package import load_engine
 
     digest = storage.file_sha256(path)
@@ -237,15 +265,23 @@ def _bundled_version(system: Any, name: str, description: str, path: Path) -> En
             return current
         if not engine.is_bundled or engine.owner_id != system.pk:
             raise errors.EngineNotYours(
-                f"The bundled engine name {name!r} is taken by a user's engine.", details={"engine": name}
+                f"The bundled engine name {name!r} is taken by a user's engine.",
+                details={"engine": name},
             )
     with open(path, "rb") as handle:
-        incoming = storage.receive(iter(lambda: handle.read(1 << 16), b""), name, max_bytes=1 << 30)
+        incoming = storage.receive(
+            iter(lambda: handle.read(1 << 16), b""), name, max_bytes=1 << 30
+        )
     try:
         load_engine(incoming.path, unpack_dir=incoming.root)
         with transaction.atomic():
             engine, _ = Engine.objects.get_or_create(
-                name=name, defaults={"owner": system, "description": description, "is_bundled": True}
+                name=name,
+                defaults={
+                    "owner": system,
+                    "description": description,
+                    "is_bundled": True,
+                },
             )
         version = _create_version_row(system, name, "", name, incoming)
     except BaseException:
@@ -259,7 +295,10 @@ def engine_versions_revalidate(version_ids: list[int]) -> int:
     commit; returns how many were reset. For admins, e.g. after a sandbox fix."""
     with transaction.atomic():
         count = EngineVersion.objects.filter(pk__in=version_ids).update(
-            status=EngineVersion.Status.PENDING, rejection_code="", rejection_reason="", validated_at=None
+            status=EngineVersion.Status.PENDING,
+            rejection_code="",
+            rejection_reason="",
+            validated_at=None,
         )
         for version_id in version_ids:
             _enqueue_validation(version_id)

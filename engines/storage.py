@@ -73,7 +73,10 @@ def safe_filename(original: str, kind: str) -> str:
     """A file name safe to store: the last path part of ``original``, restricted to
     ``[A-Za-z0-9._-]``, never hidden, with the suffix ``load_engine`` needs for archives
     (``.zip``, ``.tar.gz``) whatever the client called it."""
-    base = _SAFE_NAME.sub("_", Path(original.replace("\\", "/")).name).lstrip(".") or "engine"
+    base = (
+        _SAFE_NAME.sub("_", Path(original.replace("\\", "/")).name).lstrip(".")
+        or "engine"
+    )
     base = base[:100]
     if kind == "zip" and not base.lower().endswith(".zip"):
         base += ".zip"
@@ -82,7 +85,9 @@ def safe_filename(original: str, kind: str) -> str:
     return base
 
 
-def receive(chunks: Iterable[bytes], original_name: str, *, max_bytes: int) -> IncomingFile:
+def receive(
+    chunks: Iterable[bytes], original_name: str, *, max_bytes: int
+) -> IncomingFile:
     """Stream ``chunks`` into a fresh directory under ``<engines dir>/.incoming``.
 
     The kind is decided by the first bytes (zip, gzip), not by the client's file name.
@@ -105,7 +110,13 @@ def receive(chunks: Iterable[bytes], original_name: str, *, max_bytes: int) -> I
                     head += chunk[: 8 - len(head)]
                 digest.update(chunk)
                 out.write(chunk)
-        kind = "zip" if head.startswith(ZIP_MAGIC) else "tar.gz" if head.startswith(GZIP_MAGIC) else "file"
+        kind = (
+            "zip"
+            if head.startswith(ZIP_MAGIC)
+            else "tar.gz"
+            if head.startswith(GZIP_MAGIC)
+            else "file"
+        )
         path = directory / "upload" / safe_filename(original_name, kind)
         tmp.rename(path)
         if kind == "file":
@@ -115,7 +126,13 @@ def receive(chunks: Iterable[bytes], original_name: str, *, max_bytes: int) -> I
     except BaseException:
         shutil.rmtree(directory, ignore_errors=True)
         raise
-    return IncomingFile(directory=directory, path=path, sha256=digest.hexdigest(), size_bytes=size, kind=kind)
+    return IncomingFile(
+        directory=directory,
+        path=path,
+        sha256=digest.hexdigest(),
+        size_bytes=size,
+        kind=kind,
+    )
 
 
 def looks_runnable(path: Path) -> bool:
@@ -165,21 +182,36 @@ def load_stored(storage_path: str) -> EnginePackage:
     again (no temporary directory to clean up after a match). Raises ``EnginePackageError``
     (``not_found`` if the files are gone, ``bad_manifest``...).
     """
-    from engines.package import MANIFEST_NAME, EnginePackage, EnginePackageError, load_engine
+    from engines.package import (
+        MANIFEST_NAME,
+        EnginePackage,
+        EnginePackageError,
+        load_engine,
+    )
 
     upload = engines_root() / storage_path
     root = package_root(storage_path)
     if not upload.is_file() or not root.is_dir():
-        raise EnginePackageError("not_found", f"the stored engine {storage_path} is missing")
+        raise EnginePackageError(
+            "not_found", f"the stored engine {storage_path} is missing"
+        )
     with open(upload, "rb") as handle:
         head = handle.read(4)
-    if head.startswith(ZIP_MAGIC) or head.startswith(GZIP_MAGIC):
+    if head.startswith((ZIP_MAGIC, GZIP_MAGIC)):
         entries = list(root.iterdir())
-        if not (root / MANIFEST_NAME).is_file() and len(entries) == 1 and entries[0].is_dir():
-            root = entries[0]  # the archive's single top-level directory holds the manifest
+        if (
+            not (root / MANIFEST_NAME).is_file()
+            and len(entries) == 1
+            and entries[0].is_dir()
+        ):
+            root = entries[
+                0
+            ]  # the archive's single top-level directory holds the manifest
         return load_engine(root, max_bytes=unpacked_max_bytes())
     # A single executable: load_engine copied it alone into root when the upload was accepted.
-    return EnginePackage(name=upload.name, root=root.resolve(), argv=(f"./{upload.name}",))
+    return EnginePackage(
+        name=upload.name, root=root.resolve(), argv=(f"./{upload.name}",)
+    )
 
 
 def unpacked_max_bytes() -> int:

@@ -67,7 +67,9 @@ def referee_config() -> Any:
     from arena.referee import RefereeConfig
     from engines.sandbox import SandboxConfig
 
-    sandbox = SandboxConfig(mode=settings.BAO_SANDBOX_MODE, require_full=settings.BAO_SANDBOX_REQUIRE_FULL)
+    sandbox = SandboxConfig(
+        mode=settings.BAO_SANDBOX_MODE, require_full=settings.BAO_SANDBOX_REQUIRE_FULL
+    )
     return RefereeConfig(sandbox=sandbox, ply_cap=VALIDATION_PLY_CAP)
 
 
@@ -75,19 +77,32 @@ def opponent_package(unpack_dir: Path) -> Any:
     """The bundled random engine (``engines/bundled/random``), copied into ``unpack_dir``."""
     from engines.package import load_engine
 
-    return load_engine(Path(settings.BASE_DIR) / "engines" / "bundled" / "random", unpack_dir=unpack_dir)
+    return load_engine(
+        Path(settings.BASE_DIR) / "engines" / "bundled" / "random",
+        unpack_dir=unpack_dir,
+    )
 
 
 def check_package(package: Any, *, config: Any = None, opponent: Any = None) -> Verdict:
     """Handshake with ``package`` (an ``EnginePackage``), then one short game against
     ``opponent`` (default: the bundled random engine). Never raises for engine misbehaviour.
     ``config``: a ``RefereeConfig`` (default ``referee_config()``)."""
-    from arena.referee import EngineFault, EngineSlot, StartError, TimeControl, play_game
+    from arena.referee import (
+        EngineFault,
+        EngineSlot,
+        StartError,
+        TimeControl,
+        play_game,
+    )
 
     if opponent is None:
         with tempfile.TemporaryDirectory(prefix="bao-validate-") as tmp:
-            os.chmod(tmp, 0o755)  # the engine runs as another uid and must reach its root
-            return check_package(package, config=config, opponent=opponent_package(Path(tmp) / "random"))
+            os.chmod(
+                tmp, 0o755
+            )  # the engine runs as another uid and must reach its root
+            return check_package(
+                package, config=config, opponent=opponent_package(Path(tmp) / "random")
+            )
     config = config or referee_config()
     probe = EngineSlot(package, CANDIDATE, config)
     try:
@@ -111,21 +126,27 @@ def check_package(package: Any, *, config: Any = None, opponent: Any = None) -> 
             f"known: {', '.join(VARIANTS)}",
             "",
         )
-    variants = known or list(VARIANTS)  # no 'variant' line: the protocol default is all games
+    variants = known or list(
+        VARIANTS
+    )  # no 'variant' line: the protocol default is all games
     variant = VALIDATION_VARIANT if VALIDATION_VARIANT in variants else variants[0]
     common = {"variants": variants, "name": ident.name, "author": ident.author}
 
     south = EngineSlot(package, CANDIDATE, config)
     north = EngineSlot(opponent, OPPONENT, config)
     try:
-        record = play_game(variant, south, north, TimeControl.parse(VALIDATION_TIME_CONTROL), config)
+        record = play_game(
+            variant, south, north, TimeControl.parse(VALIDATION_TIME_CONTROL), config
+        )
     finally:
         south.close()
         north.close()
     if record.termination == T.ABORTED:
         return Verdict(ok=False, deferred=True, reason=record.detail, **common)
     if record.termination in T.ENGINE_FAULTS and record.winner != CANDIDATE:
-        verdict = _reject(record.termination, record.detail, record.engine_errors.get(CANDIDATE, ""))
+        verdict = _reject(
+            record.termination, record.detail, record.engine_errors.get(CANDIDATE, "")
+        )
         return Verdict(ok=False, code=verdict.code, reason=verdict.reason, **common)
     return Verdict(ok=True, **common)
 
@@ -148,16 +169,22 @@ def validate_version_now(version_id: int, *, config: Any = None) -> str:
     from engines.package import EnginePackageError
 
     open_states = (EngineVersion.Status.PENDING, EngineVersion.Status.VALIDATING)
-    claimed = EngineVersion.objects.filter(pk=version_id, status__in=open_states).update(
-        status=EngineVersion.Status.VALIDATING
-    )
+    claimed = EngineVersion.objects.filter(
+        pk=version_id, status__in=open_states
+    ).update(status=EngineVersion.Status.VALIDATING)
     if not claimed:
-        status = EngineVersion.objects.filter(pk=version_id).values_list("status", flat=True).first()
+        status = (
+            EngineVersion.objects.filter(pk=version_id)
+            .values_list("status", flat=True)
+            .first()
+        )
         return status or "missing"
     version = EngineVersion.objects.select_related("engine").get(pk=version_id)
     try:
         verdict = check_package(version.package(), config=config)
-    except EnginePackageError as exc:  # the stored files are gone or broken: nothing to run
+    except (
+        EnginePackageError
+    ) as exc:  # the stored files are gone or broken: nothing to run
         verdict = Verdict(ok=False, code=exc.code, reason=str(exc))
     except Exception:
         _release(version_id)
@@ -166,9 +193,13 @@ def validate_version_now(version_id: int, *, config: Any = None) -> str:
         _release(version_id)
         log.warning("validation of %s deferred: %s", version, verdict.reason)
         raise ValidationDeferred(verdict.reason)
-    status = EngineVersion.Status.ACTIVE if verdict.ok else EngineVersion.Status.REJECTED
+    status = (
+        EngineVersion.Status.ACTIVE if verdict.ok else EngineVersion.Status.REJECTED
+    )
     with transaction.atomic():
-        EngineVersion.objects.filter(pk=version_id, status=EngineVersion.Status.VALIDATING).update(
+        EngineVersion.objects.filter(
+            pk=version_id, status=EngineVersion.Status.VALIDATING
+        ).update(
             status=status,
             rejection_code=verdict.code,
             rejection_reason=verdict.reason,
@@ -183,6 +214,6 @@ def validate_version_now(version_id: int, *, config: Any = None) -> str:
 
 def _release(version_id: int) -> None:
     """Give a claimed version back (``pending``) so a retry can claim it."""
-    EngineVersion.objects.filter(pk=version_id, status=EngineVersion.Status.VALIDATING).update(
-        status=EngineVersion.Status.PENDING
-    )
+    EngineVersion.objects.filter(
+        pk=version_id, status=EngineVersion.Status.VALIDATING
+    ).update(status=EngineVersion.Status.PENDING)

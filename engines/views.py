@@ -42,10 +42,16 @@ Errors: `engine_not_yours` (403), `upload_too_large` (413, limit `BAO_ENGINE_MAX
 class EngineListCreateView(GenericAPIView):
     """``GET`` lists engines (paginated, filtered, ordered); ``POST`` uploads a version."""
 
-    parser_classes = [parsers.MultiPartParser, parsers.FormParser]
-    filter_backends = [filters.OrderingFilter]
-    ordering_fields = ["name", "created_at"]
-    ordering = ["name"]
+    parser_classes = (
+        parsers.MultiPartParser,
+        parsers.FormParser,
+    )
+    filter_backends = (filters.OrderingFilter,)
+    ordering_fields = (
+        "name",
+        "created_at",
+    )
+    ordering = ("name",)
     serializer_class = s.EngineListOutputSerializer
     queryset = Engine.objects.none()  # for the schema; get_queryset builds the real one
 
@@ -78,7 +84,10 @@ class EngineListCreateView(GenericAPIView):
         declared = request.META.get("CONTENT_LENGTH") or "0"
         limit = int(settings.BAO_ENGINE_MAX_BYTES)
         if declared.isdigit() and int(declared) > limit + MULTIPART_SLACK_BYTES:
-            raise UploadTooLarge(f"The upload is larger than {limit} bytes.", details={"max_bytes": limit})
+            raise UploadTooLarge(
+                f"The upload is larger than {limit} bytes.",
+                details={"max_bytes": limit},
+            )
         data = s.EngineUploadInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         version = services.engine_version_create(
@@ -89,13 +98,19 @@ class EngineListCreateView(GenericAPIView):
         )
         body = s.EngineVersionOutputSerializer(version).data
         location = f"/api/engines/{version.engine.name}/versions/{version.number}/"
-        return Response(body, status=status.HTTP_201_CREATED, headers={"Location": location})
+        return Response(
+            body, status=status.HTTP_201_CREATED, headers={"Location": location}
+        )
 
 
 class EngineDetailView(APIView):
     """``GET`` an engine with its versions; ``PATCH`` its description / enabled flag (owner)."""
 
-    parser_classes = [parsers.JSONParser, parsers.FormParser, parsers.MultiPartParser]
+    parser_classes = (
+        parsers.JSONParser,
+        parsers.FormParser,
+        parsers.MultiPartParser,
+    )
 
     @extend_schema(
         operation_id="engines_retrieve",
@@ -141,7 +156,7 @@ class EngineVersionDetailView(APIView):
 class EngineVersionDownloadView(APIView):
     """``GET`` the stored upload of a version (owner only)."""
 
-    permission_classes = [permissions.IsAuthenticated]
+    permission_classes = (permissions.IsAuthenticated,)
 
     @extend_schema(
         operation_id="engines_versions_download",
@@ -154,12 +169,17 @@ class EngineVersionDownloadView(APIView):
         },
     )
     def get(self, request: Request, name: str, number: int) -> FileResponse:
-        version = selectors.version_get(selectors.engine_for_owner(name, request.user), number)
+        version = selectors.version_get(
+            selectors.engine_for_owner(name, request.user), number
+        )
         path = version.absolute_path
         if not path.is_file():
-            raise NotFoundError("The stored file of this version is missing.", details={"version": number})
+            raise NotFoundError(
+                "The stored file of this version is missing.",
+                details={"version": number},
+            )
         return FileResponse(
-            open(path, "rb"),  # noqa: SIM115 - FileResponse closes it
+            open(path, "rb"),
             as_attachment=True,
             filename=version.original_filename or path.name,
             content_type="application/octet-stream",

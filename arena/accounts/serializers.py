@@ -7,14 +7,20 @@ from rest_framework import serializers
 
 
 class RegisterInputSerializer(serializers.Serializer):
-    username = serializers.CharField(max_length=150, validators=[UnicodeUsernameValidator()])
-    password = serializers.CharField(write_only=True, min_length=1, max_length=128, trim_whitespace=False)
+    username = serializers.CharField(
+        max_length=150, validators=[UnicodeUsernameValidator()]
+    )
+    password = serializers.CharField(
+        write_only=True, min_length=1, max_length=128, trim_whitespace=False
+    )
     email = serializers.EmailField(required=False, allow_blank=True, default="")
 
 
 class TokenInputSerializer(serializers.Serializer):
     username = serializers.CharField(max_length=150)
-    password = serializers.CharField(write_only=True, max_length=128, trim_whitespace=False)
+    password = serializers.CharField(
+        write_only=True, max_length=128, trim_whitespace=False
+    )
 
 
 class TokenOutputSerializer(serializers.Serializer):
@@ -34,4 +40,6 @@ class RegisterOutputSerializer(serializers.Serializer):
 
 
 class MeOutputSerializer(UserOutputSerializer):
-    engines = serializers.ListField(child=serializers.CharField(), help_text="Names of the user's engines.")
+    engines = serializers.ListField(
+        child=serializers.CharField(), help_text="Names of the user's engines."
+    )

@@ -13,7 +13,9 @@ from rest_framework.exceptions import ValidationError
 from arena.api.errors import InvalidCredentials, UsernameTaken
 
 
-def user_register(*, username: str, password: str, email: str = "") -> tuple[AbstractBaseUser, str]:
+def user_register(
+    *, username: str, password: str, email: str = ""
+) -> tuple[AbstractBaseUser, str]:
     """Create a user and its API token; returns ``(user, token key)``.
 
     Raises ``UsernameTaken`` (``username_taken``) if the name exists (case-insensitively, so
@@ -30,7 +32,9 @@ def user_register(*, username: str, password: str, email: str = "") -> tuple[Abs
         raise ValidationError({"password": list(exc.messages)}) from None
     try:
         with transaction.atomic():
-            user = User.objects.create_user(username=username, password=password, email=email)
+            user = User.objects.create_user(
+                username=username, password=password, email=email
+            )
             token = Token.objects.create(user=user)
     except IntegrityError:  # a concurrent registration of the same name won the race
         raise UsernameTaken(details={"username": username}) from None

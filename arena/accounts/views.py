@@ -14,8 +14,8 @@ from arena.api.schema import ERROR_RESPONSES
 
 
 class RegisterView(APIView):
-    permission_classes = [permissions.AllowAny]
-    authentication_classes: list = []  # registration must work without (and despite) credentials
+    permission_classes = (permissions.AllowAny,)
+    authentication_classes = ()  # registration must work without (and despite) credentials
 
     @extend_schema(
         operation_id="auth_register",
@@ -31,12 +31,14 @@ class RegisterView(APIView):
         data.is_valid(raise_exception=True)
         user, token = user_register(**data.validated_data)
         body = {"user": s.UserOutputSerializer(user).data, "token": token}
-        return Response(s.RegisterOutputSerializer(body).data, status=status.HTTP_201_CREATED)
+        return Response(
+            s.RegisterOutputSerializer(body).data, status=status.HTTP_201_CREATED
+        )
 
 
 class TokenView(APIView):
-    permission_classes = [permissions.AllowAny]
-    authentication_classes: list = []
+    permission_classes = (permissions.AllowAny,)
+    authentication_classes = ()
 
     @extend_schema(
         operation_id="auth_token",
@@ -53,7 +55,7 @@ class TokenView(APIView):
 
 
 class MeView(APIView):
-    permission_classes = [permissions.IsAuthenticated]
+    permission_classes = (permissions.IsAuthenticated,)
 
     @extend_schema(
         operation_id="auth_me",
@@ -67,6 +69,8 @@ class MeView(APIView):
             "username": user.get_username(),
             "email": user.email,
             "date_joined": user.date_joined,
-            "engines": list(user.engines.order_by("name").values_list("name", flat=True)),
+            "engines": list(
+                user.engines.order_by("name").values_list("name", flat=True)
+            ),
         }
         return Response(s.MeOutputSerializer(body).data)

@@ -34,7 +34,9 @@ class ApiError(exceptions.APIException):
     default_code = "error"
     default_detail = "The request could not be processed."
 
-    def __init__(self, message: str | None = None, *, details: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, message: str | None = None, *, details: dict[str, Any] | None = None
+    ) -> None:
         super().__init__(detail=message or self.default_detail, code=self.default_code)
         self.details: dict[str, Any] = details or {}
 
@@ -58,7 +60,9 @@ class UploadTooLarge(ApiError):
 
 class UnsafeArchive(ApiError):
     default_code = "unsafe_archive"
-    default_detail = "The archive holds absolute paths, '..' parts or links leaving the archive."
+    default_detail = (
+        "The archive holds absolute paths, '..' parts or links leaving the archive."
+    )
 
 
 class BadManifest(ApiError):
@@ -113,7 +117,9 @@ _DRF_CODES: tuple[tuple[type[exceptions.APIException], str], ...] = (
 )
 
 
-def error_body(code: str, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
+def error_body(
+    code: str, message: str, details: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The JSON body of an error response (see the module docstring)."""
     return {"error": {"code": code, "message": message, "details": details or {}}}
 
@@ -169,7 +175,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         exc = exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):
         exc = exceptions.PermissionDenied()
-    response = drf_exception_handler(exc, context)  # keeps headers: WWW-Authenticate, Retry-After
+    response = drf_exception_handler(
+        exc, context
+    )  # keeps headers: WWW-Authenticate, Retry-After
     if response is None or not isinstance(exc, exceptions.APIException):
         return response
     code = _code_for(exc)

@@ -14,7 +14,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
-            "--no-validate", action="store_true", help="Register only; leave new versions pending for a worker."
+            "--no-validate",
+            action="store_true",
+            help="Register only; leave new versions pending for a worker.",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:

@@ -7,7 +7,13 @@ from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.http import Http404
 from rest_framework import exceptions
 
-from arena.api.errors import ApiError, EngineNotYours, TooFewEngines, error_body, exception_handler
+from arena.api.errors import (
+    ApiError,
+    EngineNotYours,
+    TooFewEngines,
+    error_body,
+    exception_handler,
+)
 
 
 def handle(exc: Exception):  # type: ignore[no-untyped-def]
@@ -17,17 +23,27 @@ def handle(exc: Exception):  # type: ignore[no-untyped-def]
 
 
 def test_a_field_validation_error_keeps_its_field_details():
-    status, body = handle(exceptions.ValidationError({"name": ["Too long."], "file": ["Missing."]}))
+    status, body = handle(
+        exceptions.ValidationError({"name": ["Too long."], "file": ["Missing."]})
+    )
     assert status == 400
-    assert body == error_body("invalid", "The request is invalid; see details.", {"name": ["Too long."], "file": ["Missing."]})
+    assert body == error_body(
+        "invalid",
+        "The request is invalid; see details.",
+        {"name": ["Too long."], "file": ["Missing."]},
+    )
 
 
 def test_a_validation_error_without_fields_goes_under_non_field_errors():
-    assert handle(exceptions.ValidationError("Nope."))[1]["error"]["details"] == {"non_field_errors": ["Nope."]}
+    assert handle(exceptions.ValidationError("Nope."))[1]["error"]["details"] == {
+        "non_field_errors": ["Nope."]
+    }
 
 
 def test_nested_validation_details_stay_nested_as_plain_strings():
-    _, body = handle(exceptions.ValidationError({"options": {"depth": ["Must be positive."]}}))
+    _, body = handle(
+        exceptions.ValidationError({"options": {"depth": ["Must be positive."]}})
+    )
     assert body["error"]["details"] == {"options": {"depth": ["Must be positive."]}}
     assert type(body["error"]["details"]["options"]["depth"][0]) is str
 
@@ -69,7 +85,10 @@ def test_an_api_error_carries_its_message_and_details():
         default_code = "teapot"
 
     status, body = handle(Teapot("Short and stout.", details={"spout": 1}))
-    assert (status, body) == (418, error_body("teapot", "Short and stout.", {"spout": 1}))
+    assert (status, body) == (
+        418,
+        error_body("teapot", "Short and stout.", {"spout": 1}),
+    )
 
 
 def test_an_unexpected_exception_is_left_to_django():
@@ -86,6 +105,8 @@ def test_a_wrong_method_over_http_is_method_not_allowed(alice_client):
 
 @pytest.mark.django_db
 def test_malformed_json_over_http_is_a_parse_error(anon_client):
-    response = anon_client.post("/api/auth/token/", data="{oops", content_type="application/json")
+    response = anon_client.post(
+        "/api/auth/token/", data="{oops", content_type="application/json"
+    )
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "parse_error"

@@ -28,7 +28,14 @@ def test_the_schema_documents_every_accounts_and_engines_operation(anon_client):
     assert set(upload["responses"]) >= {"201", "400", "401", "403", "413"}
     listing = schema["paths"]["/api/engines/"]["get"]
     assert {p["name"] for p in listing["parameters"]} >= {
-        "owner", "variant", "enabled", "bundled", "search", "ordering", "page", "page_size"
+        "owner",
+        "variant",
+        "enabled",
+        "bundled",
+        "search",
+        "ordering",
+        "page",
+        "page_size",
     }
 
 
@@ -43,10 +50,15 @@ def test_the_accounts_and_engines_views_generate_without_warnings_or_errors():
     from drf_spectacular.drainage import GENERATOR_STATS
     from drf_spectacular.generators import SchemaGenerator
 
-    patterns = [path("api/", include("arena.accounts.urls")), path("api/", include("engines.urls"))]
+    patterns = [
+        path("api/", include("arena.accounts.urls")),
+        path("api/", include("engines.urls")),
+    ]
     GENERATOR_STATS.reset()
     with GENERATOR_STATS.silence():
-        schema = SchemaGenerator(patterns=patterns).get_schema(request=None, public=True)
+        schema = SchemaGenerator(patterns=patterns).get_schema(
+            request=None, public=True
+        )
     assert dict(GENERATOR_STATS._warn_cache) == {}
     assert dict(GENERATOR_STATS._error_cache) == {}
     assert set(schema["paths"]) == set(OUR_PATHS)

@@ -72,11 +72,17 @@ def stored_files(root: Path) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
 
 
-def script_upload(content: bytes = FIRST_MOVE_ENGINE, name: str = "engine.py") -> SimpleUploadedFile:
+def script_upload(
+    content: bytes = FIRST_MOVE_ENGINE, name: str = "engine.py"
+) -> SimpleUploadedFile:
     return SimpleUploadedFile(name, content, content_type="text/x-python")
 
 
-def zip_upload(members: dict[str, bytes], name: str = "engine.zip", modes: dict[str, int] | None = None) -> SimpleUploadedFile:
+def zip_upload(
+    members: dict[str, bytes],
+    name: str = "engine.zip",
+    modes: dict[str, int] | None = None,
+) -> SimpleUploadedFile:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         for member, data in members.items():
@@ -86,7 +92,9 @@ def zip_upload(members: dict[str, bytes], name: str = "engine.zip", modes: dict[
     return SimpleUploadedFile(name, buffer.getvalue(), content_type="application/zip")
 
 
-def tar_upload(members: dict[str, bytes], name: str = "engine.tar.gz") -> SimpleUploadedFile:
+def tar_upload(
+    members: dict[str, bytes], name: str = "engine.tar.gz"
+) -> SimpleUploadedFile:
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
         for member, data in members.items():

@@ -79,25 +79,39 @@ def test_it_filters_by_owner_enabled_and_bundled(anon_client, world):
     assert names(anon_client.get("/api/engines/?owner=bob")) == ["cheetah", "dingo"]
     assert names(anon_client.get("/api/engines/?enabled=false")) == ["badger"]
     assert names(anon_client.get("/api/engines/?bundled=true")) == ["dingo"]
-    assert names(anon_client.get("/api/engines/?owner=alice&enabled=true")) == ["aardvark"]
+    assert names(anon_client.get("/api/engines/?owner=alice&enabled=true")) == [
+        "aardvark"
+    ]
 
 
 def test_it_filters_by_variant_among_active_versions_only(anon_client, world):
-    assert names(anon_client.get("/api/engines/?variant=bao-la-kete")) == ["aardvark", "dingo"]
+    assert names(anon_client.get("/api/engines/?variant=bao-la-kete")) == [
+        "aardvark",
+        "dingo",
+    ]
     # cheetah announces Kingulu but was rejected
     assert names(anon_client.get("/api/engines/?variant=bao-kingulu")) == ["aardvark"]
 
 
 def test_it_searches_names_and_orders(anon_client, world):
     assert names(anon_client.get("/api/engines/?search=EE")) == ["cheetah"]
-    assert names(anon_client.get("/api/engines/?ordering=-name")) == ["dingo", "cheetah", "badger", "aardvark"]
+    assert names(anon_client.get("/api/engines/?ordering=-name")) == [
+        "dingo",
+        "cheetah",
+        "badger",
+        "aardvark",
+    ]
 
 
 def test_an_unknown_variant_filter_is_a_typed_error(anon_client, world):
     response = anon_client.get("/api/engines/?variant=chess")
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "unknown_variant"
-    assert response.json()["error"]["details"]["known"] == ["bao-la-kete", "bao-la-kiswahili", "bao-kingulu"]
+    assert response.json()["error"]["details"]["known"] == [
+        "bao-la-kete",
+        "bao-la-kiswahili",
+        "bao-kingulu",
+    ]
 
 
 def test_a_junk_boolean_filter_is_invalid(anon_client, world):
@@ -133,9 +147,16 @@ def test_an_unknown_version_is_not_found(anon_client, world):
 
 
 def test_the_owner_can_disable_and_describe_an_engine(alice_client, world):
-    response = alice_client.patch("/api/engines/aardvark/", {"is_enabled": False, "description": "old"}, format="json")
+    response = alice_client.patch(
+        "/api/engines/aardvark/",
+        {"is_enabled": False, "description": "old"},
+        format="json",
+    )
     assert response.status_code == 200
-    assert (response.json()["is_enabled"], response.json()["description"]) == (False, "old")
+    assert (response.json()["is_enabled"], response.json()["description"]) == (
+        False,
+        "old",
+    )
     engine = Engine.objects.get(name="aardvark")
     assert (engine.is_enabled, engine.description) == (False, "old")
 
@@ -147,14 +168,18 @@ def test_a_partial_patch_leaves_other_fields_alone(alice_client, world):
 
 
 def test_another_user_cannot_patch_an_engine(bob_client, world):
-    response = bob_client.patch("/api/engines/aardvark/", {"is_enabled": False}, format="json")
+    response = bob_client.patch(
+        "/api/engines/aardvark/", {"is_enabled": False}, format="json"
+    )
     assert response.status_code == 403
     assert response.json()["error"]["code"] == "engine_not_yours"
     assert Engine.objects.get(name="aardvark").is_enabled is True
 
 
 def test_anonymous_users_cannot_patch(anon_client, world):
-    response = anon_client.patch("/api/engines/aardvark/", {"is_enabled": False}, format="json")
+    response = anon_client.patch(
+        "/api/engines/aardvark/", {"is_enabled": False}, format="json"
+    )
     assert response.status_code == 401
     assert response.json()["error"]["code"] == "not_authenticated"
     assert Engine.objects.get(name="aardvark").is_enabled is True
@@ -162,7 +187,12 @@ def test_anonymous_users_cannot_patch(anon_client, world):
 
 def test_only_the_owner_downloads_a_version(alice_client, bob_client, anon_client):
     upload = script_upload(name="first move.py")
-    assert alice_client.post("/api/engines/", {"name": "alpha", "file": upload}, format="multipart").status_code == 201
+    assert (
+        alice_client.post(
+            "/api/engines/", {"name": "alpha", "file": upload}, format="multipart"
+        ).status_code
+        == 201
+    )
     response = alice_client.get("/api/engines/alpha/versions/1/download/")
     assert response.status_code == 200
     assert b"".join(response.streaming_content) == FIRST_MOVE_ENGINE
@@ -170,9 +200,15 @@ def test_only_the_owner_downloads_a_version(alice_client, bob_client, anon_clien
     assert response["Content-Type"] == "application/octet-stream"
 
     refused = bob_client.get("/api/engines/alpha/versions/1/download/")
-    assert (refused.status_code, refused.json()["error"]["code"]) == (403, "engine_not_yours")
+    assert (refused.status_code, refused.json()["error"]["code"]) == (
+        403,
+        "engine_not_yours",
+    )
     anonymous = anon_client.get("/api/engines/alpha/versions/1/download/")
-    assert (anonymous.status_code, anonymous.json()["error"]["code"]) == (401, "not_authenticated")
+    assert (anonymous.status_code, anonymous.json()["error"]["code"]) == (
+        401,
+        "not_authenticated",
+    )
 
 
 def test_a_download_of_a_missing_file_is_not_found(alice_client, world):
@@ -185,6 +221,8 @@ def test_me_lists_my_engines(alice_client, world):
     assert alice_client.get("/api/auth/me/").json()["engines"] == ["aardvark", "badger"]
 
 
-def test_engine_lists_use_a_fixed_number_of_queries(anon_client, world, django_assert_max_num_queries):
+def test_engine_lists_use_a_fixed_number_of_queries(
+    anon_client, world, django_assert_max_num_queries
+):
     with django_assert_max_num_queries(4):
         assert len(names(anon_client.get("/api/engines/"))) == 4

@@ -22,7 +22,11 @@ def test_it_registers_the_three_bundled_engines_active_under_the_system_user():
     assert [v.status for v in versions] == ["active", "active", "active"]
     arena = get_user_model().objects.get(username="arena")
     assert not arena.has_usable_password()
-    assert list(Engine.objects.filter(owner=arena, is_bundled=True).values_list("name", flat=True)) == [
+    assert list(
+        Engine.objects.filter(owner=arena, is_bundled=True).values_list(
+            "name", flat=True
+        )
+    ) == [
         "greedy",
         "random",
         "search",
@@ -61,4 +65,8 @@ def test_a_user_engine_holding_a_bundled_name_is_not_taken_over(alice):
 
 def test_the_management_command_prints_each_version_and_status(capsys):
     call_command("register_bundled_engines")
-    assert capsys.readouterr().out.splitlines() == ["random v1: active", "greedy v1: active", "search v1: active"]
+    assert capsys.readouterr().out.splitlines() == [
+        "random v1: active",
+        "greedy v1: active",
+        "search v1: active",
+    ]

@@ -10,7 +10,14 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from engines.models import Engine, EngineVersion
 
-from .conftest import FIRST_MOVE_ENGINE, MANIFEST, script_upload, stored_files, tar_upload, zip_upload
+from .conftest import (
+    FIRST_MOVE_ENGINE,
+    MANIFEST,
+    script_upload,
+    stored_files,
+    tar_upload,
+    zip_upload,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -26,7 +33,9 @@ def assert_nothing_stored(engines_dir) -> None:  # type: ignore[no-untyped-def]
     assert stored_files(engines_dir) == []
 
 
-def test_it_stores_a_script_as_version_1_pending_and_executable(alice_client, alice, engines_dir, django_capture_on_commit_callbacks):
+def test_it_stores_a_script_as_version_1_pending_and_executable(
+    alice_client, alice, engines_dir, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         response = upload(alice_client, description="plays the first move")
     assert response.status_code == 201
@@ -48,7 +57,10 @@ def test_it_stores_a_script_as_version_1_pending_and_executable(alice_client, al
     stored = engines_dir / version.storage_path
     assert stored.read_bytes() == FIRST_MOVE_ENGINE
     assert stat.S_IMODE(stored.stat().st_mode) == 0o755
-    assert stored_files(engines_dir) == ["alpha/v1/root/engine.py", "alpha/v1/upload/engine.py"]
+    assert stored_files(engines_dir) == [
+        "alpha/v1/root/engine.py",
+        "alpha/v1/upload/engine.py",
+    ]
     package = version.package()
     assert package.name == "alpha v1"
     assert package.argv == ("./engine.py",)
@@ -64,7 +76,9 @@ def test_a_second_upload_by_the_owner_is_version_2(alice_client):
     assert Engine.objects.get().description == ""
 
 
-def test_it_rejects_an_upload_under_a_foreign_engine_name(alice_client, bob_client, engines_dir):
+def test_it_rejects_an_upload_under_a_foreign_engine_name(
+    alice_client, bob_client, engines_dir
+):
     assert upload(bob_client).status_code == 201
     before = stored_files(engines_dir)
     response = upload(alice_client)
@@ -85,7 +99,10 @@ def test_anonymous_users_cannot_upload(anon_client, engines_dir):
 def test_it_accepts_a_zip_with_a_manifest(alice_client, engines_dir):
     response = upload(
         alice_client,
-        file=zip_upload({"bao-engine.json": MANIFEST, "main.py": FIRST_MOVE_ENGINE}, name="my engine.zip"),
+        file=zip_upload(
+            {"bao-engine.json": MANIFEST, "main.py": FIRST_MOVE_ENGINE},
+            name="my engine.zip",
+        ),
     )
     assert response.status_code == 201
     version = EngineVersion.objects.get()
@@ -98,7 +115,10 @@ def test_it_accepts_a_zip_with_a_manifest(alice_client, engines_dir):
 
 def test_it_accepts_a_tar_gz_whose_manifest_is_in_a_top_level_directory(alice_client):
     response = upload(
-        alice_client, file=tar_upload({"zipped/bao-engine.json": MANIFEST, "zipped/main.py": FIRST_MOVE_ENGINE})
+        alice_client,
+        file=tar_upload(
+            {"zipped/bao-engine.json": MANIFEST, "zipped/main.py": FIRST_MOVE_ENGINE}
+        ),
     )
     assert response.status_code == 201
     package = EngineVersion.objects.get().package()
@@ -107,14 +127,18 @@ def test_it_accepts_a_tar_gz_whose_manifest_is_in_a_top_level_directory(alice_cl
 
 
 def test_it_recognises_an_archive_by_its_content_not_its_name(alice_client):
-    archive = zip_upload({"bao-engine.json": MANIFEST, "main.py": FIRST_MOVE_ENGINE}, name="engine.bin")
+    archive = zip_upload(
+        {"bao-engine.json": MANIFEST, "main.py": FIRST_MOVE_ENGINE}, name="engine.bin"
+    )
     response = upload(alice_client, file=archive)
     assert response.status_code == 201
     assert EngineVersion.objects.get().storage_path == "alpha/v1/upload/engine.bin.zip"
 
 
 def test_it_rejects_an_archive_with_parent_paths(alice_client, engines_dir):
-    archive = zip_upload({"bao-engine.json": MANIFEST, "../escape.py": FIRST_MOVE_ENGINE})
+    archive = zip_upload(
+        {"bao-engine.json": MANIFEST, "../escape.py": FIRST_MOVE_ENGINE}
+    )
     response = upload(alice_client, file=archive)
     assert response.status_code == 400
     error = response.json()["error"]
@@ -125,7 +149,12 @@ def test_it_rejects_an_archive_with_parent_paths(alice_client, engines_dir):
 
 
 def test_it_rejects_an_archive_with_a_bad_manifest(alice_client, engines_dir):
-    response = upload(alice_client, file=zip_upload({"bao-engine.json": b"{not json", "main.py": FIRST_MOVE_ENGINE}))
+    response = upload(
+        alice_client,
+        file=zip_upload(
+            {"bao-engine.json": b"{not json", "main.py": FIRST_MOVE_ENGINE}
+        ),
+    )
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "bad_manifest"
     assert_nothing_stored(engines_dir)
@@ -139,14 +168,19 @@ def test_it_rejects_an_archive_without_a_manifest(alice_client, engines_dir):
 
 
 def test_it_rejects_a_corrupt_archive_as_a_bad_upload(alice_client, engines_dir):
-    response = upload(alice_client, file=SimpleUploadedFile("engine.zip", b"PK\x03\x04 this is not a zip"))
+    response = upload(
+        alice_client,
+        file=SimpleUploadedFile("engine.zip", b"PK\x03\x04 this is not a zip"),
+    )
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "bad_upload"
     assert_nothing_stored(engines_dir)
 
 
 def test_it_rejects_a_text_file_that_is_not_a_script(alice_client, engines_dir):
-    response = upload(alice_client, file=SimpleUploadedFile("notes.txt", b"print('hello')\n"))
+    response = upload(
+        alice_client, file=SimpleUploadedFile("notes.txt", b"print('hello')\n")
+    )
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "not_executable"
     assert "#!" in response.json()["error"]["message"]
@@ -165,7 +199,9 @@ def test_it_rejects_a_file_over_the_size_limit(alice_client, engines_dir, settin
     assert_nothing_stored(engines_dir)
 
 
-def test_it_refuses_a_huge_body_from_its_content_length_before_reading_it(alice_client, engines_dir, settings):
+def test_it_refuses_a_huge_body_from_its_content_length_before_reading_it(
+    alice_client, engines_dir, settings
+):
     settings.BAO_ENGINE_MAX_BYTES = 2048
     response = upload(alice_client, file=script_upload(b"#!/bin/sh\n" + b"#" * 200_000))
     assert response.status_code == 413
@@ -173,17 +209,31 @@ def test_it_refuses_a_huge_body_from_its_content_length_before_reading_it(alice_
     assert_nothing_stored(engines_dir)
 
 
-def test_it_rejects_an_archive_that_unpacks_beyond_the_cap(alice_client, engines_dir, settings):
-    settings.BAO_ENGINE_MAX_BYTES = 4096  # unpacked cap: 4 x 4096 bytes; zeros compress well
-    archive = zip_upload({"bao-engine.json": MANIFEST, "main.py": FIRST_MOVE_ENGINE, "pad.bin": b"\0" * 40_000})
+def test_it_rejects_an_archive_that_unpacks_beyond_the_cap(
+    alice_client, engines_dir, settings
+):
+    settings.BAO_ENGINE_MAX_BYTES = (
+        4096  # unpacked cap: 4 x 4096 bytes; zeros compress well
+    )
+    archive = zip_upload(
+        {
+            "bao-engine.json": MANIFEST,
+            "main.py": FIRST_MOVE_ENGINE,
+            "pad.bin": b"\0" * 40_000,
+        }
+    )
     response = upload(alice_client, file=archive)
     assert response.status_code == 413
     assert response.json()["error"]["code"] == "upload_too_large"
     assert_nothing_stored(engines_dir)
 
 
-def test_it_rejects_a_missing_file_and_a_bad_name_with_field_details(alice_client, engines_dir):
-    response = alice_client.post("/api/engines/", {"name": "not a slug!"}, format="multipart")
+def test_it_rejects_a_missing_file_and_a_bad_name_with_field_details(
+    alice_client, engines_dir
+):
+    response = alice_client.post(
+        "/api/engines/", {"name": "not a slug!"}, format="multipart"
+    )
     assert response.status_code == 400
     error = response.json()["error"]
     assert error["code"] == "invalid"
@@ -196,7 +246,9 @@ def test_it_rejects_an_empty_file(alice_client, engines_dir):
     response = upload(alice_client, file=SimpleUploadedFile("engine.py", b""))
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "invalid"
-    assert response.json()["error"]["details"] == {"file": ["The submitted file is empty."]}
+    assert response.json()["error"]["details"] == {
+        "file": ["The submitted file is empty."]
+    }
     assert_nothing_stored(engines_dir)
 
 

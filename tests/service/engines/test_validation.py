@@ -10,15 +10,30 @@ from engines.models import EngineVersion
 from engines.tasks import validate_engine_version
 from engines.validation import ValidationDeferred
 
-from .conftest import CRASH_ON_GO_ENGINE, FIRST_MOVE_ENGINE, MANIFEST, NAMELESS_ENGINE, script_upload, zip_upload
+from .conftest import (
+    CRASH_ON_GO_ENGINE,
+    FIRST_MOVE_ENGINE,
+    MANIFEST,
+    NAMELESS_ENGINE,
+    script_upload,
+    zip_upload,
+)
 
 pytestmark = pytest.mark.django_db
 
 
-def upload(client, content: bytes = FIRST_MOVE_ENGINE, name: str = "alpha", file=None) -> EngineVersion:  # type: ignore[no-untyped-def]
-    response = client.post("/api/engines/", {"name": name, "file": file or script_upload(content)}, format="multipart")
+def upload(
+    client, content: bytes = FIRST_MOVE_ENGINE, name: str = "alpha", file=None
+) -> EngineVersion:  # type: ignore[no-untyped-def]
+    response = client.post(
+        "/api/engines/",
+        {"name": name, "file": file or script_upload(content)},
+        format="multipart",
+    )
     assert response.status_code == 201, response.json()
-    return EngineVersion.objects.get(engine__name=name, number=response.json()["number"])
+    return EngineVersion.objects.get(
+        engine__name=name, number=response.json()["number"]
+    )
 
 
 def test_a_working_engine_becomes_active_with_its_handshake_facts(alice_client):
@@ -37,16 +52,23 @@ def test_a_working_engine_becomes_active_with_its_handshake_facts(alice_client):
 
 
 def test_a_zipped_engine_run_through_its_manifest_becomes_active(alice_client):
-    version = upload(alice_client, file=zip_upload({"bao-engine.json": MANIFEST, "main.py": FIRST_MOVE_ENGINE}))
+    version = upload(
+        alice_client,
+        file=zip_upload({"bao-engine.json": MANIFEST, "main.py": FIRST_MOVE_ENGINE}),
+    )
     assert validate_engine_version(version.pk) == "active"
 
 
-def test_an_engine_that_fails_the_handshake_is_rejected_with_handshake_failed(alice_client):
+def test_an_engine_that_fails_the_handshake_is_rejected_with_handshake_failed(
+    alice_client,
+):
     version = upload(alice_client, NAMELESS_ENGINE)
     assert validate_engine_version(version.pk) == "rejected"
     version.refresh_from_db()
     assert version.rejection_code == "handshake_failed"
-    assert version.rejection_reason == "handshake_failed: bepok without an 'id name' line"
+    assert (
+        version.rejection_reason == "handshake_failed: bepok without an 'id name' line"
+    )
     assert version.engine.latest_active_version() is None
     body = alice_client.get("/api/engines/alpha/").json()
     assert body["versions"][0]["status"] == "rejected"
@@ -65,7 +87,8 @@ def test_an_engine_that_dies_when_asked_to_move_is_rejected_with_crash(alice_cli
 
 def test_an_engine_announcing_only_unknown_variants_is_rejected(alice_client):
     script = NAMELESS_ENGINE.replace(
-        b'print("bepok", flush=True)', b'print("id name odd"); print("variant oware"); print("bepok", flush=True)'
+        b'print("bepok", flush=True)',
+        b'print("id name odd"); print("variant oware"); print("bepok", flush=True)',
     )
     version = upload(alice_client, script)
     assert validate_engine_version(version.pk) == "rejected"
@@ -90,7 +113,9 @@ def test_a_version_left_validating_by_a_dead_worker_is_validated_again(alice_cli
     assert validate_engine_version(version.pk) == "active"
 
 
-def test_a_sandbox_that_cannot_start_defers_instead_of_rejecting(alice_client, settings):
+def test_a_sandbox_that_cannot_start_defers_instead_of_rejecting(
+    alice_client, settings
+):
     version = upload(alice_client)
     settings.BAO_SANDBOX_MODE = "bwrap"
     settings.BAO_SANDBOX_REQUIRE_FULL = True
@@ -101,7 +126,6 @@ def test_a_sandbox_that_cannot_start_defers_instead_of_rejecting(alice_client, s
         raise SandboxError("no namespaces here")
 
     from arena.referee import RefereeConfig
-
     from engines.validation import validate_version_now
 
     with pytest.raises(ValidationDeferred, match="no namespaces here"):
@@ -111,7 +135,9 @@ def test_a_sandbox_that_cannot_start_defers_instead_of_rejecting(alice_client, s
     assert version.rejection_code == ""
 
 
-def test_a_version_whose_files_vanished_is_rejected_with_not_found(alice_client, engines_dir):
+def test_a_version_whose_files_vanished_is_rejected_with_not_found(
+    alice_client, engines_dir
+):
     import shutil
 
     version = upload(alice_client)
@@ -121,14 +147,22 @@ def test_a_version_whose_files_vanished_is_rejected_with_not_found(alice_client,
     assert version.rejection_code == "not_found"
 
 
-def test_an_upload_enqueues_its_validation_after_commit(alice_client, django_capture_on_commit_callbacks):
+def test_an_upload_enqueues_its_validation_after_commit(
+    alice_client, django_capture_on_commit_callbacks
+):
     from arena.celery import app
 
     eager, app.conf.task_always_eager = app.conf.task_always_eager, True
     try:
         with django_capture_on_commit_callbacks(execute=True):
-            response = alice_client.post("/api/engines/", {"name": "alpha", "file": script_upload()}, format="multipart")
+            response = alice_client.post(
+                "/api/engines/",
+                {"name": "alpha", "file": script_upload()},
+                format="multipart",
+            )
     finally:
         app.conf.task_always_eager = eager
-    assert response.json()["status"] == "pending"  # the response is written before validation runs
+    assert (
+        response.json()["status"] == "pending"
+    )  # the response is written before validation runs
     assert EngineVersion.objects.get().status == "active"
