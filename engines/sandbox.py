@@ -54,6 +54,7 @@ import logging
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 import threading
@@ -556,10 +557,10 @@ class EngineProcess:
         """Host pids of this engine's processes still alive (zombies excluded)."""
         if self.mode == "off":
             pids = _scan(match_sid=self.pid)
-        elif self._lease is not None and self._lease._fd >= 0:
-            pids = _pids_of_uid(self.uid)
         else:
-            pids = set()
+            # Still scanned after kill() released the uid: tests check that nothing is left.
+            # (Once another engine leases the uid again, its processes would show here.)
+            pids = _pids_of_uid(self.uid)
         if self._popen.returncode is None:  # the sandbox wrapper itself, until reaped
             st = _proc_status(str(self.pid))
             if st is not None and st[2] != "Z":
@@ -648,10 +649,7 @@ def start_engine(
         raise SandboxError(f"engine root {root} is not a directory")
     if mode != "off":
         _check_readable(root)
-    STATE_DIR.mkdir(mode=0o711, parents=True, exist_ok=True)
-    os.chmod(
-        STATE_DIR, 0o711
-    )  # the engine uid must reach its scratch dir, and list nothing
+    _prepare_state_dir()
     lease = _UidLease() if mode != "off" else None
     try:
         scratch = Path(tempfile.mkdtemp(prefix="scratch-", dir=STATE_DIR))
@@ -696,6 +694,19 @@ def start_engine(
             f"cannot start engine {package.name!r} ({mode}): {exc}"
         ) from exc
     return EngineProcess(popen, mode, config.limits, lease, scratch, started)
+
+
+def _prepare_state_dir() -> None:
+    """Create STATE_DIR, refusing one that someone else made (a shared /tmp)."""
+    STATE_DIR.mkdir(mode=0o711, parents=True, exist_ok=True)
+    st = os.lstat(STATE_DIR)
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
+        raise SandboxError(
+            f"{STATE_DIR} is not a directory of ours: remove it or set BAO_SANDBOX_DIR"
+        )
+    os.chmod(
+        STATE_DIR, 0o711
+    )  # the engine uid must reach its scratch dir, and list nothing
 
 
 def _choose_mode(config: SandboxConfig) -> str:
