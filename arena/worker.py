@@ -144,7 +144,8 @@ class WorkerProcess:
         pool: str = "prefork",
     ) -> WorkerProcess:
         """Start ``celery -A arena.celery worker`` consuming only ``queue``."""
-        log = open(log_path, "wb")
+        # Stays open for the worker's lifetime (closed by stop()): not a with-block.
+        log = open(log_path, "wb")  # noqa: SIM115
         argv = [
             sys.executable, "-m", "celery", "-A", "arena.celery", "worker",
             f"--pool={pool}", f"--concurrency={concurrency}", "-Q", queue,

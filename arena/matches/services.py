@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from datetime import datetime, timedelta
-from datetime import timezone as dt_timezone
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -154,7 +153,7 @@ def match_enqueue(match_id: int, *, countdown: float | None = None) -> bool:
 def _game_time(game: dict[str, Any], fallback: datetime) -> tuple[datetime | None, datetime]:
     started = parse_datetime(game.get("started_at") or "") if game.get("started_at") else None
     if started is not None and timezone.is_naive(started):
-        started = timezone.make_aware(started, dt_timezone.utc)
+        started = timezone.make_aware(started, UTC)
     if started is None:
         return None, fallback
     return started, started + timedelta(milliseconds=int(game.get("duration_ms") or 0))
@@ -231,7 +230,9 @@ def match_record_result(match_id: int, lease_token: str, record: dict[str, Any])
     Calls ``tournaments.services.match_finished(match)`` in the same transaction.
     Raises ``ValueError`` (nothing written) if the record does not fit the match.
     """
-    from tournaments.services import match_finished  # tournaments imports matches models
+    from tournaments.services import (
+        match_finished,  # tournaments imports matches models
+    )
 
     aborted = bool(record.get("aborted"))
     now = timezone.now()

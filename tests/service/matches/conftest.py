@@ -24,9 +24,9 @@ BUNDLED = Path(__file__).resolve().parents[3] / "engines" / "bundled"
 
 def make_version(owner, name: str, script: str, *, number: int = 1, status: str = "active",
                  variants: tuple[str, ...] = VARIANTS, enabled: bool = True):  # type: ignore[no-untyped-def]
-    from engines.models import Engine, EngineVersion
-
     from django.conf import settings
+
+    from engines.models import Engine, EngineVersion
 
     engine, _ = Engine.objects.get_or_create(
         name=name, defaults={"owner": owner, "is_enabled": enabled}

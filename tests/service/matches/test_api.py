@@ -105,8 +105,9 @@ def _ids(response) -> list[int]:  # type: ignore[no-untyped-def]
 
 
 def test_the_list_filters_by_engine_variant_status_rated_and_tournament(anon_client, greedy, randomer, searcher) -> None:
-    from tournaments.models import Tournament
     from django.utils import timezone
+
+    from tournaments.models import Tournament
 
     cup = Tournament.objects.create(name="Cup", variant="bao-kingulu", time_control="2+0.1", start_at=timezone.now())
     m1 = Match.objects.create(engine_a=greedy, engine_b=randomer, variant="bao-la-kete", time_control="2+0.1", seed=1)
