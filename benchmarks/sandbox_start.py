@@ -32,9 +32,7 @@ def first_line_ms(package: EnginePackage, mode: str) -> tuple[float, float, floa
     buf = b""
     while b"\n" not in buf:
         if not select.select([engine.stdout_fd], [], [], 10)[0]:
-            raise SystemExit(
-                f"{mode}: no output in 10 s; stderr: {engine.stderr_tail()}"
-            )
+            raise SystemExit(f"{mode}: no output in 10 s; stderr: {engine.stderr_tail()}")
         chunk = os.read(engine.stdout_fd, 4096)
         if not chunk:
             raise SystemExit(f"{mode}: engine exited; stderr: {engine.stderr_tail()}")
@@ -60,9 +58,7 @@ def main() -> None:
     os.chmod(root, 0o755)
     try:
         (root / "hello.sh").write_text("#!/bin/sh\necho ready\nread line\n")
-        (root / "hello.py").write_text(
-            "import arena.rules\nprint('ready', flush=True)\ninput()\n"
-        )
+        (root / "hello.py").write_text("import arena.rules\nprint('ready', flush=True)\ninput()\n")
         os.chmod(root / "hello.sh", 0o755)
         shell = EnginePackage("sh", root, ("./hello.sh",))
         python = EnginePackage("py", root, ("python3", "hello.py"))
@@ -71,9 +67,7 @@ def main() -> None:
             f"unshare={'ok' if found.unshare_ok else found.unshare_reason}"
         )
         print(f"runs per figure: {args.runs}; figures are median / p90 in ms")
-        print(
-            f"{'mode':9} {'spawn':>17} {'sh first line':>17} {'py first line':>17} {'kill':>9}"
-        )
+        print(f"{'mode':9} {'spawn':>17} {'sh first line':>17} {'py first line':>17} {'kill':>9}")
         for mode in ("bwrap", "fallback", "off"):
             if mode == "bwrap" and not found.bwrap_ok:
                 print(f"{mode:9} skipped: {found.bwrap_reason}")

@@ -115,21 +115,15 @@ def load_engine(
     except (FileNotFoundError, NotADirectoryError):
         raise EnginePackageError("not_found", f"no engine at {src}") from None
     except OSError as exc:
-        raise EnginePackageError(
-            "not_found", f"cannot read {src}: {exc.strerror}"
-        ) from None
+        raise EnginePackageError("not_found", f"cannot read {src}: {exc.strerror}") from None
     if stat.S_ISDIR(st.st_mode):
         root = src.resolve()
         _check_tree(root, max_bytes)
         return _from_manifest(root)
     if not stat.S_ISREG(st.st_mode):
-        raise EnginePackageError(
-            "not_executable", f"{src} is neither a file nor a directory"
-        )
+        raise EnginePackageError("not_executable", f"{src} is neither a file nor a directory")
     if st.st_size > max_bytes:
-        raise EnginePackageError(
-            "too_large", f"{src} is {st.st_size} bytes, over {max_bytes}"
-        )
+        raise EnginePackageError("too_large", f"{src} is {st.st_size} bytes, over {max_bytes}")
     with open(src, "rb") as fh:
         head = fh.read(4)
     if head.startswith(_ZIP_MAGIC) or head.startswith(_GZIP_MAGIC):
@@ -153,9 +147,7 @@ def _from_executable(
     src: Path, st: os.stat_result, head: bytes, unpack_dir: Path | None
 ) -> EnginePackage:
     if not st.st_mode & 0o111:
-        raise EnginePackageError(
-            "not_executable", f"{src.name} has no execute permission"
-        )
+        raise EnginePackageError("not_executable", f"{src.name} has no execute permission")
     if not (head.startswith(b"#!") or head == b"\x7fELF"):
         raise EnginePackageError(
             "not_executable", f"{src.name} is neither a #! script nor an ELF binary"
@@ -193,9 +185,7 @@ def _package_root(dest: Path) -> Path:
 def _from_manifest(root: Path) -> EnginePackage:
     mpath = root / MANIFEST_NAME
     if mpath.is_symlink() or not mpath.is_file():
-        raise EnginePackageError(
-            "bad_manifest", f"{root.name or root} holds no {MANIFEST_NAME}"
-        )
+        raise EnginePackageError("bad_manifest", f"{root.name or root} holds no {MANIFEST_NAME}")
     raw = mpath.read_bytes()[: MAX_MANIFEST_BYTES + 1]
     if len(raw) > MAX_MANIFEST_BYTES:
         raise EnginePackageError(
@@ -204,18 +194,14 @@ def _from_manifest(root: Path) -> EnginePackage:
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
-        raise EnginePackageError(
-            "bad_manifest", f"{MANIFEST_NAME} is not UTF-8"
-        ) from None
+        raise EnginePackageError("bad_manifest", f"{MANIFEST_NAME} is not UTF-8") from None
     except json.JSONDecodeError as exc:
         raise EnginePackageError(
             "bad_manifest",
             f"{MANIFEST_NAME} is not JSON: {exc.msg} (line {exc.lineno})",
         ) from None
     if not isinstance(data, dict):
-        raise EnginePackageError(
-            "bad_manifest", f"{MANIFEST_NAME} must be a JSON object"
-        )
+        raise EnginePackageError("bad_manifest", f"{MANIFEST_NAME} must be a JSON object")
     name = data.get("name")
     if not isinstance(name, str):
         raise EnginePackageError("bad_manifest", '"name" must be a string')
@@ -245,12 +231,7 @@ def _check_command(root: Path, command: object) -> tuple[str, ...]:
             f'"command" must be a list of 1..{MAX_COMMAND_WORDS} strings',
         )
     for word in command:
-        if (
-            not isinstance(word, str)
-            or not word
-            or len(word) > MAX_WORD_CHARS
-            or "\0" in word
-        ):
+        if not isinstance(word, str) or not word or len(word) > MAX_WORD_CHARS or "\0" in word:
             raise EnginePackageError(
                 "bad_manifest", '"command" words must be non-empty strings without NUL'
             )
@@ -274,13 +255,9 @@ def _check_command(root: Path, command: object) -> tuple[str, ...]:
                 "unsafe_archive", f'"command"[0] {first!r} points outside the package'
             )
         if not real.stat().st_mode & 0o111:
-            raise EnginePackageError(
-                "not_executable", f'"command"[0] {first!r} is not executable'
-            )
+            raise EnginePackageError("not_executable", f'"command"[0] {first!r} is not executable')
         if "/" not in first:
-            first = (
-                f"./{first}"  # execvp would search PATH for a bare name, not the root
-            )
+            first = f"./{first}"  # execvp would search PATH for a bare name, not the root
     return (first, *command[1:])
 
 
@@ -306,9 +283,7 @@ def _check_tree(root: Path, max_bytes: int) -> None:
             elif stat.S_ISREG(st.st_mode):
                 total += st.st_size
                 if total > max_bytes:
-                    raise EnginePackageError(
-                        "too_large", f"more than {max_bytes} bytes of files"
-                    )
+                    raise EnginePackageError("too_large", f"more than {max_bytes} bytes of files")
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -362,22 +337,14 @@ class _Writer:
     def member(self, name: str) -> Path:
         self.members += 1
         if self.members > MAX_MEMBERS:
-            raise EnginePackageError(
-                "too_large", f"more than {MAX_MEMBERS} archive members"
-            )
+            raise EnginePackageError("too_large", f"more than {MAX_MEMBERS} archive members")
         if "\0" in name or "\\" in name:
-            raise EnginePackageError(
-                "unsafe_archive", f"member name {name!r} holds NUL or '\\'"
-            )
+            raise EnginePackageError("unsafe_archive", f"member name {name!r} holds NUL or '\\'")
         if name.startswith("/") or (len(name) > 1 and name[1] == ":"):
-            raise EnginePackageError(
-                "unsafe_archive", f"member {name!r} has an absolute path"
-            )
+            raise EnginePackageError("unsafe_archive", f"member {name!r} has an absolute path")
         parts = [p for p in PurePosixPath(name).parts if p not in ("", ".")]
         if ".." in parts:
-            raise EnginePackageError(
-                "unsafe_archive", f"member {name!r} climbs out with '..'"
-            )
+            raise EnginePackageError("unsafe_archive", f"member {name!r} climbs out with '..'")
         if not parts:
             return self.dest
         rel = "/".join(parts)
@@ -396,9 +363,7 @@ class _Writer:
         try:
             target.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
             # O_EXCL|O_NOFOLLOW: links are created only after all files, so nothing may pre-exist.
-            fd = os.open(
-                target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600
-            )
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         except (FileExistsError, NotADirectoryError, IsADirectoryError):
             raise self._clash(target) from None
         with os.fdopen(fd, "wb") as out:
@@ -421,9 +386,7 @@ class _Writer:
 
     def _clash(self, target: Path) -> EnginePackageError:
         rel = target.relative_to(self.dest)
-        return EnginePackageError(
-            "unsafe_archive", f"member {rel} clashes with another member"
-        )
+        return EnginePackageError("unsafe_archive", f"member {rel} clashes with another member")
 
     def finish(self) -> None:
         for target, link_to in self.links:
@@ -479,9 +442,7 @@ def _unpack_zip(src: Path, dest: Path, max_bytes: int) -> None:
     ) as exc:
         raise EnginePackageError("bad_archive", f"corrupt zip archive: {exc}") from None
     except (UnicodeDecodeError, RuntimeError) as exc:  # RuntimeError: encrypted members
-        raise EnginePackageError(
-            "bad_archive", f"unreadable zip archive: {exc}"
-        ) from None
+        raise EnginePackageError("bad_archive", f"unreadable zip archive: {exc}") from None
 
 
 def _tar_members(tf: tarfile.TarFile) -> Iterator[tarfile.TarInfo]:
@@ -521,6 +482,4 @@ def _unpack_tar(src: Path, dest: Path, max_bytes: int) -> None:
         raise
     except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
         # OSError also covers gzip.BadGzipFile and zlib errors of a truncated stream.
-        raise EnginePackageError(
-            "bad_archive", f"corrupt tar.gz archive: {exc}"
-        ) from None
+        raise EnginePackageError("bad_archive", f"corrupt tar.gz archive: {exc}") from None

@@ -76,9 +76,7 @@ UID_BASE = int(os.environ.get("BAO_SANDBOX_UID_BASE", "2100000"))
 UID_COUNT = 4096
 #: Where the uid leases (lock files) and scratch directories live.
 STATE_DIR = Path(
-    os.environ.get(
-        "BAO_SANDBOX_DIR", os.path.join(tempfile.gettempdir(), "bao-sandbox")
-    )
+    os.environ.get("BAO_SANDBOX_DIR", os.path.join(tempfile.gettempdir(), "bao-sandbox"))
 )
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -91,8 +89,7 @@ LIBRARY_FILES = (
 )
 BWRAP = shutil.which("bwrap") or "/usr/bin/bwrap"
 _TOOLS = {
-    name: shutil.which(name) or f"/usr/bin/{name}"
-    for name in ("unshare", "setpriv", "prlimit")
+    name: shutil.which(name) or f"/usr/bin/{name}" for name in ("unshare", "setpriv", "prlimit")
 }
 
 _ENGINE_ROOT_IN = "/engine"
@@ -127,9 +124,7 @@ class SandboxLimits:
     def __post_init__(self) -> None:
         for name, value in self.__dict__.items():
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-                raise ValueError(
-                    f"SandboxLimits.{name} must be a positive int, not {value!r}"
-                )
+                raise ValueError(f"SandboxLimits.{name} must be a positive int, not {value!r}")
 
 
 @dataclass(frozen=True)
@@ -143,9 +138,7 @@ class SandboxConfig:
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
-            raise ValueError(
-                f"sandbox mode must be one of {', '.join(MODES)}, not {self.mode!r}"
-            )
+            raise ValueError(f"sandbox mode must be one of {', '.join(MODES)}, not {self.mode!r}")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> SandboxConfig:
@@ -195,9 +188,7 @@ def probe(refresh: bool = False) -> Probe:
                 else "not root"
             )
             if root and not os.path.exists(BWRAP):
-                bwrap = (
-                    "bwrap is not installed (scripts/install-sandbox.sh installs it)"
-                )
+                bwrap = "bwrap is not installed (scripts/install-sandbox.sh installs it)"
             unshare = (
                 _try([_TOOLS["unshare"], *_UNSHARE_ARGS, "--", "/usr/bin/true"])
                 if root
@@ -209,9 +200,7 @@ def probe(refresh: bool = False) -> Probe:
 
 def _try(argv: list[str], as_uid: int | None = None) -> str:
     """ "" if ``argv`` exits 0 within 5 s, else why not (its stderr, shortened)."""
-    ids = (
-        {} if as_uid is None else {"user": as_uid, "group": as_uid, "extra_groups": []}
-    )
+    ids = {} if as_uid is None else {"user": as_uid, "group": as_uid, "extra_groups": []}
     try:
         done = subprocess.run(
             argv,
@@ -369,9 +358,7 @@ class _UidLease:
         start = (os.getpid() * 7919 + time.monotonic_ns()) % UID_COUNT
         for i in range(UID_COUNT):
             uid = UID_BASE + (start + i) % UID_COUNT
-            fd = os.open(
-                lock_dir / str(uid), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600
-            )
+            fd = os.open(lock_dir / str(uid), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -480,11 +467,7 @@ class EngineProcess:
         self._lease = lease
         self.uid = lease.uid if lease else os.getuid()
         self.scratch = scratch
-        assert (
-            popen.stdin is not None
-            and popen.stdout is not None
-            and popen.stderr is not None
-        )
+        assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
         self.stdin: BinaryIO = popen.stdin  # type: ignore[assignment]
         self._stdout = popen.stdout
         self.stdout_fd = popen.stdout.fileno()
@@ -633,9 +616,7 @@ def _sigkill(pid: int) -> None:
 # --------------------------------------------------------------------------- starting
 
 
-def start_engine(
-    package: EnginePackage, config: SandboxConfig = SandboxConfig()
-) -> EngineProcess:
+def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()) -> EngineProcess:
     """Start ``package`` in the sandbox ``config`` asks for; returns the running process.
 
     Raises ``SandboxError`` when it cannot be started safely: ``require_full`` and bwrap does not
@@ -665,9 +646,7 @@ def start_engine(
                 ids = {"user": lease.uid, "group": lease.uid, "extra_groups": []}
             else:
                 env.update(HOME=str(scratch), PYTHONPATH=str(_library_dir()))
-                argv = _fallback_argv(
-                    package, lease.uid, config.limits, probe().unshare_ok
-                )
+                argv = _fallback_argv(package, lease.uid, config.limits, probe().unshare_ok)
                 ids = {}
             cwd = str(root)
         started = time.monotonic_ns()
@@ -690,9 +669,7 @@ def start_engine(
     except (OSError, subprocess.SubprocessError, ValueError) as exc:
         if lease:
             lease.release()
-        raise SandboxError(
-            f"cannot start engine {package.name!r} ({mode}): {exc}"
-        ) from exc
+        raise SandboxError(f"cannot start engine {package.name!r} ({mode}): {exc}") from exc
     return EngineProcess(popen, mode, config.limits, lease, scratch, started)
 
 
@@ -704,9 +681,7 @@ def _prepare_state_dir() -> None:
         raise SandboxError(
             f"{STATE_DIR} is not a directory of ours: remove it or set BAO_SANDBOX_DIR"
         )
-    os.chmod(
-        STATE_DIR, 0o711
-    )  # the engine uid must reach its scratch dir, and list nothing
+    os.chmod(STATE_DIR, 0o711)  # the engine uid must reach its scratch dir, and list nothing
 
 
 def _choose_mode(config: SandboxConfig) -> str:
@@ -716,15 +691,11 @@ def _choose_mode(config: SandboxConfig) -> str:
         return "off"
     found = probe()
     if not found.root:
-        raise SandboxError(
-            "the engine sandbox needs root (to give engines their own uid)"
-        )
+        raise SandboxError("the engine sandbox needs root (to give engines their own uid)")
     if config.mode in ("auto", "bwrap") and found.bwrap_ok:
         return "bwrap"
     if config.require_full or config.mode == "bwrap":
-        raise SandboxError(
-            f"the full sandbox (bwrap) does not work here: {found.bwrap_reason}"
-        )
+        raise SandboxError(f"the full sandbox (bwrap) does not work here: {found.bwrap_reason}")
     if config.mode == "auto":
         _warn_once(
             f"engines run in the FALLBACK sandbox because bwrap does not work here: {found.bwrap_reason}"
@@ -754,6 +725,4 @@ def _check_readable(root: Path) -> None:
         raise SandboxError(f"engine root {path} is not world-readable (chmod a+rX it)")
     for parent in path.parents:
         if not parent.stat().st_mode & 0o001:
-            raise SandboxError(
-                f"engine root {path}: {parent} is not world-searchable (chmod o+x)"
-            )
+            raise SandboxError(f"engine root {path}: {parent} is not world-searchable (chmod o+x)")

@@ -60,20 +60,14 @@ def _try_mode(root: Path, mode: str) -> str:
 def main() -> int:
     found = probe()
     print(f"running as root: {found.root}")
-    print(
-        f"bwrap (full sandbox): {'works' if found.bwrap_ok else 'NO - ' + found.bwrap_reason}"
-    )
+    print(f"bwrap (full sandbox): {'works' if found.bwrap_ok else 'NO - ' + found.bwrap_reason}")
     print(
         f"unshare (fallback namespaces): {'works' if found.unshare_ok else 'NO - ' + found.unshare_reason}"
     )
     if not found.root:
-        print(
-            "auto would choose: nothing (the sandbox needs root to give engines their own uid)"
-        )
+        print("auto would choose: nothing (the sandbox needs root to give engines their own uid)")
         return 2
-    print(
-        f"auto would choose: {'bwrap' if found.bwrap_ok else 'fallback (with a WARNING)'}"
-    )
+    print(f"auto would choose: {'bwrap' if found.bwrap_ok else 'fallback (with a WARNING)'}")
     root = Path(tempfile.mkdtemp(prefix="bao-sandbox-check-"))
     os.chmod(root, 0o755)
     try:

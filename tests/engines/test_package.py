@@ -86,9 +86,7 @@ def test_an_executable_script_is_copied_alone_into_a_fresh_root(tmp_path: Path) 
     (tmp_path / "secret.txt").write_text("not for engines")
     dest = tmp_path / "unpacked"
     pkg = load_engine(script, unpack_dir=dest)
-    assert pkg == EnginePackage(
-        name="random-mover", root=dest.resolve(), argv=("./random-mover",)
-    )
+    assert pkg == EnginePackage(name="random-mover", root=dest.resolve(), argv=("./random-mover",))
     assert sorted(os.listdir(dest)) == ["random-mover"]
     assert stat.S_IMODE((dest / "random-mover").stat().st_mode) == 0o755
     assert stat.S_IMODE(dest.stat().st_mode) == 0o755
@@ -140,9 +138,7 @@ def test_a_tar_gz_whose_single_folder_holds_the_manifest_roots_there(
     tmp_path: Path,
 ) -> None:
     files = {f"myengine-1.0/{k}": v for k, v in engine_files().items()}
-    archive = make_tgz(
-        tmp_path / "e.tgz", files, links={"myengine-1.0/latest.py": "main.py"}
-    )
+    archive = make_tgz(tmp_path / "e.tgz", files, links={"myengine-1.0/latest.py": "main.py"})
     pkg = load_engine(archive, unpack_dir=tmp_path / "u")
     assert pkg.root == (tmp_path / "u" / "myengine-1.0").resolve()
     assert pkg.argv == ("python3", "main.py")
@@ -188,9 +184,7 @@ def test_an_executable_without_shebang_or_elf_header_is_not_executable(
 def test_a_manifest_command_file_without_execute_permission_is_not_executable(
     tmp_path: Path,
 ) -> None:
-    (tmp_path / MANIFEST_NAME).write_text(
-        json.dumps({"name": "b", "command": ["./engine"]})
-    )
+    (tmp_path / MANIFEST_NAME).write_text(json.dumps({"name": "b", "command": ["./engine"]}))
     (tmp_path / "engine").write_text("#!/bin/sh\n")
     assert code_of(tmp_path) == "not_executable"
 
@@ -239,9 +233,7 @@ def test_an_archive_without_manifest_is_a_bad_manifest(tmp_path: Path) -> None:
     "bad_name",
     ["../evil.py", "sub/../../evil.py", "/etc/evil.py", "C:/evil.py", "a\\..\\b"],
 )
-def test_members_escaping_the_root_are_unsafe(
-    tmp_path: Path, maker, bad_name: str
-) -> None:  # type: ignore[no-untyped-def]
+def test_members_escaping_the_root_are_unsafe(tmp_path: Path, maker, bad_name: str) -> None:  # type: ignore[no-untyped-def]
     archive = maker(tmp_path / "e.bin", {**engine_files(), bad_name: b"x"})
     assert code_of(archive, unpack_dir=tmp_path / "u") == "unsafe_archive"
     assert not (tmp_path / "evil.py").exists() and not Path("/etc/evil.py").exists()
@@ -291,31 +283,21 @@ def test_an_upload_over_max_bytes_is_too_large(tmp_path: Path) -> None:
 
 
 def test_a_compression_bomb_stops_at_max_bytes(tmp_path: Path) -> None:
-    archive = make_zip(
-        tmp_path / "bomb.zip", {**engine_files(), "zeros": bytes(5_000_000)}
-    )
+    archive = make_zip(tmp_path / "bomb.zip", {**engine_files(), "zeros": bytes(5_000_000)})
     assert archive.stat().st_size < 100_000
-    assert (
-        code_of(archive, unpack_dir=tmp_path / "u", max_bytes=1_000_000) == "too_large"
-    )
+    assert code_of(archive, unpack_dir=tmp_path / "u", max_bytes=1_000_000) == "too_large"
     assert not (tmp_path / "u").exists()
 
 
-def test_too_many_members_is_too_large(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_too_many_members_is_too_large(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert MAX_MEMBERS == 10_000
-    monkeypatch.setattr(
-        package, "MAX_MEMBERS", 40
-    )  # the same check, without 10 000 files
+    monkeypatch.setattr(package, "MAX_MEMBERS", 40)  # the same check, without 10 000 files
     files = {**engine_files(), **{f"f{i}": b"" for i in range(39)}}
     archive = make_tgz(tmp_path / "many.tgz", files)
     assert code_of(archive, unpack_dir=tmp_path / "u") == "too_large"
     files.pop("f0")
     assert (
-        load_engine(
-            make_tgz(tmp_path / "ok.tgz", files), unpack_dir=tmp_path / "v"
-        ).name
+        load_engine(make_tgz(tmp_path / "ok.tgz", files), unpack_dir=tmp_path / "v").name
         == "myengine"
     )
 
@@ -334,9 +316,7 @@ def test_corrupt_archives_are_bad_archives(tmp_path: Path) -> None:
     (tmp_path / "cut.tgz").write_bytes(good_tgz[: len(good_tgz) // 2])
     (tmp_path / "junk.tgz").write_bytes(b"\x1f\x8b" + b"junk" * 50)
     for name in ("cut.zip", "cut.tgz", "junk.tgz"):
-        assert (
-            code_of(tmp_path / name, unpack_dir=tmp_path / f"u-{name}") == "bad_archive"
-        ), name
+        assert code_of(tmp_path / name, unpack_dir=tmp_path / f"u-{name}") == "bad_archive", name
 
 
 def test_a_non_empty_unpack_dir_is_a_caller_error(tmp_path: Path) -> None:

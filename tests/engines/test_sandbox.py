@@ -78,9 +78,7 @@ def hostile(root: Path, script: str, *args: str) -> tuple[EnginePackage, str]:
     marker = f"bao-marker-{uuid.uuid4().hex}"
     shutil.copyfile(HOSTILE / script, root / script)
     os.chmod(root / script, 0o644)
-    return EnginePackage(
-        name=script, root=root, argv=("python3", script, marker, *args)
-    ), marker
+    return EnginePackage(name=script, root=root, argv=("python3", script, marker, *args)), marker
 
 
 def marker_pids(marker: str, python_only: bool = False) -> set[int]:
@@ -97,9 +95,7 @@ def marker_pids(marker: str, python_only: bool = False) -> set[int]:
                     cmdline = fh.read()
             except OSError:
                 continue
-            if needle in cmdline and (
-                not python_only or cmdline.startswith(b"python3\0")
-            ):
+            if needle in cmdline and (not python_only or cmdline.startswith(b"python3\0")):
                 found.add(int(name))
     return found
 
@@ -167,9 +163,7 @@ def test_children_that_keep_running_and_a_daemon_are_all_gone_after_kill(
 
 
 @pytest.mark.parametrize("mode", SANDBOXED)
-def test_an_engine_that_ignores_sigterm_and_stdin_eof_is_killed(
-    mode: str, world_dir: Path
-) -> None:
+def test_an_engine_that_ignores_sigterm_and_stdin_eof_is_killed(mode: str, world_dir: Path) -> None:
     package, marker = hostile(world_dir, "ignore_term.py")
     with start_engine(package, SandboxConfig(mode=mode)) as engine:
         assert read_lines(engine, 1) == ["ready"]
@@ -186,9 +180,7 @@ def test_an_engine_that_ignores_sigterm_and_stdin_eof_is_killed(
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", SANDBOXED)
-def test_all_engine_processes_die_with_a_killed_referee(
-    mode: str, world_dir: Path
-) -> None:
+def test_all_engine_processes_die_with_a_killed_referee(mode: str, world_dir: Path) -> None:
     _package, marker = hostile(world_dir, "fork_children.py")
     referee = subprocess.Popen(
         [sys.executable, str(HERE / "dying_referee.py"), mode, str(world_dir), marker],
@@ -202,9 +194,7 @@ def test_all_engine_processes_die_with_a_killed_referee(
         assert len(engine_pids(marker)) == 4
         referee.kill()
         referee.wait(5)
-        assert wait_for(lambda: not marker_pids(marker), timeout=3.0), marker_pids(
-            marker
-        )
+        assert wait_for(lambda: not marker_pids(marker), timeout=3.0), marker_pids(marker)
         assert wait_for(lambda: not running(int(engine_pid)))
     finally:
         referee.kill()
@@ -212,9 +202,7 @@ def test_all_engine_processes_die_with_a_killed_referee(
 
 
 @pytest.mark.parametrize("mode", SANDBOXED)
-def test_exit_codes_and_signal_deaths_read_like_popen(
-    mode: str, world_dir: Path
-) -> None:
+def test_exit_codes_and_signal_deaths_read_like_popen(mode: str, world_dir: Path) -> None:
     code = EnginePackage(
         name="three", root=world_dir, argv=("python3", "-c", "raise SystemExit(3)")
     )
@@ -265,9 +253,7 @@ def test_the_same_listener_is_reachable_without_a_sandbox(world_dir: Path) -> No
 
 @pytest.mark.parametrize("mode", SANDBOXED)
 def test_files_outside_the_sandbox_cannot_be_read(mode: str, world_dir: Path) -> None:
-    other = Path(
-        tempfile.mkdtemp(prefix="bao-other-engine-")
-    )  # 0700, like another engine's dir
+    other = Path(tempfile.mkdtemp(prefix="bao-other-engine-"))  # 0700, like another engine's dir
     secret = world_dir.parent / f"bao-secret-{uuid.uuid4().hex}"
     secret.write_text("DATABASE_URL=postgres://arena:hunter2@db/arena\n")
     os.chmod(secret, 0o600)
@@ -283,9 +269,9 @@ def test_files_outside_the_sandbox_cannot_be_read(mode: str, world_dir: Path) ->
         engine = start_engine(package, SandboxConfig(mode=mode))
         lines = read_lines(engine, len(paths) + 3)
         if mode == "bwrap":  # none of it is even mounted
-            assert lines == [
-                f"{p} ENOENT" for p in (*paths, REPO / "requirements.txt", REPO)
-            ] + ["done"]
+            assert lines == [f"{p} ENOENT" for p in (*paths, REPO / "requirements.txt", REPO)] + [
+                "done"
+            ]
         else:  # the fallback shows the host; file modes keep the engine uid out
             assert lines[: len(paths)] == [f"{p} EACCES" for p in paths]
         assert_all_gone(engine, marker)
@@ -343,9 +329,7 @@ def test_the_engine_sees_a_scrubbed_environment_its_own_uid_and_read_only_files(
     scratch = engine.scratch
     assert_all_gone(engine, marker)
     assert not scratch.exists()
-    Path(f"/tmp/bao-note-{marker}").unlink(
-        missing_ok=True
-    )  # the fallback shares the host /tmp
+    Path(f"/tmp/bao-note-{marker}").unlink(missing_ok=True)  # the fallback shares the host /tmp
 
 
 def test_mode_off_runs_as_the_service_with_the_scrubbed_environment(
@@ -368,9 +352,7 @@ def test_mode_off_runs_as_the_service_with_the_scrubbed_environment(
 
 
 @pytest.mark.parametrize("mode", SANDBOXED)
-def test_a_file_over_the_size_limit_is_refused_with_efbig(
-    mode: str, world_dir: Path
-) -> None:
+def test_a_file_over_the_size_limit_is_refused_with_efbig(mode: str, world_dir: Path) -> None:
     package, marker = hostile(world_dir, "big_file.py")
     limits = SandboxLimits(max_file_bytes=1 << 20)
     engine = start_engine(package, SandboxConfig(mode=mode, limits=limits))
@@ -403,9 +385,7 @@ def test_two_fork_bombs_at_once_each_stop_at_their_own_process_limit(
     bombs = []
     for _ in range(2):
         package, marker = hostile(world_dir, "fork_bomb.py")
-        bombs.append(
-            (start_engine(package, SandboxConfig(mode=mode, limits=limits)), marker)
-        )
+        bombs.append((start_engine(package, SandboxConfig(mode=mode, limits=limits)), marker))
     try:
         # In bwrap the namespace's init (bwrap itself) is one of the 16.
         expected = 15 if mode == "bwrap" else 16
@@ -425,9 +405,7 @@ def test_two_fork_bombs_at_once_each_stop_at_their_own_process_limit(
 
 
 @pytest.mark.parametrize("mode", [*SANDBOXED, "off"])
-def test_a_stderr_flood_is_flagged_and_only_its_tail_is_kept(
-    mode: str, world_dir: Path
-) -> None:
+def test_a_stderr_flood_is_flagged_and_only_its_tail_is_kept(mode: str, world_dir: Path) -> None:
     lines = 100_000  # 14 bytes each
     package, marker = hostile(world_dir, "flood_stderr.py", str(lines))
     limits = SandboxLimits(max_stderr_bytes=64 << 10, stderr_keep_bytes=1000)
@@ -468,14 +446,10 @@ def test_auto_falls_back_loudly_and_require_full_refuses_when_bwrap_is_broken(
                 SandboxConfig(require_full=True),
             )
         with pytest.raises(SandboxError, match="full sandbox"):
-            start_engine(
-                EnginePackage("x", world_dir, ("true",)), SandboxConfig(mode="bwrap")
-            )
+            start_engine(EnginePackage("x", world_dir, ("true",)), SandboxConfig(mode="bwrap"))
         with (
             caplog.at_level(logging.WARNING, logger="engines.sandbox"),
-            start_engine(
-                EnginePackage("x", world_dir, ("true",)), SandboxConfig()
-            ) as engine,
+            start_engine(EnginePackage("x", world_dir, ("true",)), SandboxConfig()) as engine,
         ):
             assert engine.mode == "fallback"
             assert engine.wait(10) == 0
@@ -495,9 +469,7 @@ def test_an_engine_root_the_engine_uid_cannot_read_is_refused(tmp_path: Path) ->
     root = tmp_path / "engine"
     root.mkdir(mode=0o700)
     with pytest.raises(SandboxError, match="world-readable"):
-        start_engine(
-            EnginePackage("x", root, ("true",)), SandboxConfig(mode="fallback")
-        )
+        start_engine(EnginePackage("x", root, ("true",)), SandboxConfig(mode="fallback"))
 
 
 def test_off_contradicts_require_full(world_dir: Path) -> None:
@@ -510,9 +482,7 @@ def test_off_contradicts_require_full(world_dir: Path) -> None:
 
 def test_a_missing_program_in_mode_off_is_a_sandbox_error(world_dir: Path) -> None:
     with pytest.raises(SandboxError, match="cannot start"):
-        start_engine(
-            EnginePackage("x", world_dir, ("./absent",)), SandboxConfig(mode="off")
-        )
+        start_engine(EnginePackage("x", world_dir, ("./absent",)), SandboxConfig(mode="off"))
 
 
 def test_config_values_are_checked() -> None:
