@@ -205,18 +205,16 @@ def test_files_outside_the_sandbox_are_not_readable() -> None:
 
 def test_unbounded_allocation_hits_the_memory_limit_and_crashes() -> None:
     # A long clock: zero-filling 512 MiB on a loaded machine must not turn this into a forfeit.
-    g = _g1(_match("memory_hog", tc="20+0", memory_bytes=512 << 20))
+    g = _g1(_match("memory_hog", tc="10+0", memory_bytes=512 << 20))
     assert (g["termination"], g["winner"], g["plies"]) == (T.CRASH, "steady.py", 2)
     assert g["detail"].endswith("exit code 1")
     assert "MemoryError" in g["engine_errors"]["memory_hog.py"]
 
 
 def test_a_fork_bomb_is_capped_by_the_process_limit_and_cleaned_up() -> None:
-    # The bomb exhausts its own process budget; threads count against it too, so the engine
-    # cannot start its search thread and dies of it: a crash, before its first move.
     d = _match("fork_bomb", max_processes=32)
-    g = _g1(d)
-    assert (g["termination"], g["winner"], g["plies"]) == (T.CRASH, "steady.py", 0)
-    assert g["detail"].endswith("exit code 1")
-    assert "RuntimeError" in g["engine_errors"]["fork_bomb.py"]
-    assert [x["termination"] for x in d["games"]] == [T.CRASH, T.CRASH]
+    _assert_played_normally(d)
+    info = d["games"][0]["moves"][0]["info"]
+    report = [line for line in info if line.startswith("string forks ")]
+    assert len(report) == 1 and report[0].endswith(" then BlockingIOError")
+    assert int(report[0].split()[2]) < 32

@@ -1,17 +1,25 @@
 #!/usr/bin/env python3
-"""fork_bomb: at its first ``go`` every process forks until the system refuses (the sandbox's
-process limit), each child adding one more; it reports ``info string forks <n> then <error>``
-and would play on, but threads count against the same limit, so the SDK cannot start its search
-thread and the engine dies (``crash``). A cap (150 forks, each child adding one grandchild) keeps
-a broken sandbox from taking the host down."""
+"""fork_bomb: at its first ``go`` forks until the system refuses (the sandbox's process limit),
+every child forking once more; it reports ``info string forks <n> then <error>`` and plays the
+first legal move on, while the children sleep for ever. A cap of 150 forks (each child adding
+one grandchild) keeps a broken sandbox from taking the host down.
+
+A bare BEP loop rather than the SDK: the SDK needs a thread per search, and threads count
+against the same process limit the bomb has exhausted.
+"""
 
 import os
 import sys
 import time
 
-from engines.sdk import Engine
+from arena.rules import get_variant
 
 CAP = 150
+
+
+def send(line: str) -> None:
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
 
 
 def bomb() -> str:
@@ -32,16 +40,26 @@ def bomb() -> str:
     return f"forks {made} then cap"
 
 
-class ForkBomb(Engine):
-    name = "fork_bomb"
-    author = "referee tests"
-    done = False
-
-    def handle(self, raw: str) -> bool:
-        if raw.startswith("go") and not self.done:
-            self.done = True
-            self.send("info string " + bomb())
-        return super().handle(raw)
-
-
-sys.exit(ForkBomb().run())
+variant = position = None
+bombed = False
+for raw in sys.stdin:
+    words = raw.split()
+    if not words:
+        continue
+    if words[0] == "bep":
+        send("id name fork_bomb\nid author referee tests\nvariant bao-kingulu\nbepok")
+    elif words[0] == "isready":
+        send("readyok")
+    elif words[0] == "newgame":
+        variant = get_variant(words[1])
+    elif words[0] == "position" and variant is not None:
+        position = variant.initial_position()
+        for token in words[words.index("moves") + 1 :] if "moves" in words else []:
+            position = variant.apply(position, token)
+    elif words[0] == "go" and variant is not None:
+        if not bombed:
+            bombed = True
+            send("info string " + bomb())
+        send(f"bestmove {variant.legal_moves(position)[0]}")
+    elif words[0] == "quit":
+        break
