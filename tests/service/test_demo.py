@@ -7,7 +7,11 @@ import io
 import os
 import re
 import shutil
+import signal
+import subprocess
+import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -61,3 +65,36 @@ def test_the_demo_plays_a_round_robin_and_prints_the_tables(transactional_db: An
     pid = int(re.search(r"Worker pid (\d+) ready", text).group(1))  # type: ignore[union-attr]
     assert process_tree(pid) == set()
     assert (var_dir / "demo-worker.log").read_text().count("succeeded") >= 3
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupted_demo_leaves_no_worker_or_engine_behind(
+    transactional_db: Any, var_dir: Path, signum: int
+) -> None:
+    from arena.worker import REPO_ROOT, worker_environment
+
+    env = worker_environment()
+    argv = [sys.executable, "manage.py", "demo", "--time-control", "20+0.5", "--queue", f"bao-demo-int-{os.getpid()}"]
+    demo = subprocess.Popen(argv, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines: list[str] = []
+    worker_pid = None
+    deadline = time.monotonic() + 120
+    assert demo.stdout is not None
+    while time.monotonic() < deadline:
+        line = demo.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+        found = re.search(r"Worker pid (\d+) ready", line)
+        if found:
+            worker_pid = int(found.group(1))
+        if line.startswith("Started: ") and "matches queued" in line:
+            break  # matches queued: engines are about to run or running
+    assert worker_pid is not None, "".join(lines)
+    time.sleep(2)  # let the worker start engines
+    assert len(process_tree(worker_pid)) > 1  # the worker's pool children (and engines) exist
+    demo.send_signal(signum)
+    rest, _ = demo.communicate(timeout=60)
+    assert demo.returncode != 0
+    assert "Interrupted: stopping the worker" in rest
+    assert process_tree(worker_pid) == set()

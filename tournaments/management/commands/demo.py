@@ -11,6 +11,7 @@ process group, which holds every engine it started) on success, errors and Ctrl-
 
 from __future__ import annotations
 
+import signal
 import time
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,10 @@ class Command(BaseCommand):
             app.conf.task_default_queue = opts["queue"]  # this process sends its matches there
             app.amqp.flush_routes()
 
+        # SIGTERM/SIGHUP would end this process without running `finally`, leaving the worker
+        # (its own session) running: turn them into an exception so the worker is stopped.
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, _raise_interrupt)
         started_at = time.monotonic()
         self.stdout.write("Registering the bundled engines ...")
         for version in register_bundled_engines():
@@ -75,10 +80,12 @@ class Command(BaseCommand):
             worker.wait_ready(timeout=60)
             self.stdout.write(f"Worker pid {worker.pid} ready (concurrency {opts['workers']}, log {log_path})")
             services.start_due_tournaments()  # what beat runs every minute; started at once here
+            self.stdout.write(f"Started: {tournament.matches.count()} matches queued")
+            self.stdout.flush()
             self._follow(tournament, worker, deadline=time.monotonic() + opts["timeout"])
         except KeyboardInterrupt:
             self.stderr.write("Interrupted: stopping the worker and its engines.")
-            raise
+            raise CommandError("interrupted") from None
         finally:
             worker.stop()
         tournament.refresh_from_db()
@@ -124,3 +131,7 @@ class Command(BaseCommand):
         if game is not None:
             self.stdout.write(f"  a replay      {base}/games/{game}/  (API: {base}/api/games/{game}/)")
         self.stdout.write(f"  API docs      {base}/api/docs/")
+
+
+def _raise_interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
