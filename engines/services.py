@@ -58,7 +58,8 @@ def engine_version_create(
 ) -> EngineVersion:
     """Store ``upload`` as the next version of engine ``name`` (created on the first upload).
 
-    ``upload`` is a single executable (``#!`` script or ELF binary; the executable bit is set
+    ``name`` is matched case-insensitively against existing engines (``Alpha`` adds a version
+    to ``alpha``). ``upload`` is a single executable (``#!`` script or ELF binary; the executable bit is set
     here) or a ``.zip``/``.tar.gz`` archive with a ``bao-engine.json`` manifest. It is checked
     with ``engines.package.load_engine`` before anything is written to the database; a refused
     upload leaves no row and no file. ``description``, if given, replaces the engine's.
@@ -71,9 +72,13 @@ def engine_version_create(
     """
     from engines.package import EnginePackageError, load_engine
 
-    existing = Engine.objects.filter(name=name).only("owner_id").first()
-    if existing is not None and existing.owner_id != owner.pk:
-        raise errors.EngineNotYours(details={"engine": name})
+    # Names differing only in case would look the same on a leaderboard: they are one name,
+    # spelled as on its first upload.
+    existing = Engine.objects.filter(name__iexact=name).only("name", "owner_id").first()
+    if existing is not None:
+        if existing.owner_id != owner.pk:
+            raise errors.EngineNotYours(details={"engine": existing.name})
+        name = existing.name
     max_bytes = int(settings.BAO_ENGINE_MAX_BYTES)
     if upload.size is not None and upload.size > max_bytes:
         raise _too_large(max_bytes)

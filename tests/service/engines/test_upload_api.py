@@ -265,3 +265,15 @@ def test_a_refused_version_2_keeps_version_1_intact(alice_client, engines_dir):
     assert response.json()["error"]["code"] == "unsafe_archive"
     assert list(EngineVersion.objects.values_list("number", flat=True)) == [1]
     assert stored_files(engines_dir) == before
+
+
+def test_names_differing_only_in_case_are_the_same_engine(alice_client, bob_client):
+    assert upload(alice_client, name="alpha").status_code == 201
+    refused = upload(bob_client, name="ALPHA")
+    assert (refused.status_code, refused.json()["error"]["code"]) == (
+        403,
+        "engine_not_yours",
+    )
+    response = upload(alice_client, name="Alpha")
+    assert (response.json()["engine"], response.json()["number"]) == ("alpha", 2)
+    assert Engine.objects.count() == 1
