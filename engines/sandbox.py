@@ -42,14 +42,13 @@ signal kills the sandbox, and the pid namespace takes every descendant with it. 
 Linux sends the parent-death signal when the *thread* that started the engine exits: start
 engines from a thread that lives as long as the game.
 
-The service must run as root to lease uids (as it does in CI and in the docker workers).
+Finding and killing an engine's processes through its uid, and the uid leases, live in
+``engines/sandbox_procs.py``. The service must run as root to lease uids (as it does in CI and in the docker workers).
 Standard library only; no Django.
 """
 
 from __future__ import annotations
 
-import errno
-import fcntl
 import logging
 import os
 import shutil
@@ -65,6 +64,7 @@ from pathlib import Path
 from typing import BinaryIO, Self
 
 from engines.package import EnginePackage
+from engines.sandbox_procs import UidLease, kill_uid, pids_of_uid, proc_status, scan, sigkill
 
 LOG = logging.getLogger(__name__)
 
@@ -344,101 +344,6 @@ def _library_dir() -> Path:
     return lib
 
 
-# --------------------------------------------------------------------------- uid leases
-
-
-class _UidLease:
-    """An exclusive host uid for one engine process tree, held by a lock file (released by
-    ``release()`` or when this process dies). On lease, leftovers of a crashed referee that
-    still run under the uid are killed first."""
-
-    def __init__(self) -> None:
-        lock_dir = STATE_DIR / "uids"
-        lock_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-        start = (os.getpid() * 7919 + time.monotonic_ns()) % UID_COUNT
-        for i in range(UID_COUNT):
-            uid = UID_BASE + (start + i) % UID_COUNT
-            fd = os.open(lock_dir / str(uid), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
-                continue
-            self.uid, self._fd = uid, fd
-            if _pids_of_uid(uid):
-                _kill_uid(uid)
-            return
-        raise SandboxError(f"all {UID_COUNT} engine uids from {UID_BASE} are in use")
-
-    def release(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
-
-
-def _proc_status(pid: str) -> tuple[int, int, str] | None:
-    """(real uid, session id, state) of a process, None if it is gone."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            stat_line = fh.read().decode("ascii", "replace")
-        with open(f"/proc/{pid}/status", "rb") as fh:
-            status = fh.read()
-    except OSError:
-        return None
-    # Not the owner of /proc/<pid>: that turns to root while a process is not dumpable.
-    at = status.find(b"\nUid:")
-    if at < 0:
-        return None
-    uid = int(status[at + 5 :].split(None, 1)[0])
-    # The command name may hold spaces or ')': the fields start after the last ')'.
-    fields = stat_line[stat_line.rfind(")") + 2 :].split()
-    return uid, int(fields[3]), fields[0]
-
-
-def _scan(match_uid: int | None = None, match_sid: int | None = None) -> set[int]:
-    found = set()
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        st = _proc_status(name)
-        if st is None or st[2] == "Z":  # zombies are dead; their parent reaps them
-            continue
-        if (match_uid is not None and st[0] == match_uid) or (
-            match_sid is not None and st[1] == match_sid
-        ):
-            found.add(int(name))
-    return found
-
-
-def _pids_of_uid(uid: int) -> set[int]:
-    return _scan(match_uid=uid)
-
-
-def _kill_uid(uid: int) -> None:
-    """``kill(-1, SIGKILL)`` as ``uid``: every process of that uid, atomically against forks."""
-    try:
-        subprocess.run(
-            [
-                _TOOLS["setpriv"],
-                f"--reuid={uid}",
-                f"--regid={uid}",
-                "--clear-groups",
-                "--",
-                "kill",
-                "-KILL",
-                "-1",
-            ],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            timeout=5,
-            env=_base_env(),
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError) as exc:
-        LOG.error("could not kill the processes of engine uid %d: %s", uid, exc)
-
-
 # --------------------------------------------------------------------------- the process
 
 
@@ -456,7 +361,7 @@ class EngineProcess:
         popen: subprocess.Popen[bytes],
         mode: str,
         limits: SandboxLimits,
-        lease: _UidLease | None,
+        lease: UidLease | None,
         scratch: Path,
         started_ns: int,
     ) -> None:
@@ -539,13 +444,13 @@ class EngineProcess:
     def alive_pids(self) -> set[int]:
         """Host pids of this engine's processes still alive (zombies excluded)."""
         if self.mode == "off":
-            pids = _scan(match_sid=self.pid)
+            pids = scan(match_sid=self.pid)
         else:
             # Still scanned after kill() released the uid: tests check that nothing is left.
             # (Once another engine leases the uid again, its processes would show here.)
-            pids = _pids_of_uid(self.uid)
+            pids = pids_of_uid(self.uid)
         if self._popen.returncode is None:  # the sandbox wrapper itself, until reaped
-            st = _proc_status(str(self.pid))
+            st = proc_status(str(self.pid))
             if st is not None and st[2] != "Z":
                 pids.add(self.pid)
         return pids
@@ -572,9 +477,9 @@ class EngineProcess:
                     break
                 if self.mode == "off":
                     for pid in survivors:
-                        _sigkill(pid)
+                        sigkill(pid)
                 else:
-                    _kill_uid(self.uid)
+                    kill_uid(self.uid)
                 time.sleep(0.005)
             try:
                 self._popen.wait(2.0)
@@ -592,7 +497,7 @@ class EngineProcess:
 
     def _signal_all(self) -> None:
         if self._popen.returncode is None:
-            _sigkill(self.pid)
+            sigkill(self.pid)
         if self.mode == "off":
             try:
                 os.killpg(self.pid, signal.SIGKILL)
@@ -601,16 +506,8 @@ class EngineProcess:
             return
         # Every process of the engine (and only those) runs as the leased uid: killing them
         # all also kills the pid namespace's init, which takes the rest of the namespace along.
-        for pid in _pids_of_uid(self.uid):
-            _sigkill(pid)
-
-
-def _sigkill(pid: int) -> None:
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except OSError as exc:
-        if exc.errno not in (errno.ESRCH, errno.EPERM):
-            raise
+        for pid in pids_of_uid(self.uid):
+            sigkill(pid)
 
 
 # --------------------------------------------------------------------------- starting
@@ -631,7 +528,7 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
     if mode != "off":
         _check_readable(root)
     _prepare_state_dir()
-    lease = _UidLease() if mode != "off" else None
+    lease = _lease() if mode != "off" else None
     try:
         scratch = Path(tempfile.mkdtemp(prefix="scratch-", dir=STATE_DIR))
         env = _base_env()
@@ -671,6 +568,13 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
             lease.release()
         raise SandboxError(f"cannot start engine {package.name!r} ({mode}): {exc}") from exc
     return EngineProcess(popen, mode, config.limits, lease, scratch, started)
+
+
+def _lease() -> UidLease:
+    try:
+        return UidLease(STATE_DIR / "uids", UID_BASE, UID_COUNT)
+    except LookupError as exc:
+        raise SandboxError(str(exc)) from None
 
 
 def _prepare_state_dir() -> None:

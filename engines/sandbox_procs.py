@@ -1,0 +1,125 @@
+"""The processes of a sandboxed engine, found and killed through its host uid; uid leases.
+
+Part of the sandbox (``engines.sandbox`` is the interface): every process of an engine runs as
+a host uid leased to that engine alone, so ``/proc`` tells its processes apart from everyone
+else's, and ``kill(-1, SIGKILL)`` run as that uid kills them all, atomically against a fork
+bomb (the kernel walks the task list under a lock that ``fork`` also takes).
+Standard library only; Linux ``/proc`` and util-linux ``setpriv``.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import logging
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+LOG = logging.getLogger("engines.sandbox")
+
+SETPRIV = shutil.which("setpriv") or "/usr/bin/setpriv"
+
+
+class UidLease:
+    """An exclusive host uid in ``base .. base+count-1`` for one engine process tree, held by a
+    lock file in ``lock_dir`` (released by ``release()`` or when this process dies).
+
+    On lease, leftovers of a crashed referee still running under the uid are killed first.
+    Raises ``LookupError`` when every uid of the range is leased.
+    """
+
+    def __init__(self, lock_dir: Path, base: int, count: int) -> None:
+        lock_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        # Start at a different place in every process so concurrent referees rarely collide.
+        start = (os.getpid() * 7919 + time.monotonic_ns()) % count
+        for i in range(count):
+            uid = base + (start + i) % count
+            fd = os.open(lock_dir / str(uid), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            self.uid, self._fd = uid, fd
+            if pids_of_uid(uid):
+                kill_uid(uid)
+            return
+        raise LookupError(f"all {count} engine uids from {base} are in use")
+
+    @property
+    def held(self) -> bool:
+        return self._fd >= 0
+
+    def release(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+def proc_status(pid: int | str) -> tuple[int, int, str] | None:
+    """(real uid, session id, state letter) of a process, None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat_line = fh.read().decode("ascii", "replace")
+        with open(f"/proc/{pid}/status", "rb") as fh:
+            status = fh.read()
+    except OSError:
+        return None
+    # Not the owner of /proc/<pid>: that turns to root while a process is not dumpable.
+    at = status.find(b"\nUid:")
+    if at < 0:
+        return None
+    uid = int(status[at + 5 :].split(None, 1)[0])
+    # The command name may hold spaces or ')': the fields start after the last ')'.
+    fields = stat_line[stat_line.rfind(")") + 2 :].split()
+    return uid, int(fields[3]), fields[0]
+
+
+def scan(match_uid: int | None = None, match_sid: int | None = None) -> set[int]:
+    """Pids of live (not zombie) processes with real uid ``match_uid`` or session ``match_sid``."""
+    found = set()
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        st = proc_status(name)
+        if st is None or st[2] == "Z":  # zombies are dead; their parent reaps them
+            continue
+        if (match_uid is not None and st[0] == match_uid) or (
+            match_sid is not None and st[1] == match_sid
+        ):
+            found.add(int(name))
+    return found
+
+
+def pids_of_uid(uid: int) -> set[int]:
+    return scan(match_uid=uid)
+
+
+def kill_uid(uid: int) -> None:
+    """``kill(-1, SIGKILL)`` as ``uid``: every process of that uid, atomically against forks."""
+    try:
+        subprocess.run(
+            [SETPRIV, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
+            + ["kill", "-KILL", "-1"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=5,
+            env={"PATH": "/usr/bin:/bin"},
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        LOG.error("could not kill the processes of engine uid %d: %s", uid, exc)
+
+
+def sigkill(pid: int) -> None:
+    """SIGKILL ``pid``; a process already gone is fine."""
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError as exc:
+        if exc.errno not in (errno.ESRCH, errno.EPERM):
+            raise
