@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -63,3 +68,43 @@ def test_bad_input_gives_one_line_and_exit_status_2(
     captured = capsys.readouterr()
     assert captured.err.splitlines() == [message]
     assert captured.out == ""
+
+
+@pytest.mark.timeout(60)
+def test_sigterm_kills_the_engines_and_exits_130() -> None:
+    repo = Path(__file__).resolve().parents[2]
+    hang = str(Path(__file__).parent / "engines" / "hang.py")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena.referee", "--variant", "kingulu", "--engine", hang,
+         "--engine", STEADY, "--time", "60+0", "--seed", "1"],
+        cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        # Wait until the hang engine is running (then it hangs at its 2nd go, on a 60 s clock).
+        deadline = time.monotonic() + 20
+        while not _pids_with("/hang.py") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.5)
+        assert _pids_with("/hang.py")
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130
+    assert out.startswith("bao-kingulu  hang.py vs steady.py  time 60+0  seed 1")
+    assert err.strip().splitlines()[-1] == "interrupted: engines killed, no result"
+    assert _pids_with("/hang.py") == []
+
+
+def _pids_with(suffix: str) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                    argv = fh.read().decode(errors="replace").split("\0")
+            except OSError:
+                continue
+            if any(arg.endswith(suffix) for arg in argv):
+                found.append(int(entry))
+    return found

@@ -8,7 +8,15 @@ from collections.abc import Iterator
 
 import pytest
 
-from arena.referee.transport import EOF, LINE, OVERFLOW, TIMEOUT, PipeTransport, TransportClosed, WriteTimeout
+from arena.referee.transport import (
+    EOF,
+    LINE,
+    OVERFLOW,
+    TIMEOUT,
+    PipeTransport,
+    TransportClosed,
+    WriteTimeout,
+)
 
 MS = 1_000_000
 
