@@ -55,6 +55,19 @@ class EngineListCreateView(GenericAPIView):
     serializer_class = s.EngineListOutputSerializer
     queryset = Engine.objects.none()  # for the schema; get_queryset builds the real one
 
+    def initial(self, request: Request, *args: object, **kwargs: object) -> None:
+        # Refuse an oversized body from its Content-Length before anything reads and spools it
+        # (even authentication may: a session login's CSRF check reads the form).
+        if request.method == "POST":
+            declared = request.META.get("CONTENT_LENGTH") or "0"
+            limit = int(settings.BAO_ENGINE_MAX_BYTES)
+            if declared.isdigit() and int(declared) > limit + MULTIPART_SLACK_BYTES:
+                raise UploadTooLarge(
+                    f"The upload is larger than {limit} bytes.",
+                    details={"max_bytes": limit},
+                )
+        super().initial(request, *args, **kwargs)
+
     def get_queryset(self):  # type: ignore[no-untyped-def]
         params = s.EngineFilterInputSerializer(data=self.request.query_params.dict())
         params.is_valid(raise_exception=True)
@@ -80,14 +93,6 @@ class EngineListCreateView(GenericAPIView):
         responses={201: s.EngineVersionOutputSerializer, **UPLOAD_ERROR_RESPONSES},
     )
     def post(self, request: Request) -> Response:
-        # Refuse an oversized body from its Content-Length, before Django reads and spools it.
-        declared = request.META.get("CONTENT_LENGTH") or "0"
-        limit = int(settings.BAO_ENGINE_MAX_BYTES)
-        if declared.isdigit() and int(declared) > limit + MULTIPART_SLACK_BYTES:
-            raise UploadTooLarge(
-                f"The upload is larger than {limit} bytes.",
-                details={"max_bytes": limit},
-            )
         data = s.EngineUploadInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         version = services.engine_version_create(
