@@ -70,8 +70,9 @@ def play_game(
     ``seed``: sent as ``config.seed_option`` to engines that declare that option.
 
     Returns the ``GameRecord``; never raises for engine misbehaviour (it becomes the
-    termination). A failure to start an engine (``StartError``) gives ``aborted``, result
-    ``"*"``. ``KeyboardInterrupt`` propagates (the match kills the engines).
+    termination). A failure to start an engine (``StartError``) or an error of our own code
+    gives ``aborted``, result ``"*"``. ``KeyboardInterrupt`` propagates (the match kills the
+    engines).
     """
     v = resolve_variant(variant)
     game = v.new_game(start, ply_cap=config.ply_cap, repetitions=config.repetitions)
@@ -92,8 +93,14 @@ def play_game(
         _run(v, game, slots, time_control, config, record, options, on_event)
     except StartError as exc:
         _finish(record, game, T.ABORTED, None, str(exc), aborted=True)
-    record.plies = len(game.moves)
-    record.final_position = game.position.to_text()
+    except Exception as exc:
+        # A bug on our side (rules engine, sandbox) must not be charged to an engine, nor take
+        # the worker down: the game is aborted and the traceback logged.
+        log.exception("game %d aborted by a referee error", index)
+        _finish(record, game, T.ABORTED, None, f"referee error: {type(exc).__name__}: {exc}", aborted=True)
+    # From the record, not the Game: a referee error may leave a move in the Game unrecorded.
+    record.plies = len(record.moves)
+    record.final_position = record.moves[-1].position if record.moves else record.start_position
     record.duration_ms = (time.monotonic_ns() - began) // MS
     for slot in (south, north):
         tail = slot.stderr_tail()

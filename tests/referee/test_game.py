@@ -134,3 +134,18 @@ def test_the_optimal_bot_wins_as_north_against_first_move() -> None:
     record, _ = _play(Bot(), Bot(choose=optimal_move))
     assert [m.move for m in record.moves] == ["t1", "t1", "t1", "t1", "t1", "t2"]
     assert (record.result, record.winner) == ("0-1", "north-bot")
+
+
+def test_a_referee_side_error_aborts_the_game_instead_of_blaming_an_engine() -> None:
+    class BrokenRules(type(TOY)):  # type: ignore[misc]
+        def outcome(self, position: Any) -> Any:
+            if position.ply == 2:
+                raise ZeroDivisionError("rules bug")
+            return super().outcome(position)
+
+    launcher = Launcher({"S": lambda: FakeProcess(Bot()), "N": lambda: FakeProcess(Bot())})
+    config = fake_config(launcher)
+    slots = EngineSlot(Pkg("S"), "s", config), EngineSlot(Pkg("N"), "n", config)
+    record = play_game(BrokenRules(), slots[0], slots[1], TC, config)
+    assert (record.termination, record.result, record.winner, record.plies) == (T.ABORTED, "*", None, 1)
+    assert record.detail == "referee error: ZeroDivisionError: rules bug"
