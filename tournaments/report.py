@@ -43,7 +43,7 @@ def leaderboard_table(variant: str) -> str:
         margin = f"{bars['margin']:.0f}" if bars else "-"
         flag = " (provisional)" if r.provisional else ""
         lines.append(
-            f"{r.rank:>4}  {str(r.engine_version):<16} {r.rating:>7.1f} {margin:>6} {r.games:>5}  "
+            f"{r.rank:>4}  {r.engine_version!s:<16} {r.rating:>7.1f} {margin:>6} {r.games:>5}  "
             f"{r.wins}/{r.draws}/{r.losses}{flag}"
         )
     return "\n".join(lines)

@@ -11,7 +11,13 @@ from django.db.models.functions import Rank
 
 from tournaments import ratings
 from tournaments.models import Rating, RatingChange, Tournament, TournamentEntry
-from tournaments.standings import CrossCell, MatchResult, StandingRow, crosstable, standings
+from tournaments.standings import (
+    CrossCell,
+    MatchResult,
+    StandingRow,
+    crosstable,
+    standings,
+)
 
 _SOUTH_POINTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 

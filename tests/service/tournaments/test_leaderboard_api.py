@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
@@ -68,7 +69,7 @@ def test_rating_history_lists_each_rated_game_oldest_first(anon_client: Any, rat
     assert steps[0] == ("beta", 1.0, 1500.0, 1520.0, 40.0)
     assert steps[1][:3] == ("beta", 1.0, 1520.0)
     assert [s[0] for s in steps] == ["beta", "beta", "gamma", "gamma"]
-    assert all(later[2] == earlier[3] for earlier, later in zip(steps, steps[1:]))
+    assert all(later[2] == earlier[3] for earlier, later in itertools.pairwise(steps))
 
 
 def test_rating_history_of_an_unknown_engine_is_not_found(anon_client: Any, db: Any) -> None:
