@@ -32,8 +32,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena.referee import EngineSlot, RefereeConfig, TimeControl, play_game  # noqa: E402
-from arena.rules import get_variant  # noqa: E402
+from arena.referee import EngineSlot, RefereeConfig, TimeControl, play_game
+from arena.rules import get_variant
 
 ENGINE = '''#!/usr/bin/env python3
 import sys, time
@@ -75,7 +75,10 @@ def measure(variant_id: str, mode: str, games: int, work: Path) -> dict[str, Any
     config = RefereeConfig(sandbox=SandboxConfig(mode=mode), ready_timeout_ms=5000, grace_ms=1000)
     slots = (EngineSlot(pkg, "a", config), EngineSlot(pkg, "b", config))
     stamps: list[tuple[str, int]] = []
-    on_event = lambda e: stamps.append((e["event"], time.monotonic_ns()))  # noqa: E731
+
+    def on_event(event: dict[str, Any]) -> None:
+        stamps.append((event["event"], time.monotonic_ns()))
+
     tc = TimeControl.parse("600+0")
     overhead_us: list[float] = []
     try:
