@@ -529,6 +529,7 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
         _check_readable(root)
     _prepare_state_dir()
     lease = _lease() if mode != "off" else None
+    scratch: Path | None = None
     try:
         scratch = Path(tempfile.mkdtemp(prefix="scratch-", dir=STATE_DIR))
         env = _base_env()
@@ -559,22 +560,37 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
             close_fds=True,
             **ids,
         )
-    except SandboxError:
-        if lease:
-            lease.release()
-        raise
     except (OSError, subprocess.SubprocessError, ValueError) as exc:
-        if lease:
-            lease.release()
+        _undo_start(scratch, lease)
         raise SandboxError(f"cannot start engine {package.name!r} ({mode}): {exc}") from exc
+    except BaseException:
+        _undo_start(scratch, lease)
+        raise
+    assert scratch is not None  # set before Popen, which succeeded
     return EngineProcess(popen, mode, config.limits, lease, scratch, started)
+
+
+def _undo_start(scratch: Path | None, lease: UidLease | None) -> None:
+    if scratch is not None:
+        shutil.rmtree(scratch, ignore_errors=True)
+    if lease is not None:
+        lease.release()
 
 
 def _lease() -> UidLease:
     try:
-        return UidLease(STATE_DIR / "uids", UID_BASE, UID_COUNT)
+        lease = UidLease(STATE_DIR / "uids", UID_BASE, UID_COUNT)
     except LookupError as exc:
         raise SandboxError(str(exc)) from None
+    # Scratch dirs of this uid belong to an engine that was never kill()ed (its referee died or
+    # forgot): we hold the uid now, so no process of it can be using them.
+    for entry in os.scandir(STATE_DIR):
+        if (
+            entry.name.startswith("scratch-")
+            and entry.stat(follow_symlinks=False).st_uid == lease.uid
+        ):
+            shutil.rmtree(entry.path, ignore_errors=True)
+    return lease
 
 
 def _prepare_state_dir() -> None:
