@@ -8,6 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.permissions import IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
@@ -50,6 +52,9 @@ class TournamentListCreateApi(APIView):
 
     permission_classes = [IsAuthenticatedOrReadOnly]
 
+    @extend_schema(
+        operation_id="tournaments_list", parameters=[TournamentListQuery], responses=TournamentListOutput(many=True)
+    )
     def get(self, request: Request) -> Response:
         query = TournamentListQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
@@ -59,6 +64,7 @@ class TournamentListCreateApi(APIView):
         )
         return _paginated(request, self, qs, TournamentListOutput)
 
+    @extend_schema(operation_id="tournaments_create", request=TournamentCreateInput, responses={201: OpenApiTypes.OBJECT})
     def post(self, request: Request) -> Response:
         data = TournamentCreateInput(data=request.data)
         data.is_valid(raise_exception=True)
@@ -75,6 +81,7 @@ def _detail(tournament: Tournament) -> dict[str, Any]:
 class TournamentDetailApi(APIView):
     """``GET /api/tournaments/{id}/``: status, progress, standings, crosstable."""
 
+    @extend_schema(operation_id="tournaments_retrieve", responses=OpenApiTypes.OBJECT)
     def get(self, request: Request, tournament_id: int) -> Response:
         return Response(_detail(get_object_or_404(Tournament, pk=tournament_id)))
 
@@ -82,6 +89,7 @@ class TournamentDetailApi(APIView):
 class LeaderboardApi(APIView):
     """``GET /api/leaderboard/?variant=bao-la-kete&provisional=false`` (paginated, best first)."""
 
+    @extend_schema(parameters=[LeaderboardQuery], responses=LeaderboardRowOutput(many=True))
     def get(self, request: Request) -> Response:
         query = LeaderboardQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
@@ -94,6 +102,7 @@ class LeaderboardApi(APIView):
 class EngineRatingHistoryApi(APIView):
     """``GET /api/engines/{name}/ratings/?variant=`` (paginated, oldest first)."""
 
+    @extend_schema(parameters=[RatingHistoryQuery], responses=RatingChangeOutput(many=True))
     def get(self, request: Request, name: str) -> Response:
         if not Engine.objects.filter(name=name).exists():
             raise EngineNotFound(f"no engine named {name!r}", details={"engine": name})
