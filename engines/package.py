@@ -422,7 +422,10 @@ def _unpack_zip(src: Path, dest: Path, max_bytes: int) -> None:
                     w.link(target, zf.read(info).decode("utf-8", "replace"))
                 elif info.is_dir():
                     w.directory(target)
-                elif mode and not stat.S_ISREG(mode):
+                elif stat.S_IFMT(mode) and not stat.S_ISREG(mode):
+                    # Only a stated type that is not a regular file (fifo, device, socket) is
+                    # refused: zips written by Windows tools or Python's ZipFile.writestr carry
+                    # permission bits (or nothing) without a file type, and mean a plain file.
                     raise EnginePackageError(
                         "unsafe_archive",
                         f"member {info.filename!r} is not a file, directory or link",

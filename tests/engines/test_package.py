@@ -134,6 +134,21 @@ def test_a_zip_archive_is_unpacked_with_modes_for_the_engine_uid(
     assert stat.S_IMODE((pkg.root / "lib").stat().st_mode) == 0o755
 
 
+def test_a_zip_written_without_file_types_is_unpacked_as_plain_files(tmp_path: Path) -> None:
+    # ZipFile.writestr with a bare name, and Windows zip tools, store no Unix file type.
+    archive = tmp_path / "plain.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for name, data in engine_files().items():
+            zf.writestr(name, data)
+        bare = zipfile.ZipInfo("notes.txt")
+        bare.external_attr = 0
+        zf.writestr(bare, b"hello\n")
+    pkg = load_engine(archive, unpack_dir=tmp_path / "u")
+    assert pkg.argv == ("python3", "main.py")
+    assert (pkg.root / "notes.txt").read_bytes() == b"hello\n"
+    assert stat.S_IMODE((pkg.root / "notes.txt").stat().st_mode) == 0o644
+
+
 def test_a_tar_gz_whose_single_folder_holds_the_manifest_roots_there(
     tmp_path: Path,
 ) -> None:
