@@ -434,10 +434,16 @@ class Engine:
         self._request = request
         self._answered = threading.Event()
         answered = self._answered
-        self._worker = threading.Thread(
-            target=self._search_thread, args=(request, answered), daemon=True
-        )
-        self._worker.start()
+        worker = threading.Thread(target=self._search_thread, args=(request, answered), daemon=True)
+        try:
+            worker.start()
+        except RuntimeError:
+            # No thread can be started (the sandbox's process limit is reached): search in this
+            # thread instead; ``stop`` cannot interrupt it, but the engine still answers.
+            self._search_thread(request, answered)
+            self._request = None
+            return
+        self._worker = worker
 
     def _search_thread(self, request: SearchRequest, answered: threading.Event) -> None:
         try:

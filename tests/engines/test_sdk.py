@@ -425,3 +425,16 @@ def test_non_utf8_input_is_an_unknown_command_not_an_exit() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.decode().splitlines() == ["readyok", "bestmove c1"]
+
+
+def test_it_still_answers_when_no_search_thread_can_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Inside the sandbox the process limit can forbid new threads; the engine must not die.
+    def refuse(self: threading.Thread) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Thread, "start", refuse)
+    lines, status = drive(
+        "newgame bao-kingulu\nposition startpos\ngo movetime 10\nstop\nquit\n"
+    )
+    assert bestmoves(lines) == ["f1"]
+    assert status == 0
