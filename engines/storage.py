@@ -2,8 +2,8 @@
 
 Layout under ``settings.BAO_ENGINES_DIR``::
 
-    <engine name>/v<number>/upload/<file name>    the upload as received (scripts: mode 0755)
-    <engine name>/v<number>/root/                 what the engine runs from: the unpacked
+    <engine name>/v<number>-<id>/upload/<file>    the upload as received (scripts: mode 0755)
+    <engine name>/v<number>-<id>/root/            what the engine runs from: the unpacked
                                                   archive, or a copy of the single executable
     .incoming/<random>/                           uploads being checked (removed either way)
 
@@ -143,18 +143,19 @@ def looks_runnable(path: Path) -> bool:
 
 
 def version_dir(engine_name: str, number: int) -> Path:
-    """Absolute directory of version ``number`` of ``engine_name``."""
-    return engines_root() / engine_name / f"v{number}"
+    """A new, unused directory for version ``number`` of ``engine_name``.
+
+    The random suffix keeps stale directories from an earlier database (or another database
+    sharing ``BAO_ENGINES_DIR``, as tests and the demo may) from ever colliding with a new
+    version; the database row records which directory is the version's."""
+    return engines_root() / engine_name / f"v{number}-{uuid.uuid4().hex[:12]}"
 
 
 def install(incoming: IncomingFile, engine_name: str, number: int) -> str:
-    """Move the checked upload into its version directory; returns the storage path relative
-    to ``BAO_ENGINES_DIR`` (``"<name>/v<n>/<file>"``). Raises ``FileExistsError`` if that
-    directory exists already (it never should: version numbers are allocated under a lock)."""
+    """Move the checked upload into a fresh version directory; returns the storage path
+    relative to ``BAO_ENGINES_DIR`` (``"<name>/v<n>-<id>/upload/<file>"``)."""
     target = version_dir(engine_name, number)
     target.parent.mkdir(parents=True, exist_ok=True)
-    if target.exists():
-        raise FileExistsError(str(target))
     final = target / "upload" / incoming.path.name
     os.rename(incoming.directory, target)
     return str(final.relative_to(engines_root()))

@@ -41,6 +41,18 @@ def test_registering_twice_changes_nothing():
     assert get_user_model().objects.filter(username="arena").count() == 1
 
 
+def test_a_stale_version_directory_from_an_earlier_database_does_not_block_registration(
+    engines_dir,
+):
+    # A newcomer deletes the database but keeps var/engines: version 1 is new to the database.
+    (engines_dir / "random" / "v1" / "root").mkdir(parents=True)
+    versions = services.register_bundled_engines(validate=False)
+    assert [str(v) for v in versions] == ["random v1", "greedy v1", "search v1"]
+    random_v1 = versions[0]
+    assert random_v1.storage_path.startswith("random/v1-")
+    assert random_v1.package().root.is_dir()
+
+
 def test_a_changed_bundled_file_becomes_a_new_version(monkeypatch):
     source = Path(tempfile.mkdtemp())
     try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import stat
 
 import pytest
@@ -53,18 +54,19 @@ def test_it_stores_a_script_as_version_1_pending_and_executable(
     assert engine.owner == alice
     assert engine.description == "plays the first move"
     version = engine.versions.get()
-    assert version.storage_path == "alpha/v1/upload/engine.py"
+    assert re.fullmatch(r"alpha/v1-[0-9a-f]{12}/upload/engine\.py", version.storage_path)
+    vdir = version.storage_path.split("/upload/")[0]
     stored = engines_dir / version.storage_path
     assert stored.read_bytes() == FIRST_MOVE_ENGINE
     assert stat.S_IMODE(stored.stat().st_mode) == 0o755
     assert stored_files(engines_dir) == [
-        "alpha/v1/root/engine.py",
-        "alpha/v1/upload/engine.py",
+        f"{vdir}/root/engine.py",
+        f"{vdir}/upload/engine.py",
     ]
     package = version.package()
     assert package.name == "alpha v1"
     assert package.argv == ("./engine.py",)
-    assert package.root == (engines_dir / "alpha/v1/root").resolve()
+    assert package.root == (engines_dir / vdir / "root").resolve()
 
 
 def test_a_second_upload_by_the_owner_is_version_2(alice_client):
@@ -107,7 +109,7 @@ def test_it_accepts_a_zip_with_a_manifest(alice_client, engines_dir):
     assert response.status_code == 201
     version = EngineVersion.objects.get()
     assert version.original_filename == "my engine.zip"
-    assert version.storage_path == "alpha/v1/upload/my_engine.zip"
+    assert re.fullmatch(r"alpha/v1-[0-9a-f]{12}/upload/my_engine\.zip", version.storage_path)
     package = version.package()
     assert package.argv == ("python3", "main.py")
     assert (package.root / "main.py").read_bytes() == FIRST_MOVE_ENGINE
@@ -132,7 +134,8 @@ def test_it_recognises_an_archive_by_its_content_not_its_name(alice_client):
     )
     response = upload(alice_client, file=archive)
     assert response.status_code == 201
-    assert EngineVersion.objects.get().storage_path == "alpha/v1/upload/engine.bin.zip"
+    stored = EngineVersion.objects.get().storage_path
+    assert re.fullmatch(r"alpha/v1-[0-9a-f]{12}/upload/engine\.bin\.zip", stored)
 
 
 def test_it_rejects_an_archive_with_parent_paths(alice_client, engines_dir):
