@@ -31,7 +31,9 @@ def make_version(owner, name: str, script: str, *, number: int = 1, status: str 
     engine, _ = Engine.objects.get_or_create(
         name=name, defaults={"owner": owner, "is_enabled": enabled}
     )
-    source = BUNDLED / script
+    # ``script``: a bundled engine's name, or a path to another engine script.
+    source = BUNDLED / script if "/" not in script else Path(script)
+    script = source.name
     storage_path = f"{name}/v{number}/upload/{script}"
     version_dir = Path(settings.BAO_ENGINES_DIR) / name / f"v{number}"
     for part in ("upload", "root"):

@@ -202,3 +202,16 @@ def test_the_game_record_is_a_text_download_with_tags_moves_and_final_position(a
     assert all(len(line) <= 79 for line in movetext.splitlines())
     assert final == f"Final position: {GOLDEN['games'][1]['final_position']}\n"
     assert anon_client.get("/api/games/999999/record.txt").json()["error"]["code"] == "not_found"
+
+
+def test_the_admin_lists_and_shows_matches_and_games(client, played) -> None:
+    from django.contrib.auth import get_user_model
+
+    admin = get_user_model().objects.create_superuser("root", "root@example.org", "admin pass 1")
+    client.force_login(admin)
+    game = played.games.get(index=1)
+    for url in ("/admin/matches/match/", f"/admin/matches/match/{played.pk}/change/",
+                "/admin/matches/game/", f"/admin/matches/game/{game.pk}/change/"):
+        r = client.get(url)
+        assert r.status_code == 200, url
+    assert b"greedy v1" in client.get("/admin/matches/match/").content

@@ -160,3 +160,48 @@ def test_a_match_plays_in_the_real_sandbox(greedy, randomer, settings) -> None:
     games = list(Match.objects.get(pk=match.pk).games.order_by("index"))
     # The sandbox changes nothing in the play: the same moves as without it.
     assert [[m["move"] for m in g.moves] for g in games] == [g["moves"].split() for g in GOLDEN["games"]]
+
+
+@pytest.mark.django_db
+def test_an_engine_crash_is_a_lost_game_not_a_retry(arena_user, greedy, fast_referee) -> None:
+    from .conftest import make_version
+
+    crasher_script = Path(__file__).resolve().parents[2] / "referee" / "engines" / "crash_on_move.py"
+    crasher = make_version(arena_user, "crasher", str(crasher_script))
+    match = _match(crasher, greedy)
+    assert runner.execute_match(match.pk, config=fast_referee) == runner.RECORDED
+    match.refresh_from_db()
+    assert (match.status, match.attempts, match.score_a, match.score_b, match.winner_id) == (
+        "finished", 1, 0.0, 2.0, greedy.pk)
+    games = list(match.games.order_by("index"))
+    # It dies on its 3rd "go" of a game: asked for ply 5 as South (4 plies played), for ply 6 as
+    # North (5 plies played).
+    assert [(g.index, g.termination, g.winner_id, g.rated, g.plies) for g in games] == [
+        (1, "crash", greedy.pk, True, 4), (2, "crash", greedy.pk, True, 5)]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_heartbeat_renews_the_lease_from_its_own_thread(greedy, randomer) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from arena.matches.leases import LeaseHeartbeat, match_claim
+
+    match = _match(greedy, randomer)
+    claim = match_claim(match.pk, lease_seconds=30)
+    assert claim is not None
+    Match.objects.filter(pk=match.pk).update(lease_expires_at=timezone.now() + timedelta(seconds=1))
+    beat = LeaseHeartbeat(claim, interval=0.05)
+    beat.start()
+    try:
+        deadline = timezone.now() + timedelta(seconds=10)
+        while Match.objects.get(pk=match.pk).lease_expires_at < timezone.now() + timedelta(seconds=20):
+            assert timezone.now() < deadline, "the heartbeat never renewed the lease"
+    finally:
+        beat.stop()
+    assert beat.lost is False
+    # Taken over by another worker: the next renewal notices.
+    Match.objects.filter(pk=match.pk).update(lease_token="other")
+    beat.on_event({"event": "game_end"})
+    assert beat.lost is True
