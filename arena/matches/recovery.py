@@ -44,14 +44,16 @@ def _lost_message_age() -> timedelta:
 def stale_matches() -> Q:
     """Matches to act on now (module docstring): a ``running`` match whose lease expired and
     that was not queued again since it expired; a ``pending`` match never queued for
-    ``UNQUEUED_GRACE_S``, or queued longer ago than the visibility timeout."""
+    ``UNQUEUED_GRACE_S``; either one queued longer ago than the visibility timeout (that
+    message was lost too)."""
     now = timezone.now()
+    lost = now - _lost_message_age()
     expired_unqueued = Q(status=Match.Status.RUNNING, lease_expires_at__lt=now) & (
-        Q(queued_at__isnull=True) | Q(queued_at__lt=F("lease_expires_at"))
+        Q(queued_at__isnull=True) | Q(queued_at__lt=F("lease_expires_at")) | Q(queued_at__lt=lost)
     )
     pending_lost = Q(status=Match.Status.PENDING) & (
         Q(queued_at__isnull=True, created_at__lt=now - timedelta(seconds=UNQUEUED_GRACE_S))
-        | Q(queued_at__lt=now - _lost_message_age())
+        | Q(queued_at__lt=lost)
     )
     return expired_unqueued | pending_lost
 

@@ -146,3 +146,15 @@ def test_the_requeue_job_is_registered_once_with_celery_beat() -> None:
     ensure_periodic_tasks()
     task = PeriodicTask.objects.get(name=REQUEUE_ENTRY)
     assert (task.task, task.enabled, task.interval.every, task.interval.period) == (REQUEUE_TASK, True, 1, "minutes")
+
+
+def test_the_requeue_job_sends_again_when_its_own_message_was_lost(greedy, randomer, sent, settings) -> None:
+    settings.CELERY_BROKER_VISIBILITY_TIMEOUT = 900
+    match = _create(greedy, randomer)
+    now = timezone.now()
+    # Requeued after its lease expired, and still unclaimed 16 min later (visibility 15 min).
+    _aged(match, status="running", attempts=1, lease_token="dead",
+          lease_expires_at=now - timedelta(minutes=30), queued_at=now - timedelta(minutes=16))
+    assert recovery.matches_requeue_stale().requeued == [match.pk]
+    _aged(match, queued_at=now - timedelta(minutes=14))
+    assert recovery.matches_requeue_stale().requeued == []
