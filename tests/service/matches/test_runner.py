@@ -154,7 +154,11 @@ def test_a_referee_abort_on_the_last_attempt_keeps_its_games_unrated(greedy, ran
 @pytest.mark.django_db
 @pytest.mark.slow
 def test_a_match_plays_in_the_real_sandbox(greedy, randomer, settings) -> None:
+    from engines.sandbox import probe
+
     settings.BAO_SANDBOX_MODE = "auto"
+    # Where bubblewrap works, insist on it (a silent fallback would not test the full sandbox).
+    settings.BAO_SANDBOX_REQUIRE_FULL = probe().bwrap_reason == ""
     match = _match(greedy, randomer)
     assert runner.execute_match(match.pk) == runner.RECORDED
     games = list(Match.objects.get(pk=match.pk).games.order_by("index"))
