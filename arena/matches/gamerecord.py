@@ -18,13 +18,12 @@ def _tag(name: str, value: object) -> str:
     return f'[{name} "{text}"]'
 
 
-def _version_label(version: object) -> str:
-    return str(version)
-
-
 def _tags(game: Game) -> list[str]:
     match = game.match
-    event = match.tournament.name if match.tournament_id else "Bao Arena challenge" if match.challenger_id else "Bao Arena match"
+    if match.tournament_id:
+        event = match.tournament.name
+    else:
+        event = "Bao Arena challenge" if match.challenger_id else "Bao Arena match"
     date = (game.started_at or game.finished_at).strftime("%Y.%m.%d")
     tags = [
         _tag("Event", event),
@@ -34,8 +33,8 @@ def _tags(game: Game) -> list[str]:
         _tag("Match", match.pk),
         _tag("Game", game.index),
         _tag("Variant", match.variant),
-        _tag("South", _version_label(game.south)),
-        _tag("North", _version_label(game.north)),
+        _tag("South", game.south),
+        _tag("North", game.north),
         _tag("Result", game.result),
         _tag("Termination", game.termination),
         _tag("TimeControl", match.time_control),

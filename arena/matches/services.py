@@ -22,7 +22,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from arena.matches import errors
-from arena.matches.leases import claimable, pending_or_expired
+from arena.matches.leases import Claim, claimable, pending_or_expired
 from arena.matches.limits import fits_worker, match_limits
 from arena.matches.models import Game, Match
 from arena.referee import TimeControl, TimeControlError
@@ -31,7 +31,6 @@ from arena.terminations import ABORTED, TERMINATIONS, is_rated
 from engines.models import EngineVersion
 
 if TYPE_CHECKING:
-    from arena.matches.leases import Claim
     from tournaments.models import Tournament
 
 log = logging.getLogger(__name__)

@@ -103,6 +103,36 @@ def test_a_worker_that_lost_its_lease_records_nothing(greedy, randomer, fast_ref
     assert Match.objects.get(pk=match.pk).status == "running"
 
 
+def _sandbox_error() -> Exception:
+    from engines.sandbox import SandboxError
+
+    return SandboxError("bwrap: setting up uid map: Permission denied")
+
+
+def _package_error() -> Exception:
+    from engines.package import EnginePackageError
+
+    return EnginePackageError("not_found", "the stored engine greedy/v1/upload/greedy is missing")
+
+
+def _soft_limit() -> Exception:
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    return SoftTimeLimitExceeded("SoftTimeLimitExceeded()")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("make_error", [_package_error, _soft_limit])
+def test_other_infrastructure_faults_are_retried_too(greedy, randomer, fast_referee, monkeypatch, make_error) -> None:
+    error = make_error()
+    monkeypatch.setattr(runner, "match_enqueue", lambda mid, countdown=None: True)
+    monkeypatch.setattr(runner, "_play", lambda m, config, on_event: (_ for _ in ()).throw(error))
+    match = _match(greedy, randomer)
+    assert runner.execute_match(match.pk, config=fast_referee) == runner.RETRY
+    match.refresh_from_db()
+    assert (match.status, match.attempts, match.error) == ("pending", 1, f"{type(error).__name__}: {error}")
+
+
 @pytest.mark.django_db
 def test_an_infrastructure_fault_is_retried_then_the_match_is_aborted(greedy, randomer, fast_referee, monkeypatch, settings) -> None:
     from engines.sandbox import SandboxError
