@@ -584,11 +584,16 @@ def _lease() -> UidLease:
         raise SandboxError(str(exc)) from None
     # Scratch dirs of this uid belong to an engine that was never kill()ed (its referee died or
     # forgot): we hold the uid now, so no process of it can be using them.
+    # Other referees create and remove their own scratch dirs meanwhile: an entry may vanish
+    # between the listing and the stat.
     for entry in os.scandir(STATE_DIR):
-        if (
-            entry.name.startswith("scratch-")
-            and entry.stat(follow_symlinks=False).st_uid == lease.uid
-        ):
+        if not entry.name.startswith("scratch-"):
+            continue
+        try:
+            owner = entry.stat(follow_symlinks=False).st_uid
+        except FileNotFoundError:
+            continue
+        if owner == lease.uid:
             shutil.rmtree(entry.path, ignore_errors=True)
     return lease
 

@@ -522,3 +522,29 @@ def test_without_namespaces_the_uid_still_finds_and_kills_every_process(
     assert len(engine_pids(marker)) == 4
     assert engine_pids(marker) <= engine.alive_pids()
     assert_all_gone(engine, marker)
+
+
+def test_leasing_a_uid_ignores_a_scratch_dir_that_vanishes_while_it_looks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Another referee removes its own scratch dir between our listing and our stat.
+    real_scandir = os.scandir
+
+    class Vanished:
+        name = "scratch-vanished"
+        path = str(sandbox.STATE_DIR / "scratch-vanished")
+
+        def stat(self, follow_symlinks: bool = True) -> os.stat_result:
+            raise FileNotFoundError(self.path)
+
+    def scandir(path: object) -> object:
+        return iter([Vanished(), *real_scandir(path)])  # type: ignore[call-overload]
+
+    sandbox._prepare_state_dir()
+    monkeypatch.setattr(sandbox.os, "scandir", scandir)
+    lease = sandbox._lease()
+    try:
+        assert lease.held
+        assert sandbox.UID_BASE <= lease.uid < sandbox.UID_BASE + sandbox.UID_COUNT
+    finally:
+        lease.release()
