@@ -9,6 +9,7 @@ Linux only (``/proc``).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -193,10 +194,8 @@ class WorkerProcess:
 
     def kill(self) -> None:
         """SIGKILL the whole process group at once (a machine losing the worker)."""
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(self.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         self.popen.wait(timeout=30)
 
     def stop(self, timeout: float = 15) -> None:
@@ -209,10 +208,9 @@ class WorkerProcess:
                 pass
             except subprocess.TimeoutExpired:
                 self.kill()
-        try:  # stragglers of the group (a pool child slow to follow its parent)
+        # Stragglers of the group (a pool child slow to follow its parent).
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(self.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         if self._log is not None:
             self._log.close()  # type: ignore[attr-defined]
             self._log = None

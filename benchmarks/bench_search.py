@@ -27,8 +27,9 @@ from types import ModuleType
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from arena.rules import VARIANTS, Position, Variant, get_variant
-from engines.sdk import Clock
+# After the path insert: the benchmark runs as a plain script from any directory.
+from arena.rules import VARIANTS, Position, Variant, get_variant  # noqa: E402
+from engines.sdk import Clock  # noqa: E402
 
 
 def load_search() -> ModuleType:

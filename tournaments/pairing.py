@@ -36,7 +36,7 @@ def round_robin(n: int) -> list[list[Pairing]]:
     ring = players[:-1]
     rounds: list[list[Pairing]] = []
     for r in range(size - 1):
-        circle = ring + [fixed]
+        circle = [*ring, fixed]
         pairs: list[Pairing] = []
         for i in range(size // 2):
             upper, lower = circle[i], circle[size - 1 - i]

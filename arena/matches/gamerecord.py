@@ -85,6 +85,6 @@ def _wrap(tokens: list[str]) -> list[str]:
 
 def game_record_text(game: Game) -> str:
     """The text record of ``game`` (module docstring); ends with a newline."""
-    movetext = _wrap(move_tokens(list(game.moves or [])) + [game.result])
-    parts = _tags(game) + [""] + movetext + ["", f"Final position: {game.final_position}"]
+    movetext = _wrap([*move_tokens(list(game.moves or [])), game.result])
+    parts = [*_tags(game), "", *movetext, "", f"Final position: {game.final_position}"]
     return "\n".join(parts) + "\n"

@@ -47,7 +47,7 @@ class MatchDetailOutput(MatchListOutput):
     games = GameSummaryOutput(many=True, read_only=True)
 
     class Meta(MatchListOutput.Meta):
-        fields = MatchListOutput.Meta.fields + ["games"]
+        fields = [*MatchListOutput.Meta.fields, "games"]
 
 
 class MoveOutput(serializers.Serializer):

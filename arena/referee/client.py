@@ -12,6 +12,7 @@ Late lines (a ``bestmove`` arriving after a time forfeit) are never taken for a 
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -242,10 +243,8 @@ class EngineClient:
 
     def quit(self) -> None:
         """``quit``, ignoring a dead pipe (the process owner kills it anyway)."""
-        try:
+        with contextlib.suppress(TransportClosed, WriteTimeout):
             self.transport.write_line("quit", self.clock() + 100 * MS)
-        except (TransportClosed, WriteTimeout):
-            pass
 
 
 def _parse_option(words: list[str]) -> tuple[str, dict[str, str]]:

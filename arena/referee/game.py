@@ -182,13 +182,15 @@ def _run(
             try:
                 move = v.parse_move(reply.token)
             except InvalidMoveError as exc:
-                raise EngineFault(T.INVALID_OUTPUT, f"not a move token: {reply.token[:100]!r} ({exc})")
+                raise EngineFault(
+                    T.INVALID_OUTPUT, f"not a move token: {reply.token[:100]!r} ({exc})"
+                ) from exc
             if move not in game.legal_moves():
                 raise EngineFault(T.ILLEGAL_MOVE, f"{move} is not legal in {game.position.to_text()}")
             try:
                 after = game.play(move)
             except (IllegalMoveError, InvalidMoveError) as exc:  # defensive: checked above
-                raise EngineFault(T.ILLEGAL_MOVE, str(exc))
+                raise EngineFault(T.ILLEGAL_MOVE, str(exc)) from exc
         except EngineFault as fault:
             _fault(record, game, slots, side, fault)
             return

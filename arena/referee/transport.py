@@ -119,7 +119,7 @@ class PipeTransport:
                 # The engine is not reading: wait for room until the deadline.
                 timeout_ms = _remaining_ms(deadline_ns)
                 if timeout_ms == 0:
-                    raise WriteTimeout(errno.EAGAIN, "engine stopped reading its stdin")
+                    raise WriteTimeout(errno.EAGAIN, "engine stopped reading its stdin") from None
                 self._poll_out.poll(timeout_ms)
                 continue
             except (BrokenPipeError, ConnectionResetError) as exc:

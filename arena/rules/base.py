@@ -11,8 +11,9 @@ Django service alike, and must never need Django settings.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Hashable, Protocol, Sequence
+from typing import ClassVar, Protocol
 
 SOUTH = "S"
 NORTH = "N"
@@ -203,7 +204,7 @@ class Variant(ABC):
         *,
         ply_cap: int | None = None,
         repetitions: int | None = None,
-    ) -> "Game":
+    ) -> Game:
         """A game with history from ``start`` (default: the start position)."""
         if isinstance(start, str):
             start = self.parse_position(start)
