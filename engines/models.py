@@ -33,7 +33,7 @@ class Engine(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["name"]  # noqa: RUF012 (Django's Meta options, as in the migration)
+        ordering = ["name"]
 
     def __str__(self) -> str:
         return self.name
@@ -78,8 +78,8 @@ class EngineVersion(models.Model):
     validated_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["engine__name", "number"]  # noqa: RUF012 (Django's Meta options)
-        constraints = [  # noqa: RUF012
+        ordering = ["engine__name", "number"]
+        constraints = [
             models.UniqueConstraint(fields=["engine", "number"], name="engine_version_unique_number"),
         ]
 

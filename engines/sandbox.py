@@ -49,6 +49,7 @@ Standard library only; no Django.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
@@ -337,10 +338,8 @@ def _library_dir() -> Path:
         dst = lib / inside
         if src.exists() and not dst.is_symlink():
             dst.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
-            try:
+            with contextlib.suppress(FileExistsError):  # another referee made it first
                 dst.symlink_to(src)
-            except FileExistsError:  # another referee made it first
-                pass
     return lib
 
 
@@ -443,12 +442,9 @@ class EngineProcess:
 
     def alive_pids(self) -> set[int]:
         """Host pids of this engine's processes still alive (zombies excluded)."""
-        if self.mode == "off":
-            pids = scan(match_sid=self.pid)
-        else:
-            # Still scanned after kill() released the uid: tests check that nothing is left.
-            # (Once another engine leases the uid again, its processes would show here.)
-            pids = pids_of_uid(self.uid)
+        # A leased uid is still scanned after kill() released it: tests check that nothing is
+        # left. (Once another engine leases the uid again, its processes would show here.)
+        pids = scan(match_sid=self.pid) if self.mode == "off" else pids_of_uid(self.uid)
         if self._popen.returncode is None:  # the sandbox wrapper itself, until reaped
             st = proc_status(str(self.pid))
             if st is not None and st[2] != "Z":
@@ -486,10 +482,8 @@ class EngineProcess:
             except subprocess.TimeoutExpired:
                 LOG.error("engine pid %d could not be reaped", self.pid)
             for stream in (self.stdin, self._stdout):
-                try:
+                with contextlib.suppress(OSError):
                     stream.close()
-                except OSError:
-                    pass
             self._drainer.join(1.0)
             shutil.rmtree(self.scratch, ignore_errors=True)
             if self._lease is not None:
@@ -499,10 +493,8 @@ class EngineProcess:
         if self._popen.returncode is None:
             sigkill(self.pid)
         if self.mode == "off":
-            try:
+            with contextlib.suppress(OSError):
                 os.killpg(self.pid, signal.SIGKILL)
-            except OSError:
-                pass
             return
         # Every process of the engine (and only those) runs as the leased uid: killing them
         # all also kills the pid namespace's init, which takes the rest of the namespace along.

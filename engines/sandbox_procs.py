@@ -103,8 +103,8 @@ def kill_uid(uid: int) -> None:
     """``kill(-1, SIGKILL)`` as ``uid``: every process of that uid, atomically against forks."""
     try:
         subprocess.run(
-            [SETPRIV, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
-            + ["kill", "-KILL", "-1"],
+            [SETPRIV, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--",
+             "kill", "-KILL", "-1"],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

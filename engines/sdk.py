@@ -283,7 +283,7 @@ class Engine:
                     break  # end of input: the referee has closed our stdin
                 try:
                     keep_going = self.handle(raw)
-                except Exception as exc:  # noqa: BLE001 - one bad command must not end the engine
+                except Exception as exc:  # one bad command must not end the engine
                     last = traceback.format_exception_only(type(exc), exc)[-1].strip()
                     self.send(f"info string error handling {raw.strip()[:80]!r}: {last}")
                     keep_going = True
@@ -448,7 +448,7 @@ class Engine:
     def _search_thread(self, request: SearchRequest, answered: threading.Event) -> None:
         try:
             move: Move | str = self.search(request)
-        except Exception as exc:  # noqa: BLE001 - an engine bug must not kill the engine
+        except Exception as exc:  # an engine bug must not kill the engine
             last = traceback.format_exception_only(type(exc), exc)[-1].strip()
             self.send(f"info string error in search: {last}; playing {request.best}")
             move = request.best
