@@ -2,7 +2,7 @@
 
 
 # --- accounts: users and API clients (owner: accounts+engines helper) -------------------------
-import pytest  # noqa: E402
+import pytest
 
 
 @pytest.fixture

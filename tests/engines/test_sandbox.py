@@ -395,7 +395,7 @@ def test_two_fork_bombs_at_once_each_stop_at_their_own_process_limit(
                 engine_pids(marker)
             )
         time.sleep(0.2)
-        for engine, marker in bombs:
+        for _engine, marker in bombs:
             assert len(engine_pids(marker)) == expected
         # The host is fine: we can still start processes.
         assert subprocess.run(["/usr/bin/true"], check=False).returncode == 0

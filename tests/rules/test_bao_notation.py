@@ -244,7 +244,7 @@ def test_strict_parsing_accepts_positions_reached_in_play() -> None:
     with DATA.open(encoding="utf-8") as handle:
         game = json.loads(handle.readline())
     for turn in game["turns"]:
-        if "-" == turn["before"].split()[5]:  # AbstractPlay marks are not always ours
+        if turn["before"].split()[5] == "-":  # AbstractPlay marks are not always ours
             KSW.parse_position(turn["before"], strict=True)
     assert KSW.is_valid_strict(KSW.parse_position(E10_AFTER))
 

@@ -8,6 +8,7 @@ A bare BEP loop rather than the SDK: the SDK needs a thread per search, and thre
 against the same process limit the bomb has exhausted.
 """
 
+import contextlib
 import os
 import sys
 import time
@@ -30,10 +31,8 @@ def bomb() -> str:
         except OSError as exc:
             return f"forks {made} then {type(exc).__name__}"
         if pid == 0:  # a child: fork once more, then sleep for ever
-            try:
+            with contextlib.suppress(OSError):
                 os.fork()
-            except OSError:
-                pass
             while True:
                 time.sleep(3600)
         made += 1
