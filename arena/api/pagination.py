@@ -6,7 +6,10 @@ from rest_framework.pagination import PageNumberPagination
 
 
 class Pagination(PageNumberPagination):
-    """``?page=N&page_size=M`` (M at most 200); the response is ``{count, next, previous, results}``."""
+    """``?page=N&page_size=M`` (M at most 200).
+
+    The response is ``{count, next, previous, results}``.
+    """
 
     page_size = 50
     page_size_query_param = "page_size"

@@ -31,7 +31,9 @@ class MatchAdmin(admin.ModelAdmin):
 
 @admin.register(Game)
 class GameAdmin(admin.ModelAdmin):
-    list_display = ["id", "match", "index", "south", "north", "result", "termination", "rated", "plies"]
+    list_display = [
+        "id", "match", "index", "south", "north", "result", "termination", "rated", "plies",
+    ]
     list_filter = ["termination", "rated", "result"]
     list_select_related = ["match", "south__engine", "north__engine"]
     raw_id_fields = ["match", "south", "north", "winner"]

@@ -34,7 +34,9 @@ class VariantNotSupported(ApiError):
 
 class InvalidTimeControl(ApiError):
     default_code = "invalid_time_control"
-    default_detail = "The time control does not parse: use '<base s>+<increment s>' such as '10+0.1'."
+    default_detail = (
+        "The time control does not parse: use '<base s>+<increment s>' such as '10+0.1'."
+    )
 
 
 class TimeControlTooLong(ApiError):

@@ -68,7 +68,8 @@ def matches_requeue_stale() -> RequeueReport:
         error = f"gave up after {attempts} attempts: the worker was lost each time"
         if match_abort(match_id, error):
             report.aborted.append(match_id)
-    for match_id in Match.objects.filter(stale_matches(), attempts__lt=limit).values_list("pk", flat=True):
+    stale = Match.objects.filter(stale_matches(), attempts__lt=limit)
+    for match_id in stale.values_list("pk", flat=True):
         if match_enqueue(match_id):
             report.requeued.append(match_id)
     if report.requeued or report.aborted:

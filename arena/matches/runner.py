@@ -58,7 +58,9 @@ def default_referee_config() -> RefereeConfig:
     )
 
 
-def _play(match: Match, config: RefereeConfig, on_event: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+def _play(
+    match: Match, config: RefereeConfig, on_event: Callable[[dict[str, Any]], None]
+) -> dict[str, Any]:
     # Packages run from their stored root (nothing to unpack); they are named "<engine> v<n>".
     record = play_match(
         match.engine_a.package(),
@@ -78,7 +80,9 @@ def _give_up_or_retry(claim: Claim, error: str, record: dict[str, Any] | None) -
     if claim.attempts < max_attempts():
         if match_release(claim, error):
             match_enqueue(claim.match_id, countdown=RETRY_DELAY_S)
-            log.warning("match %s: attempt %s failed (%s); retrying", claim.match_id, claim.attempts, error)
+            log.warning(
+                "match %s: attempt %s failed (%s); retrying", claim.match_id, claim.attempts, error
+            )
             return RETRY
         return LOST_LEASE
     log.error("match %s: attempt %s failed (%s); aborting", claim.match_id, claim.attempts, error)
@@ -102,7 +106,11 @@ def execute_match(
     ``SoftTimeLimitExceeded``-style ``BaseException`` s that are not ``Exception`` s (after
     releasing the match).
     """
-    match = Match.objects.select_related("engine_a__engine", "engine_b__engine").filter(pk=match_id).first()
+    match = (
+        Match.objects.select_related("engine_a__engine", "engine_b__engine")
+        .filter(pk=match_id)
+        .first()
+    )
     if match is None:
         return SKIPPED
     limits = match_limits(match.variant, match.time_control)
@@ -121,7 +129,11 @@ def execute_match(
         record = _play(match, config, heartbeat.on_event)
         if record.get("aborted"):
             error = next(
-                (f"game {g['index']}: {g.get('detail') or 'aborted'}" for g in record["games"] if g["termination"] == "aborted"),
+                (
+                    f"game {g['index']}: {g.get('detail') or 'aborted'}"
+                    for g in record["games"]
+                    if g["termination"] == "aborted"
+                ),
                 "referee aborted the match",
             )
     except Exception as exc:  # SandboxError, EnginePackageError, SoftTimeLimitExceeded, bugs

@@ -18,7 +18,9 @@ _VERSION_FIELDS = (
 
 def match_list() -> QuerySet[Match]:
     """Every match, newest first, with its engines joined (filters are applied by the view)."""
-    return Match.objects.select_related(*_VERSION_FIELDS, "tournament").order_by("-created_at", "-id")
+    return Match.objects.select_related(*_VERSION_FIELDS, "tournament").order_by(
+        "-created_at", "-id"
+    )
 
 
 def match_detail_queryset() -> QuerySet[Match]:
@@ -36,7 +38,9 @@ def game_queryset() -> QuerySet[Game]:
     )
 
 
-def game_visible_engine_errors(game: Game, user: AbstractBaseUser | AnonymousUser | None) -> dict[str, Any]:
+def game_visible_engine_errors(
+    game: Game, user: AbstractBaseUser | AnonymousUser | None
+) -> dict[str, Any]:
     """The stderr tails of ``game`` the user may read: an engine's own errors are shown to its
     owner (and to staff) only, since stderr can reveal an engine's internals; others get ``{}``
     for that side. Shape ``{"south": "<text>", "north": "<text>"}`` (sides without errors

@@ -48,7 +48,8 @@ def _check_playable(version: EngineVersion, variant: str) -> None:
         )
     if variant not in (version.variants or []):
         raise errors.VariantNotSupported(
-            f"{version} does not play {variant} (it announced: {', '.join(version.variants or []) or 'none'}).",
+            f"{version} does not play {variant} "
+            f"(it announced: {', '.join(version.variants or []) or 'none'}).",
             details={"engine": version.engine.name, "variant": variant},
         )
 

@@ -47,7 +47,9 @@ def _parser() -> argparse.ArgumentParser:
         help="an engine: executable, directory or archive with bao-engine.json (give it twice)",
     )
     p.add_argument("--time", default="10+0.1", help="'<base s>+<increment s>' or 'movetime=<ms>'")
-    p.add_argument("--seed", type=int, default=None, help="decides South in game 3 (default: random)")
+    p.add_argument(
+        "--seed", type=int, default=None, help="decides South in game 3 (default: random)"
+    )
     p.add_argument("--json", type=Path, default=None, metavar="FILE", help="write the record here")
     p.add_argument("--sandbox", choices=SANDBOX_MODES, default="auto")
     return p

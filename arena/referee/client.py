@@ -1,4 +1,6 @@
-"""The BEP protocol client: one engine seen through a ``Transport`` (``/tmp/bep.md``, docs/referee.md).
+"""The BEP protocol client: one engine seen through a ``Transport``.
+
+Protocol: ``/tmp/bep.md``, docs/referee.md.
 
 Every read has a deadline; every failure becomes an ``EngineFault`` carrying the termination
 code (``arena.terminations``) the referee records. Lines an engine sends that the protocol does
@@ -235,7 +237,9 @@ class EngineClient:
         self.broken = True
         if result.status == OVERFLOW:
             raise EngineFault(T.OUTPUT_LIMIT, result.detail or "output limit exceeded")
-        raise EngineFault(T.CRASH, f"engine closed its stdout while the referee waited for {waiting_for}")
+        raise EngineFault(
+            T.CRASH, f"engine closed its stdout while the referee waited for {waiting_for}"
+        )
 
     def stop(self) -> None:
         """``stop``: the engine should answer its ``bestmove`` now."""

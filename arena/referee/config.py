@@ -81,8 +81,9 @@ class RefereeConfig:
     before it is killed. ``engine_options``: ``setoption`` values sent before each game to every
     engine that declared that option. ``seed_option``: an engine that declares an option of
     this name gets a per-game seed derived from the match seed (reproducible, varied matches
-    of randomised engines); None disables it. ``starter``/``transport_factory``: how engines are started and
-    connected (default: ``engines.sandbox.start_engine`` and ``PipeTransport``; tests swap them).
+    of randomised engines); None disables it. ``starter``/``transport_factory``: how engines are
+    started and connected (default: ``engines.sandbox.start_engine`` and ``PipeTransport``; tests
+    swap them).
     """
 
     sandbox: Any = field(default_factory=_default_sandbox)

@@ -85,7 +85,10 @@ def play_game(
         started_at=_dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds"),
     )
     began = time.monotonic_ns()
-    emit(on_event, {"event": "game_start", "index": index, "south": south.name, "north": north.name})
+    emit(
+        on_event,
+        {"event": "game_start", "index": index, "south": south.name, "north": north.name},
+    )
     try:
         options = dict(config.engine_options)
         if seed is not None and config.seed_option:
@@ -97,7 +100,8 @@ def play_game(
         # A bug on our side (rules engine, sandbox) must not be charged to an engine, nor take
         # the worker down: the game is aborted and the traceback logged.
         log.exception("game %d aborted by a referee error", index)
-        _finish(record, game, T.ABORTED, None, f"referee error: {type(exc).__name__}: {exc}", aborted=True)
+        detail = f"referee error: {type(exc).__name__}: {exc}"
+        _finish(record, game, T.ABORTED, None, detail, aborted=True)
     # From the record, not the Game: a referee error may leave a move in the Game unrecorded.
     record.plies = len(record.moves)
     record.final_position = record.moves[-1].position if record.moves else record.start_position
@@ -123,7 +127,8 @@ def play_game(
 
 def _position_command(v: Variant, game: Any) -> str:
     start = game.start.to_text()
-    head = "position startpos" if start == v.initial_position().to_text() else f"position text {start}"
+    is_initial = start == v.initial_position().to_text()
+    head = "position startpos" if is_initial else f"position text {start}"
     return head + (" moves " + " ".join(game.moves) if game.moves else "")
 
 
@@ -186,7 +191,9 @@ def _run(
                     T.INVALID_OUTPUT, f"not a move token: {reply.token[:100]!r} ({exc})"
                 ) from exc
             if move not in game.legal_moves():
-                raise EngineFault(T.ILLEGAL_MOVE, f"{move} is not legal in {game.position.to_text()}")
+                raise EngineFault(
+                    T.ILLEGAL_MOVE, f"{move} is not legal in {game.position.to_text()}"
+                )
             try:
                 after = game.play(move)
             except (IllegalMoveError, InvalidMoveError) as exc:  # defensive: checked above

@@ -185,7 +185,10 @@ class PipeTransport:
 
 
 def _remaining_ms(deadline_ns: int | None) -> int:
-    """Milliseconds to ``deadline_ns`` rounded up (poll granularity), 0 if past; -1 = no deadline."""
+    """Milliseconds to ``deadline_ns`` rounded up (poll granularity), 0 if past.
+
+    -1 means no deadline.
+    """
     if deadline_ns is None:
         return -1
     left = deadline_ns - time.monotonic_ns()

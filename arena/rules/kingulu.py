@@ -166,7 +166,10 @@ class KinguluPosition:
         return self.board[_RING_OF_SQUARE[square]]
 
     def scores(self) -> tuple[int, int]:
-        """``(south, north)``: bank + own unreserved holes + holes reserved in the other row (G-9)."""
+        """``(south, north)``: bank + own unreserved holes + holes reserved in the other row.
+
+        Source: G-9.
+        """
         south, north = self.banks
         b, o = self.board, self.owners
         for k in range(12):

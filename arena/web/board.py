@@ -14,7 +14,10 @@ FILES = "abcdefgh"
 
 @dataclass(frozen=True)
 class BoardRow:
-    """One rank (rows run top of the board first): its number and cells (seed counts, e.g. ``6``, ``4s``)."""
+    """One rank (rows run top of the board first): its number and cells.
+
+    Cells are seed counts, e.g. ``6``, ``4s``.
+    """
 
     rank: int
     cells: tuple[str, ...]
@@ -37,7 +40,11 @@ def board_from_text(text: str) -> Board | None:
     width = len(ranks[0])
     south_ranks = len(ranks) // 2
     rows = tuple(
-        BoardRow(rank=len(ranks) - i, cells=tuple(c.strip() for c in r), south=len(ranks) - i <= south_ranks)
+        BoardRow(
+            rank=len(ranks) - i,
+            cells=tuple(c.strip() for c in r),
+            south=len(ranks) - i <= south_ranks,
+        )
         for i, r in enumerate(ranks)
     )
     return Board(files=tuple(FILES[:width]), rows=rows, rest=rest)

@@ -35,7 +35,8 @@ def home(request: HttpRequest) -> HttpResponse:
     boards = []
     for variant in VARIANTS:
         rows = list(selectors.leaderboard(variant=variant)[:LEADERBOARD_ROWS])
-        boards.append({"variant": variant, "rows": [(r, selectors.rating_error_bars(r)) for r in rows]})
+        bars = [(r, selectors.rating_error_bars(r)) for r in rows]
+        boards.append({"variant": variant, "rows": bars})
     matches = list(
         Match.objects.select_related("engine_a__engine", "engine_b__engine")
         .prefetch_related("games")
@@ -43,7 +44,9 @@ def home(request: HttpRequest) -> HttpResponse:
     )
     recent = [(m, sorted(m.games.all(), key=lambda g: g.index)) for m in matches]
     tournaments = list(selectors.tournament_list()[:RECENT_TOURNAMENTS])
-    return _render("web/home.html", {"boards": boards, "matches": recent, "tournaments": tournaments})
+    return _render(
+        "web/home.html", {"boards": boards, "matches": recent, "tournaments": tournaments}
+    )
 
 
 def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
@@ -54,8 +57,13 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     table = selectors.tournament_table(tournament)
     names = [str(e.engine_version) for e in table.entries]
     standings = [(row, names[row.player]) for row in table.standings]
-    cross = [(names[i], [(j == i, cell) for j, cell in enumerate(row)]) for i, row in enumerate(table.crosstable)]
-    matches = tournament.matches.select_related("engine_a__engine", "engine_b__engine").prefetch_related("games")
+    cross = [
+        (names[i], [(j == i, cell) for j, cell in enumerate(row)])
+        for i, row in enumerate(table.crosstable)
+    ]
+    matches = tournament.matches.select_related(
+        "engine_a__engine", "engine_b__engine"
+    ).prefetch_related("games")
     return _render(
         "web/tournament.html",
         {
@@ -64,7 +72,10 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
             "standings": standings,
             "names": names,
             "cross": cross,
-            "matches": [(m, sorted(m.games.all(), key=lambda g: g.index)) for m in matches.order_by("round", "id")],
+            "matches": [
+                (m, sorted(m.games.all(), key=lambda g: g.index))
+                for m in matches.order_by("round", "id")
+            ],
         },
     )
 
@@ -73,7 +84,11 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
     """``/games/<id>/?ply=N``: the board after ply N (0 = start), the move list, prev/next links."""
     from arena.matches.models import Game
 
-    game = Game.objects.select_related("match", "south__engine", "north__engine").filter(pk=game_id).first()
+    game = (
+        Game.objects.select_related("match", "south__engine", "north__engine")
+        .filter(pk=game_id)
+        .first()
+    )
     if game is None:
         raise Http404("no such game")
     moves = list(game.moves or [])
