@@ -80,7 +80,9 @@ class EngineVersion(models.Model):
     class Meta:
         ordering = ["engine__name", "number"]
         constraints = [
-            models.UniqueConstraint(fields=["engine", "number"], name="engine_version_unique_number"),
+            models.UniqueConstraint(
+                fields=["engine", "number"], name="engine_version_unique_number"
+            ),
         ]
 
     def __str__(self) -> str:

@@ -401,7 +401,8 @@ class _Writer:
             if not _inside(target, self.dest):
                 raise EnginePackageError(
                     "unsafe_archive",
-                    f"link {target.relative_to(self.dest)} -> {link_to!r} points outside the package",
+                    f"link {target.relative_to(self.dest)} -> {link_to!r} "
+                    "points outside the package",
                 )
         for dirpath, _dirs, _files in os.walk(self.dest):
             os.chmod(dirpath, 0o755)

@@ -43,7 +43,8 @@ Linux sends the parent-death signal when the *thread* that started the engine ex
 engines from a thread that lives as long as the game.
 
 Finding and killing an engine's processes through its uid, and the uid leases, live in
-``engines/sandbox_procs.py``. The service must run as root to lease uids (as it does in CI and in the docker workers).
+``engines/sandbox_procs.py``. The service must run as root to lease uids (as it does in CI and in
+the docker workers).
 Standard library only; no Django.
 """
 
@@ -424,7 +425,10 @@ class EngineProcess:
             return self._tail.decode("utf-8", "replace")
 
     def poll(self) -> int | None:
-        """Exit status like ``Popen.returncode`` (negative: killed by that signal), None if running."""
+        """Exit status like ``Popen.returncode`` (negative: killed by that signal).
+
+        None while running.
+        """
         return self._status(self._popen.poll())
 
     def wait(self, timeout: float) -> int | None:
@@ -615,7 +619,8 @@ def _choose_mode(config: SandboxConfig) -> str:
         raise SandboxError(f"the full sandbox (bwrap) does not work here: {found.bwrap_reason}")
     if config.mode == "auto":
         _warn_once(
-            f"engines run in the FALLBACK sandbox because bwrap does not work here: {found.bwrap_reason}"
+            "engines run in the FALLBACK sandbox because bwrap does not work here: "
+            f"{found.bwrap_reason}"
         )
     if not found.unshare_ok:
         _warn_once(

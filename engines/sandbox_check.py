@@ -34,7 +34,8 @@ try:
     net = "open"
 except OSError as exc:
     net = os.strerror(exc.errno or 0)
-print(json.dumps({"uid": os.getuid(), "import arena.rules": rules, "tcp to 127.0.0.1": net}), flush=True)
+facts = {"uid": os.getuid(), "import arena.rules": rules, "tcp to 127.0.0.1": net}
+print(json.dumps(facts), flush=True)
 """
 
 
@@ -62,7 +63,8 @@ def main() -> int:
     print(f"running as root: {found.root}")
     print(f"bwrap (full sandbox): {'works' if found.bwrap_ok else 'NO - ' + found.bwrap_reason}")
     print(
-        f"unshare (fallback namespaces): {'works' if found.unshare_ok else 'NO - ' + found.unshare_reason}"
+        "unshare (fallback namespaces): "
+        f"{'works' if found.unshare_ok else 'NO - ' + found.unshare_reason}"
     )
     if not found.root:
         print("auto would choose: nothing (the sandbox needs root to give engines their own uid)")

@@ -12,8 +12,8 @@ Two levels:
   checked against the legal moves; an exception or an illegal answer is reported as
   ``info string`` and the first legal move is played instead, so an engine never dies silently.
 * ``Engine``: a class with hooks (``on_newgame``, ``on_option``, ``search``) for engines that search
-  and want ``stop`` handling: ``search`` runs in a worker thread, ``request.stopped()`` turns true on
-  ``stop``/``quit``/end of input, and ``request.best`` holds the move to play if the search is
+  and want ``stop`` handling: ``search`` runs in a worker thread, ``request.stopped()`` turns true
+  on ``stop``/``quit``/end of input, and ``request.best`` holds the move to play if the search is
   cut short.
 
 Standard library only, plus ``arena.rules``: the sandbox gives engines nothing else.
@@ -62,8 +62,9 @@ class Clock:
     def budget_ms(self, moves_to_go: int = 30) -> int:
         """Milliseconds to spend on this move (>= 1).
 
-        ``go movetime t``: ``t`` minus a margin (5 %, at least 15 ms, at most ``t/5``). Clocks: ``remaining / moves_to_go`` plus
-        most of the increment, never more than half the remaining time, minus a safety margin.
+        ``go movetime t``: ``t`` minus a margin (5 %, at least 15 ms, at most ``t/5``). Clocks:
+        ``remaining / moves_to_go`` plus most of the increment, never more than half the remaining
+        time, minus a safety margin.
         """
         if self.movetime_ms is not None:
             # With a movetime nothing carries over, so the margin also covers a late node:

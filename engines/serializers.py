@@ -39,8 +39,8 @@ class EngineUploadInputSerializer(serializers.Serializer):
     )
     file = serializers.FileField(
         allow_empty_file=False,
-        help_text="A single executable (#! script or ELF binary; the arena sets the executable bit, "
-        "since browsers do not send file modes) or a .zip/.tar.gz holding bao-engine.json.",
+        help_text="A single executable (#! script or ELF binary; the arena sets the executable "
+        "bit, since browsers do not send file modes) or a .zip/.tar.gz holding bao-engine.json.",
     )
     description = serializers.CharField(
         required=False, allow_blank=True, max_length=4000, default=""

@@ -59,10 +59,10 @@ def engine_version_create(
     """Store ``upload`` as the next version of engine ``name`` (created on the first upload).
 
     ``name`` is matched case-insensitively against existing engines (``Alpha`` adds a version
-    to ``alpha``). ``upload`` is a single executable (``#!`` script or ELF binary; the executable bit is set
-    here) or a ``.zip``/``.tar.gz`` archive with a ``bao-engine.json`` manifest. It is checked
-    with ``engines.package.load_engine`` before anything is written to the database; a refused
-    upload leaves no row and no file. ``description``, if given, replaces the engine's.
+    to ``alpha``). ``upload`` is a single executable (``#!`` script or ELF binary; the executable
+    bit is set here) or a ``.zip``/``.tar.gz`` archive with a ``bao-engine.json`` manifest. It is
+    checked with ``engines.package.load_engine`` before anything is written to the database; a
+    refused upload leaves no row and no file. ``description``, if given, replaces the engine's.
     The new version is ``pending``; validation is enqueued when the transaction commits.
 
     Raises (``arena.api.errors``): ``EngineNotYours`` (403, the name belongs to another user),

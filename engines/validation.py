@@ -122,7 +122,8 @@ def check_package(package: Any, *, config: Any = None, opponent: Any = None) -> 
     if ident.variants and not known:
         return _reject(
             T.HANDSHAKE_FAILED,
-            f"the engine announces only variants the arena does not play ({', '.join(ident.variants)}); "
+            "the engine announces only variants the arena does not play "
+            f"({', '.join(ident.variants)}); "
             f"known: {', '.join(VARIANTS)}",
             "",
         )

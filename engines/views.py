@@ -21,7 +21,8 @@ from engines.models import Engine
 #: Bytes a multipart body may carry beyond the file itself (boundaries, headers, small fields).
 MULTIPART_SLACK_BYTES = 64 * 1024
 
-UPLOAD_DESCRIPTION = """Upload an engine (multipart/form-data: `name`, `file`, optional `description`).
+UPLOAD_DESCRIPTION = """Upload an engine (multipart/form-data: `name`, `file`, optional \
+`description`).
 
 `file` is either a single executable - a script whose first line is `#!` (for example
 `#!/usr/bin/env python3`) or an ELF binary - or a `.zip` / `.tar.gz` archive holding the manifest

@@ -10,7 +10,10 @@ from engines.services import register_bundled_engines
 
 
 class Command(BaseCommand):
-    help = "Register the bundled engines (random, greedy, search) under the system user 'arena' (idempotent)."
+    help = (
+        "Register the bundled engines (random, greedy, search) under the system user 'arena' "
+        "(idempotent)."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
