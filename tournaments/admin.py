@@ -13,7 +13,9 @@ class TournamentEntryInline(admin.TabularInline):
 
 @admin.register(Tournament)
 class TournamentAdmin(admin.ModelAdmin):
-    list_display = ["id", "name", "variant", "time_control", "format", "status", "start_at", "finished_at"]
+    list_display = [
+        "id", "name", "variant", "time_control", "format", "status", "start_at", "finished_at",
+    ]
     list_filter = ["status", "variant", "format"]
     search_fields = ["name"]
     inlines = [TournamentEntryInline]
@@ -27,13 +29,17 @@ class TournamentEntryAdmin(admin.ModelAdmin):
 
 @admin.register(Rating)
 class RatingAdmin(admin.ModelAdmin):
-    list_display = ["engine_version", "variant", "rating", "games", "wins", "draws", "losses", "provisional"]
+    list_display = [
+        "engine_version", "variant", "rating", "games", "wins", "draws", "losses", "provisional",
+    ]
     list_filter = ["variant", "provisional"]
     search_fields = ["engine_version__engine__name"]
 
 
 @admin.register(RatingChange)
 class RatingChangeAdmin(admin.ModelAdmin):
-    list_display = ["game", "engine_version", "opponent", "variant", "score", "rating_before", "rating_after"]
+    list_display = [
+        "game", "engine_version", "opponent", "variant", "score", "rating_before", "rating_after",
+    ]
     list_filter = ["variant"]
     raw_id_fields = ["game", "engine_version", "opponent"]

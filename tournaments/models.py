@@ -39,7 +39,11 @@ class Tournament(models.Model):
     rated = models.BooleanField(default=True)
     start_at = models.DateTimeField()
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, related_name="tournaments", on_delete=models.SET_NULL
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        related_name="tournaments",
+        on_delete=models.SET_NULL,
     )
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -68,7 +72,9 @@ class TournamentEntry(models.Model):
     class Meta:
         ordering = ["tournament", "seed_no"]
         constraints = [
-            models.UniqueConstraint(fields=["tournament", "engine_version"], name="entry_unique_engine"),
+            models.UniqueConstraint(
+                fields=["tournament", "engine_version"], name="entry_unique_engine"
+            ),
             models.UniqueConstraint(fields=["tournament", "seed_no"], name="entry_unique_seed_no"),
         ]
 
@@ -83,7 +89,9 @@ class Rating(models.Model):
     half); ``provisional`` is True while ``games`` is below ``ratings.PROVISIONAL_GAMES``.
     """
 
-    engine_version = models.ForeignKey("engines.EngineVersion", related_name="ratings", on_delete=models.CASCADE)
+    engine_version = models.ForeignKey(
+        "engines.EngineVersion", related_name="ratings", on_delete=models.CASCADE
+    )
     variant = models.CharField(max_length=32, choices=VARIANT_CHOICES)
     rating = models.FloatField(default=1500.0)
     games = models.PositiveIntegerField(default=0)
@@ -96,7 +104,9 @@ class Rating(models.Model):
     class Meta:
         ordering = ["variant", "-rating"]
         constraints = [
-            models.UniqueConstraint(fields=["engine_version", "variant"], name="rating_unique_version_variant"),
+            models.UniqueConstraint(
+                fields=["engine_version", "variant"], name="rating_unique_version_variant"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -111,11 +121,15 @@ class RatingChange(models.Model):
     the order in which games are rated and in which history is listed.
     """
 
-    game = models.ForeignKey("matches.Game", related_name="rating_changes", on_delete=models.CASCADE)
+    game = models.ForeignKey(
+        "matches.Game", related_name="rating_changes", on_delete=models.CASCADE
+    )
     engine_version = models.ForeignKey(
         "engines.EngineVersion", related_name="rating_changes", on_delete=models.CASCADE
     )
-    opponent = models.ForeignKey("engines.EngineVersion", related_name="+", on_delete=models.CASCADE)
+    opponent = models.ForeignKey(
+        "engines.EngineVersion", related_name="+", on_delete=models.CASCADE
+    )
     variant = models.CharField(max_length=32, choices=VARIANT_CHOICES)
     score = models.FloatField()
     rating_before = models.FloatField()
@@ -129,9 +143,19 @@ class RatingChange(models.Model):
     class Meta:
         ordering = ["finished_at", "id"]
         constraints = [
-            models.UniqueConstraint(fields=["game", "engine_version"], name="rating_change_unique_game_version"),
+            models.UniqueConstraint(
+                fields=["game", "engine_version"], name="rating_change_unique_game_version"
+            ),
         ]
-        indexes = [models.Index(fields=["engine_version", "variant", "finished_at"], name="rating_change_history_idx")]
+        indexes = [
+            models.Index(
+                fields=["engine_version", "variant", "finished_at"],
+                name="rating_change_history_idx",
+            )
+        ]
 
     def __str__(self) -> str:
-        return f"{self.engine_version} {self.rating_before:.0f}->{self.rating_after:.0f} (game {self.game_id})"
+        return (
+            f"{self.engine_version} {self.rating_before:.0f}->{self.rating_after:.0f} "
+            f"(game {self.game_id})"
+        )

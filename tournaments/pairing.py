@@ -19,7 +19,10 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Pairing:
-    """One match of a round: ``a`` is engine_a (South in game 1), ``b`` engine_b (player indexes)."""
+    """One match of a round: ``a`` is engine_a (South in game 1), ``b`` engine_b.
+
+    Both are player indexes.
+    """
 
     a: int
     b: int

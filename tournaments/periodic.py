@@ -15,7 +15,9 @@ START_DUE_ENTRY = "tournaments: start due tournaments"
 
 def ensure_periodic_tasks() -> PeriodicTask:
     """Create or repair the minute ``start_due_tournaments`` entry (one row by name)."""
-    every_minute, _ = IntervalSchedule.objects.get_or_create(every=1, period=IntervalSchedule.MINUTES)
+    every_minute, _ = IntervalSchedule.objects.get_or_create(
+        every=1, period=IntervalSchedule.MINUTES
+    )
     task, _ = PeriodicTask.objects.update_or_create(
         name=START_DUE_ENTRY,
         defaults={"task": START_DUE_TASK, "interval": every_minute, "enabled": True},

@@ -26,12 +26,17 @@ _SOUTH_SCORE = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 
 
 def game_is_rateable(game: Game) -> bool:
-    """Whether ``game`` counts for Elo: flagged rated, a rated termination (not ``aborted``), a result."""
+    """Whether ``game`` counts for Elo.
+
+    It must be flagged rated, have a rated termination (not ``aborted``) and a result.
+    """
     return bool(game.rated) and is_rated(game.termination) and game.result in _SOUTH_SCORE
 
 
 def rate_match(match: Match) -> int:
-    """Rate the rated games of ``match`` in ``finished_at`` order; returns how many were newly rated.
+    """Rate the rated games of ``match`` in ``finished_at`` order.
+
+    Returns how many were newly rated.
 
     Nothing happens for an unrated match. Safe to call again: already-rated games are skipped.
     """
@@ -64,10 +69,14 @@ def rate_game(game: Game, variant: str) -> bool:
         if RatingChange.objects.filter(game=game).exists():
             return False
         south, north = locked[game.south_id], locked[game.north_id]
-        update = ratings.rate_game(south.rating, south.games, north.rating, north.games, south_score)
+        update = ratings.rate_game(
+            south.rating, south.games, north.rating, north.games, south_score
+        )
         changes = (
-            (south, north, south_score, update.a_before, update.a_after, update.b_before, update.k_a),
-            (north, south, 1.0 - south_score, update.b_before, update.b_after, update.a_before, update.k_b),
+            (south, north, south_score,
+             update.a_before, update.a_after, update.b_before, update.k_a),
+            (north, south, 1.0 - south_score,
+             update.b_before, update.b_after, update.a_before, update.k_b),
         )
         for rating, opponent, score, before, after, opponent_before, k in changes:
             RatingChange.objects.create(
@@ -93,6 +102,10 @@ def rate_game(game: Game, variant: str) -> bool:
             else:
                 rating.losses += 1
             rating.provisional = ratings.is_provisional(rating.games)
-            rating.save(update_fields=["rating", "games", "wins", "draws", "losses", "provisional", "updated_at"])
+            rating.save(
+                update_fields=[
+                    "rating", "games", "wins", "draws", "losses", "provisional", "updated_at",
+                ]
+            )
     logger.info("rated game %s (%s): %s", game.pk, variant, game.result)
     return True

@@ -37,12 +37,18 @@ _P_CLAMP = 0.001
 
 
 def expected_score(rating: float, opponent: float) -> float:
-    """The expected score (0..1) of a player rated ``rating`` against ``opponent`` (Elo's logistic)."""
+    """The expected score (0..1) of a player rated ``rating`` against ``opponent``.
+
+    Elo's logistic curve.
+    """
     return 1.0 / (1.0 + 10.0 ** ((opponent - rating) / 400.0))
 
 
 def k_factor(games_played: int) -> float:
-    """The K-factor for a game played after ``games_played`` rated games (40 while provisional, then 20)."""
+    """The K-factor for a game played after ``games_played`` rated games.
+
+    40 while provisional, then 20.
+    """
     return K_PROVISIONAL if games_played < PROVISIONAL_GAMES else K_ESTABLISHED
 
 
@@ -73,7 +79,9 @@ class GameRatingUpdate:
     k_b: float
 
 
-def rate_game(a_rating: float, a_games: int, b_rating: float, b_games: int, a_score: float) -> GameRatingUpdate:
+def rate_game(
+    a_rating: float, a_games: int, b_rating: float, b_games: int, a_score: float
+) -> GameRatingUpdate:
     """Update both players of one game; ``a_score`` is A's score (1, 0.5, 0), B scores the rest.
 
     ``*_games`` are the rated games each had played before this one (they choose each side's K).
@@ -106,7 +114,10 @@ class Performance:
 
 
 def performance(wins: int, draws: int, losses: int) -> Performance | None:
-    """The Fishtest-style trinomial 95% interval of a record (module docstring); None for no games."""
+    """The Fishtest-style trinomial 95% interval of a record (module docstring).
+
+    None for no games.
+    """
     if min(wins, draws, losses) < 0:
         raise ValueError("wins, draws and losses must be non-negative")
     n = wins + draws + losses

@@ -21,15 +21,20 @@ def _half(x: float) -> str:
 
 
 def match_line(match: Match, done: int, total: int) -> str:
-    """``[3/6] round 2  greedy v1 ½-1½ search v1  | g1 search-greedy 1-0 bao_hamna 57 plies | ...``."""
+    """One line per match, e.g.
+
+    ``[3/6] round 2  greedy v1 ½-1½ search v1  | g1 search-greedy 1-0 bao_hamna 57 plies | ...``.
+    """
     a, b = match.engine_a, match.engine_b
     head = f"[{done}/{total}] round {match.round or '-'}  {a} "
     if match.status == "aborted":
-        head += f"-- {b}  aborted: {(match.error or '').splitlines()[0][:80] if match.error else 'no reason'}"
+        reason = (match.error or "").splitlines()[0][:80] if match.error else "no reason"
+        head += f"-- {b}  aborted: {reason}"
     else:
         head += f"{_half(match.score_a or 0)}-{_half(match.score_b or 0)} {b}"
     games = [
-        f"g{g.index} {g.south.engine.name}-{g.north.engine.name} {g.result} {g.termination} {g.plies} plies"
+        f"g{g.index} {g.south.engine.name}-{g.north.engine.name} {g.result} {g.termination} "
+        f"{g.plies} plies"
         for g in match.games.select_related("south__engine", "north__engine").order_by("index")
     ]
     return "  | ".join([head, *games])
@@ -37,7 +42,10 @@ def match_line(match: Match, done: int, total: int) -> str:
 
 def leaderboard_table(variant: str) -> str:
     """The variant's leaderboard: rank, engine, rating, +/- (95%), games, W/D/L."""
-    lines = [f"Leaderboard {variant}", f"{'rank':>4}  {'engine':<16} {'rating':>7} {'+/-':>6} {'games':>5}  W/D/L"]
+    lines = [
+        f"Leaderboard {variant}",
+        f"{'rank':>4}  {'engine':<16} {'rating':>7} {'+/-':>6} {'games':>5}  W/D/L",
+    ]
     for r in selectors.leaderboard(variant=variant):
         bars = selectors.rating_error_bars(r)
         margin = f"{bars['margin']:.0f}" if bars else "-"
@@ -60,8 +68,10 @@ def standings_table(tournament: Tournament) -> str:
     ]
     for row in table.standings:
         lines.append(
-            f"{row.rank:>4}  {names[row.player]:<{width}} {_half(row.points):>4} {row.sonneborn_berger:>5.2f}"
-            f"  {row.match_wins}/{row.match_draws}/{row.match_losses:<9}  {row.game_wins}/{row.game_draws}/{row.game_losses}"
+            f"{row.rank:>4}  {names[row.player]:<{width}} {_half(row.points):>4} "
+            f"{row.sonneborn_berger:>5.2f}"
+            f"  {row.match_wins}/{row.match_draws}/{row.match_losses:<9}  "
+            f"{row.game_wins}/{row.game_draws}/{row.game_losses}"
         )
     lines.append("")
     lines.append("Crosstable (game points, row against column)")

@@ -22,11 +22,15 @@ from tournaments.standings import (
 _SOUTH_POINTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 
 
-def tournament_list(*, status: str | None = None, variant: str | None = None) -> QuerySet[Tournament]:
+def tournament_list(
+    *, status: str | None = None, variant: str | None = None
+) -> QuerySet[Tournament]:
     """Tournaments, newest start first, with ``matches_total``/``matches_done`` annotations."""
     qs = Tournament.objects.all().annotate(
         matches_total=Count("matches", distinct=True),
-        matches_done=Count("matches", filter=Q(matches__status__in=("finished", "aborted")), distinct=True),
+        matches_done=Count(
+            "matches", filter=Q(matches__status__in=("finished", "aborted")), distinct=True
+        ),
     )
     if status:
         qs = qs.filter(status=status)
@@ -72,7 +76,12 @@ def tournament_results(tournament: Tournament, entries: list[TournamentEntry]) -
     results: list[MatchResult] = []
     matches = tournament.matches.filter(status="finished").prefetch_related("games").order_by("id")
     for m in matches:
-        if m.score_a is None or m.score_b is None or m.engine_a_id not in index or m.engine_b_id not in index:
+        if (
+            m.score_a is None
+            or m.score_b is None
+            or m.engine_a_id not in index
+            or m.engine_b_id not in index
+        ):
             continue
         games = []
         for g in sorted(m.games.all(), key=lambda g: g.index):
@@ -81,7 +90,9 @@ def tournament_results(tournament: Tournament, entries: list[TournamentEntry]) -
             south_points = _SOUTH_POINTS[g.result]
             games.append(south_points if g.south_id == m.engine_a_id else 1.0 - south_points)
         results.append(
-            MatchResult(index[m.engine_a_id], index[m.engine_b_id], m.score_a, m.score_b, tuple(games), m.pk)
+            MatchResult(
+                index[m.engine_a_id], index[m.engine_b_id], m.score_a, m.score_b, tuple(games), m.pk
+            )
         )
     return results
 
@@ -99,7 +110,9 @@ def tournament_table(tournament: Tournament) -> TournamentTable:
     """Standings and crosstable of ``tournament`` from its finished matches so far."""
     entries = tournament_entries(tournament)
     results = tournament_results(tournament, entries)
-    return TournamentTable(entries, standings(len(entries), results), crosstable(len(entries), results))
+    return TournamentTable(
+        entries, standings(len(entries), results), crosstable(len(entries), results)
+    )
 
 
 def leaderboard(*, variant: str, provisional: bool | None = None) -> QuerySet[Rating]:
@@ -108,7 +121,9 @@ def leaderboard(*, variant: str, provisional: bool | None = None) -> QuerySet[Ra
     ``rank`` is 1 + the number of listed ratings strictly higher (ties share a rank), computed
     over the listed rows (after the ``provisional`` filter).
     """
-    qs = Rating.objects.filter(variant=variant, games__gt=0).select_related("engine_version__engine")
+    qs = Rating.objects.filter(variant=variant, games__gt=0).select_related(
+        "engine_version__engine"
+    )
     if provisional is not None:
         qs = qs.filter(provisional=provisional)
     return qs.annotate(rank=Window(expression=Rank(), order_by=F("rating").desc())).order_by(
@@ -121,7 +136,11 @@ def rating_error_bars(rating: Rating) -> dict[str, Any] | None:
     perf = ratings.performance(rating.wins, rating.draws, rating.losses)
     if perf is None:
         return None
-    return {"score": round(perf.score, 4), "performance": round(perf.elo, 1), "margin": round(perf.margin, 1)}
+    return {
+        "score": round(perf.score, 4),
+        "performance": round(perf.elo, 1),
+        "margin": round(perf.margin, 1),
+    }
 
 
 def rating_history(*, engine_name: str, variant: str | None = None) -> QuerySet[RatingChange]:

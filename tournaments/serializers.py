@@ -11,14 +11,19 @@ from tournaments.selectors import Progress, TournamentTable, rating_error_bars
 
 
 class TournamentCreateInput(serializers.Serializer):
-    """``POST /api/tournaments/``: ``engines`` are engine names (their latest active versions play)."""
+    """``POST /api/tournaments/``.
+
+    ``engines`` are engine names (their latest active versions play).
+    """
 
     name = serializers.CharField(max_length=120)
     variant = serializers.CharField(max_length=64)
     engines = serializers.ListField(child=serializers.CharField(max_length=64), max_length=64)
     time_control = serializers.CharField(max_length=32, default="10+0.1")
     start_at = serializers.DateTimeField(required=False, allow_null=True)
-    format = serializers.ChoiceField(choices=Tournament.Format.choices, default=Tournament.Format.ROUND_ROBIN)
+    format = serializers.ChoiceField(
+        choices=Tournament.Format.choices, default=Tournament.Format.ROUND_ROBIN
+    )
     rated = serializers.BooleanField(default=True)
 
 
@@ -40,10 +45,16 @@ class TournamentListOutput(serializers.ModelSerializer):
 
 
 def _engine_ref(entry_version: Any) -> dict[str, Any]:
-    return {"id": entry_version.pk, "engine": entry_version.engine.name, "version": entry_version.number}
+    return {
+        "id": entry_version.pk,
+        "engine": entry_version.engine.name,
+        "version": entry_version.number,
+    }
 
 
-def tournament_detail_data(tournament: Tournament, progress: Progress, table: TournamentTable) -> dict[str, Any]:
+def tournament_detail_data(
+    tournament: Tournament, progress: Progress, table: TournamentTable
+) -> dict[str, Any]:
     """The body of ``GET /api/tournaments/{id}/``.
 
     ``standings``: ordered rows (rank, engine, points, match and game W/D/L, tie-breaks);
@@ -60,7 +71,8 @@ def tournament_detail_data(tournament: Tournament, progress: Progress, table: To
         "status": tournament.status,
         "rated": tournament.rated,
         "start_at": serializers.DateTimeField().to_representation(tournament.start_at),
-        "started_at": tournament.started_at and serializers.DateTimeField().to_representation(tournament.started_at),
+        "started_at": tournament.started_at
+        and serializers.DateTimeField().to_representation(tournament.started_at),
         "finished_at": tournament.finished_at
         and serializers.DateTimeField().to_representation(tournament.finished_at),
         "tie_breaks": ["points", "sonneborn_berger", "head_to_head", "games_won"],
@@ -116,7 +128,10 @@ class LeaderboardQuery(serializers.Serializer):
 
 
 class LeaderboardRowOutput(serializers.ModelSerializer):
-    """One leaderboard line: ``error_bars`` is the 95% interval of the W/D/L record (Elo, see ratings)."""
+    """One leaderboard line.
+
+    ``error_bars`` is the 95% interval of the W/D/L record (Elo, see ratings).
+    """
 
     rank = serializers.IntegerField(read_only=True)
     engine = serializers.CharField(source="engine_version.engine.name")
@@ -155,5 +170,6 @@ class RatingChangeOutput(serializers.ModelSerializer):
         model = RatingChange
         fields = [
             "game_id", "match_id", "variant", "version", "opponent", "opponent_version", "score",
-            "rating_before", "rating_after", "opponent_rating_before", "k_factor", "games_before", "finished_at",
+            "rating_before", "rating_after", "opponent_rating_before", "k_factor", "games_before",
+            "finished_at",
         ]

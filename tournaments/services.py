@@ -77,9 +77,13 @@ def tournament_create(
     names = [str(n).strip() for n in engines]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
-        raise DuplicateEngine(f"listed more than once: {', '.join(duplicates)}", details={"engines": duplicates})
+        raise DuplicateEngine(
+            f"listed more than once: {', '.join(duplicates)}", details={"engines": duplicates}
+        )
     if len(names) < 2:
-        raise TooFewEngines(f"a tournament needs at least 2 engines, got {len(names)}", details={"engines": names})
+        raise TooFewEngines(
+            f"a tournament needs at least 2 engines, got {len(names)}", details={"engines": names}
+        )
     versions = [_entry_version(n, variant_id) for n in names]
     with transaction.atomic():
         tournament = Tournament.objects.create(
@@ -108,7 +112,8 @@ def _entry_version(name: str, variant: str) -> EngineVersion:
         raise EngineNotActive(f"engine {name!r} {why}", details={"engine": name})
     if variant not in (version.variants or []):
         raise VariantNotSupported(
-            f"{version} does not play {variant} (it announced: {', '.join(version.variants or []) or 'nothing'})",
+            f"{version} does not play {variant} "
+            f"(it announced: {', '.join(version.variants or []) or 'nothing'})",
             details={"engine": name, "variant": variant},
         )
     return version
@@ -139,7 +144,9 @@ def tournament_start(tournament_id: int, *, now: dt.datetime | None = None) -> b
         if not won:
             return False
         tournament = Tournament.objects.get(pk=tournament_id)
-        entries = list(tournament.entries.select_related("engine_version__engine").order_by("seed_no"))
+        entries = list(
+            tournament.entries.select_related("engine_version__engine").order_by("seed_no")
+        )
         created = 0
         for round_no, pairs in enumerate(tournament_schedule(tournament), start=1):
             for p in pairs:
@@ -157,9 +164,14 @@ def tournament_start(tournament_id: int, *, now: dt.datetime | None = None) -> b
                         )
                     created += 1
                 except ApiError as exc:
-                    logger.warning("tournament %s round %s: %s vs %s not played: %s", tournament_id, round_no, a, b, exc)
+                    logger.warning(
+                        "tournament %s round %s: %s vs %s not played: %s",
+                        tournament_id, round_no, a, b, exc,
+                    )
         if created == 0:
-            Tournament.objects.filter(pk=tournament_id).update(status=Tournament.Status.FINISHED, finished_at=now)
+            Tournament.objects.filter(pk=tournament_id).update(
+                status=Tournament.Status.FINISHED, finished_at=now
+            )
     logger.info("tournament %s started: %s matches queued", tournament_id, created)
     return True
 
@@ -203,8 +215,11 @@ def start_due_tournaments(*, now: dt.datetime | None = None) -> list[int]:
     (which does not go through ``match_finished``) still gets marked finished.
     """
     now = now or timezone.now()
-    due = Tournament.objects.filter(status=Tournament.Status.SCHEDULED, start_at__lte=now).order_by("start_at", "id")
+    due = Tournament.objects.filter(
+        status=Tournament.Status.SCHEDULED, start_at__lte=now
+    ).order_by("start_at", "id")
     started = [t_id for t_id in due.values_list("id", flat=True) if tournament_start(t_id, now=now)]
-    for t_id in Tournament.objects.filter(status=Tournament.Status.RUNNING).values_list("id", flat=True):
+    running = Tournament.objects.filter(status=Tournament.Status.RUNNING)
+    for t_id in running.values_list("id", flat=True):
         tournament_refresh_status(t_id)
     return started

@@ -22,7 +22,10 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class MatchResult:
-    """A finished match between players ``a`` and ``b`` (indexes); ``games`` are A's game scores (1, 0.5, 0)."""
+    """A finished match between players ``a`` and ``b`` (indexes).
+
+    ``games`` are A's game scores (1, 0.5, 0).
+    """
 
     a: int
     b: int
@@ -124,7 +127,8 @@ def crosstable(n: int, results: list[MatchResult]) -> list[list[CrossCell | None
     table: list[list[CrossCell | None]] = [[None] * n for _ in range(n)]
     for m in results:
         pa, pb = m.match_points()
-        for me, other, mine, theirs, points in ((m.a, m.b, m.score_a, m.score_b, pa), (m.b, m.a, m.score_b, m.score_a, pb)):
+        sides = ((m.a, m.b, m.score_a, m.score_b, pa), (m.b, m.a, m.score_b, m.score_a, pb))
+        for me, other, mine, theirs, points in sides:
             cell = table[me][other]
             if cell is None:
                 cell = table[me][other] = CrossCell()

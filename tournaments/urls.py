@@ -6,7 +6,15 @@ from tournaments import views
 
 urlpatterns = [
     path("tournaments/", views.TournamentListCreateApi.as_view(), name="tournament-list"),
-    path("tournaments/<int:tournament_id>/", views.TournamentDetailApi.as_view(), name="tournament-detail"),
+    path(
+        "tournaments/<int:tournament_id>/",
+        views.TournamentDetailApi.as_view(),
+        name="tournament-detail",
+    ),
     path("leaderboard/", views.LeaderboardApi.as_view(), name="leaderboard"),
-    path("engines/<slug:name>/ratings/", views.EngineRatingHistoryApi.as_view(), name="engine-ratings"),
+    path(
+        "engines/<slug:name>/ratings/",
+        views.EngineRatingHistoryApi.as_view(),
+        name="engine-ratings",
+    ),
 ]

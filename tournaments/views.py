@@ -53,18 +53,25 @@ class TournamentListCreateApi(APIView):
     permission_classes = [IsAuthenticatedOrReadOnly]
 
     @extend_schema(
-        operation_id="tournaments_list", parameters=[TournamentListQuery], responses=TournamentListOutput(many=True)
+        operation_id="tournaments_list",
+        parameters=[TournamentListQuery],
+        responses=TournamentListOutput(many=True),
     )
     def get(self, request: Request) -> Response:
         query = TournamentListQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         variant = query.validated_data.get("variant")
         qs = selectors.tournament_list(
-            status=query.validated_data.get("status"), variant=_variant(variant) if variant else None
+            status=query.validated_data.get("status"),
+            variant=_variant(variant) if variant else None,
         )
         return _paginated(request, self, qs, TournamentListOutput)
 
-    @extend_schema(operation_id="tournaments_create", request=TournamentCreateInput, responses={201: OpenApiTypes.OBJECT})
+    @extend_schema(
+        operation_id="tournaments_create",
+        request=TournamentCreateInput,
+        responses={201: OpenApiTypes.OBJECT},
+    )
     def post(self, request: Request) -> Response:
         data = TournamentCreateInput(data=request.data)
         data.is_valid(raise_exception=True)
@@ -74,7 +81,9 @@ class TournamentListCreateApi(APIView):
 
 def _detail(tournament: Tournament) -> dict[str, Any]:
     return tournament_detail_data(
-        tournament, selectors.tournament_progress(tournament), selectors.tournament_table(tournament)
+        tournament,
+        selectors.tournament_progress(tournament),
+        selectors.tournament_table(tournament),
     )
 
 
@@ -94,7 +103,8 @@ class LeaderboardApi(APIView):
         query = LeaderboardQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         qs = selectors.leaderboard(
-            variant=_variant(query.validated_data["variant"]), provisional=query.validated_data["provisional"]
+            variant=_variant(query.validated_data["variant"]),
+            provisional=query.validated_data["provisional"],
         )
         return _paginated(request, self, qs, LeaderboardRowOutput)
 
@@ -109,5 +119,7 @@ class EngineRatingHistoryApi(APIView):
         query = RatingHistoryQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         variant = query.validated_data.get("variant")
-        qs = selectors.rating_history(engine_name=name, variant=_variant(variant) if variant else None)
+        qs = selectors.rating_history(
+            engine_name=name, variant=_variant(variant) if variant else None
+        )
         return _paginated(request, self, qs, RatingChangeOutput)

@@ -27,18 +27,31 @@ from tournaments.models import Tournament
 
 
 class Command(BaseCommand):
-    help = "Run a demo round-robin tournament of the bundled engines on a real worker, print the leaderboard."
+    help = (
+        "Run a demo round-robin tournament of the bundled engines on a real worker, "
+        "print the leaderboard."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--variant", default="bao-la-kete")
-        parser.add_argument("--time-control", default="2+0.05", help="base seconds + increment seconds")
-        parser.add_argument("--engines", default="random,greedy,search", help="comma-separated engine names")
-        parser.add_argument("--workers", type=int, default=2, help="worker concurrency (parallel matches)")
-        parser.add_argument("--timeout", type=float, default=1800, help="give up after this many seconds")
+        parser.add_argument(
+            "--time-control", default="2+0.05", help="base seconds + increment seconds"
+        )
+        parser.add_argument(
+            "--engines", default="random,greedy,search", help="comma-separated engine names"
+        )
+        parser.add_argument(
+            "--workers", type=int, default=2, help="worker concurrency (parallel matches)"
+        )
+        parser.add_argument(
+            "--timeout", type=float, default=1800, help="give up after this many seconds"
+        )
         parser.add_argument("--serve", action="store_true", help="run the API server afterwards")
         parser.add_argument("--port", type=int, default=8000)
         parser.add_argument(
-            "--queue", default="celery", help="Celery queue of the demo's worker and matches (tests use their own)"
+            "--queue",
+            default="celery",
+            help="Celery queue of the demo's worker and matches (tests use their own)",
         )
 
     def handle(self, *args: Any, **opts: Any) -> None:
@@ -56,7 +69,8 @@ class Command(BaseCommand):
         started_at = time.monotonic()
         self.stdout.write("Registering the bundled engines ...")
         for version in register_bundled_engines():
-            self.stdout.write(f"  {version}: {version.status} ({', '.join(version.variants or [])})")
+            variants = ", ".join(version.variants or [])
+            self.stdout.write(f"  {version}: {version.status} ({variants})")
         names = [n.strip() for n in opts["engines"].split(",") if n.strip()]
         try:
             tournament = services.tournament_create(
@@ -66,19 +80,26 @@ class Command(BaseCommand):
                 time_control=opts["time_control"],
             )
         except ApiError as exc:
-            raise CommandError(f"cannot create the tournament: {exc.default_code}: {exc.detail}") from None
+            raise CommandError(
+                f"cannot create the tournament: {exc.default_code}: {exc.detail}"
+            ) from None
         n = tournament.entries.count()
         self.stdout.write(
-            f"Tournament #{tournament.pk} '{tournament.name}': {n} engines, {n * (n - 1) // 2} best-of-three "
-            f"matches at {tournament.time_control}"
+            f"Tournament #{tournament.pk} '{tournament.name}': {n} engines, "
+            f"{n * (n - 1) // 2} best-of-three matches at {tournament.time_control}"
         )
         log_path = Path(settings.VAR_DIR) / "demo-worker.log"
         worker = WorkerProcess.start(
-            queue=opts["queue"], env=worker_environment(), log_path=log_path, concurrency=max(1, opts["workers"])
+            queue=opts["queue"],
+            env=worker_environment(),
+            log_path=log_path,
+            concurrency=max(1, opts["workers"]),
         )
         try:
             worker.wait_ready(timeout=60)
-            self.stdout.write(f"Worker pid {worker.pid} ready (concurrency {opts['workers']}, log {log_path})")
+            self.stdout.write(
+                f"Worker pid {worker.pid} ready (concurrency {opts['workers']}, log {log_path})"
+            )
             services.start_due_tournaments()  # what beat runs every minute; started at once here
             self.stdout.write(f"Started: {tournament.matches.count()} matches queued")
             self.stdout.flush()
@@ -115,21 +136,28 @@ class Command(BaseCommand):
             if tournament.status == Tournament.Status.FINISHED and len(shown) >= total:
                 return
             if worker.popen.poll() is not None:
-                raise CommandError(f"the worker exited ({worker.popen.returncode}); see {worker.log_path}")
+                raise CommandError(
+                    f"the worker exited ({worker.popen.returncode}); see {worker.log_path}"
+                )
             if time.monotonic() > deadline:
-                raise CommandError(f"the tournament did not finish in time ({len(shown)}/{total} matches done)")
+                raise CommandError(
+                    f"the tournament did not finish in time ({len(shown)}/{total} matches done)"
+                )
             time.sleep(0.5)
 
     def _urls(self, tournament: Tournament, port: int) -> None:
         base = f"http://127.0.0.1:{port}"
-        game = tournament.matches.filter(games__isnull=False).values_list("games__id", flat=True).first()
+        played = tournament.matches.filter(games__isnull=False)
+        game = played.values_list("games__id", flat=True).first()
         self.stdout.write("")
         self.stdout.write("Browse (with ./demo.sh --serve, or `manage.py runserver` later):")
         self.stdout.write(f"  web page      {base}/")
         self.stdout.write(f"  tournament    {base}/api/tournaments/{tournament.pk}/")
         self.stdout.write(f"  leaderboard   {base}/api/leaderboard/?variant={tournament.variant}")
         if game is not None:
-            self.stdout.write(f"  a replay      {base}/games/{game}/  (API: {base}/api/games/{game}/)")
+            self.stdout.write(
+                f"  a replay      {base}/games/{game}/  (API: {base}/api/games/{game}/)"
+            )
         self.stdout.write(f"  API docs      {base}/api/docs/")
 
 

@@ -20,5 +20,9 @@ class Command(BaseCommand):
     help = "Register the minute beat jobs (start due tournaments, requeue expired match leases)."
 
     def handle(self, *args: Any, **options: Any) -> None:
-        for task in (tournaments_periodic.ensure_periodic_tasks(), matches_periodic.ensure_periodic_tasks()):
+        tasks = (
+            tournaments_periodic.ensure_periodic_tasks(),
+            matches_periodic.ensure_periodic_tasks(),
+        )
+        for task in tasks:
             self.stdout.write(f"{task.name}: {task.task} every {task.interval}")
