@@ -1,4 +1,6 @@
-"""Engine registry costs: accepting an upload (service call) and validating a version (prints figures).
+"""Engine registry costs: accepting an upload (service call) and validating a version.
+
+Prints figures.
 
 Runs against a throw-away SQLite database and engines directory in a temporary ``BAO_VAR_DIR``
 (nothing of the real ``var/`` is touched). Measures, per kind of upload, the wall time of
@@ -92,7 +94,8 @@ def main() -> None:
             statuses.add(validate_version_now(version.pk))
             validate_ms.append((time.perf_counter() - began) * 1000)
         print(
-            f"{kind:6s} ({len(content)} bytes): create median {statistics.median(create_ms):7.1f} ms, "
+            f"{kind:6s} ({len(content)} bytes): "
+            f"create median {statistics.median(create_ms):7.1f} ms, "
             f"validate median {statistics.median(validate_ms):7.1f} ms "
             f"(min {min(validate_ms):.1f}, max {max(validate_ms):.1f}); statuses {sorted(statuses)}"
         )

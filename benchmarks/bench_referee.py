@@ -43,7 +43,8 @@ n = 0
 for line in sys.stdin:
     if line.startswith("go"):
         t = time.perf_counter_ns()
-        out.write("info string think_us %d\\nbestmove %s\\n" % ((time.perf_counter_ns() - t) // 1000, MOVES[n]))
+        think_us = (time.perf_counter_ns() - t) // 1000
+        out.write("info string think_us %d\\nbestmove %s\\n" % (think_us, MOVES[n]))
         out.flush()
     elif line.startswith("isready"):
         out.write("readyok\\n"); out.flush()
@@ -89,7 +90,9 @@ def measure(variant_id: str, mode: str, games: int, work: Path) -> dict[str, Any
         t0 = time.monotonic_ns()
         for i in range(games):
             stamps.clear()
-            record = play_game(variant_id, slots[i % 2], slots[1 - i % 2], tc, config, on_event=on_event)
+            record = play_game(
+                variant_id, slots[i % 2], slots[1 - i % 2], tc, config, on_event=on_event
+            )
             assert record.termination in ("score", "bao_hamna", "no_legal_move"), record.detail
             moves = [s for s in stamps if s[0] == "move"]
             plies += len(moves)
@@ -119,7 +122,9 @@ def main() -> int:
     p.add_argument("--games", type=int, default=40)
     p.add_argument("--variants", default="bao-kingulu,bao-la-kete")
     p.add_argument("--modes", default="off,auto")
-    p.add_argument("--cpu", type=int, default=None, help="CPU to pin to (default: the first allowed)")
+    p.add_argument(
+        "--cpu", type=int, default=None, help="CPU to pin to (default: the first allowed)"
+    )
     args = p.parse_args()
     cpu = args.cpu if args.cpu is not None else min(os.sched_getaffinity(0))
     os.sched_setaffinity(0, {cpu})  # engines inherit it: everything shares one core
@@ -133,9 +138,12 @@ def main() -> int:
         for variant_id in args.variants.split(","):
             for mode in args.modes.split(","):
                 r = measure(variant_id, mode, args.games, work)
-                print(f"{r['variant']:18} {r['mode']:8} {r['plies_per_game']:5d} {r['median_us']:10.0f} "
-                      f"{r['p90_us']:8.0f} {r['games_per_s']:8.1f} {r['moves_per_s']:8.0f} "
-                      f"{r['first_game_ms']:11.1f}", flush=True)
+                print(
+                    f"{r['variant']:18} {r['mode']:8} {r['plies_per_game']:5d} "
+                    f"{r['median_us']:10.0f} {r['p90_us']:8.0f} {r['games_per_s']:8.1f} "
+                    f"{r['moves_per_s']:8.0f} {r['first_game_ms']:11.1f}",
+                    flush=True,
+                )
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

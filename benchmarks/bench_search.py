@@ -35,7 +35,8 @@ from engines.sdk import Clock  # noqa: E402
 def load_search() -> ModuleType:
     """The bundled ``search`` script as a module (it has no ``.py`` suffix)."""
     name = "bundled_search_engine"
-    loader = importlib.machinery.SourceFileLoader(name, str(ROOT / "engines" / "bundled" / "search"))
+    path = ROOT / "engines" / "bundled" / "search"
+    loader = importlib.machinery.SourceFileLoader(name, str(path))
     spec = importlib.util.spec_from_loader(name, loader)
     assert spec is not None
     module = importlib.util.module_from_spec(spec)

@@ -35,7 +35,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     var = tempfile.mkdtemp(prefix="bao-bench-service-")
-    os.environ.update(BAO_VAR_DIR=var, DATABASE_URL=f"sqlite:///{var}/bench.sqlite3", DJANGO_SETTINGS_MODULE="arena.settings")
+    os.environ.update(
+        BAO_VAR_DIR=var,
+        DATABASE_URL=f"sqlite:///{var}/bench.sqlite3",
+        DJANGO_SETTINGS_MODULE="arena.settings",
+    )
     os.environ.pop("CELERY_BROKER_URL", None)
     sys.path.insert(0, str(ROOT))
     import django
@@ -57,8 +61,8 @@ def main() -> None:
     for i in range(args.engines):
         engine = Engine.objects.create(owner=owner, name=f"engine{i:02d}")
         versions.append(EngineVersion.objects.create(
-            engine=engine, number=1, status="active", original_filename="x", sha256="0" * 64, size_bytes=1,
-            storage_path="x", variants=["bao-la-kete"],
+            engine=engine, number=1, status="active", original_filename="x", sha256="0" * 64,
+            size_bytes=1, storage_path="x", variants=["bao-la-kete"],
         ))  # fmt: skip
     t = Tournament.objects.create(name="bench", variant="bao-la-kete", time_control="10+0.1",
                                   status="running", start_at=dt.datetime.now(dt.UTC))  # fmt: skip
@@ -69,8 +73,9 @@ def main() -> None:
     for round_no, pairs in enumerate(pairing.round_robin(len(versions)), start=1):
         for p in pairs:
             a, b = versions[p.a], versions[p.b]
-            m = Match.objects.create(variant="bao-la-kete", time_control="10+0.1", engine_a=a, engine_b=b, seed=1,
-                                     tournament=t, round=round_no, status="finished")  # fmt: skip
+            m = Match.objects.create(variant="bao-la-kete", time_control="10+0.1", engine_a=a,
+                                     engine_b=b, seed=1, tournament=t, round=round_no,
+                                     status="finished")  # fmt: skip
             score = [0.0, 0.0]
             for index in (1, 2, 3):
                 if index == 3 and score[0] != score[1]:
@@ -79,22 +84,29 @@ def main() -> None:
                 result = rng.choice(["1-0", "0-1", "1/2-1/2"])
                 clock += dt.timedelta(seconds=30)
                 Game.objects.create(match=m, index=index, south=south, north=north, result=result,
-                                    termination="bao_hamna", rated=True, start_position="s", finished_at=clock)  # fmt: skip
+                                    termination="bao_hamna", rated=True, start_position="s",
+                                    finished_at=clock)  # fmt: skip
                 pts = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[result]
                 a_pts = pts if south is a else 1 - pts
                 score[0] += a_pts
                 score[1] += 1 - a_pts
-            Match.objects.filter(pk=m.pk).update(score_a=score[0], score_b=score[1], finished_at=clock)
+            Match.objects.filter(pk=m.pk).update(
+                score_a=score[0], score_b=score[1], finished_at=clock
+            )
             m.refresh_from_db()
             start = time.perf_counter()
             services.match_finished(m)
             timings.append((time.perf_counter() - start) * 1000)
     games = Game.objects.count()
     print(f"engines {len(versions)}, matches {len(timings)}, games {games}")
-    print(f"match_finished: median {statistics.median(timings):.2f} ms, max {max(timings):.2f} ms per match")
+    print(
+        f"match_finished: median {statistics.median(timings):.2f} ms, "
+        f"max {max(timings):.2f} ms per match"
+    )
     start = time.perf_counter()
     selectors.tournament_table(t)
-    print(f"tournament_table (standings + crosstable): {(time.perf_counter() - start) * 1000:.1f} ms")
+    elapsed_ms = (time.perf_counter() - start) * 1000
+    print(f"tournament_table (standings + crosstable): {elapsed_ms:.1f} ms")
     client = Client()
     for url in (f"/api/tournaments/{t.pk}/", "/api/leaderboard/?variant=bao-la-kete&page_size=200"):
         runs = []
