@@ -149,7 +149,9 @@ def test_each_bundled_engine_is_an_executable_python3_script(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", ENGINES)
-def test_each_bundled_engine_answers_legal_moves_in_every_variant(name: str, engine_process) -> None:
+def test_each_bundled_engine_answers_legal_moves_in_every_variant(
+    name: str, engine_process
+) -> None:
     engine = engine_process(name)
     engine.send("bep")
     _, before = engine.until("bepok")
@@ -424,7 +426,10 @@ def test_the_depth_option_limits_the_search() -> None:
 
     search = load_engine("search")
     out = io.StringIO()
-    script = "setoption name Depth value 2\nnewgame bao-la-kiswahili\nposition startpos\ngo movetime 5000\n"
+    script = (
+        "setoption name Depth value 2\nnewgame bao-la-kiswahili\nposition startpos\n"
+        "go movetime 5000\n"
+    )
     assert search.SearchEngine().run(io.StringIO(script), out) == 0
     lines = out.getvalue().splitlines()
     assert [line.split()[2] for line in lines[:-1]] == ["1", "2"]

@@ -1,4 +1,6 @@
-"""The sandbox against small hostile programs (tests/engines/hostile/), in every mode this host allows.
+"""The sandbox against small hostile programs (tests/engines/hostile/).
+
+Every mode this host allows is tested.
 
 Each test runs real processes and ends by checking that no process of the engine is left, both
 through ``EngineProcess.alive_pids()`` and by scanning /proc for the marker word every hostile

@@ -47,7 +47,9 @@ def bestmoves(lines: list[str]) -> list[str]:
 
 
 def test_it_answers_the_handshake_with_id_options_variants_and_bepok() -> None:
-    lines, status = drive("bep\n", options=(Option("Seed", "spin", "7"),), variants=("bao-kingulu",))
+    lines, status = drive(
+        "bep\n", options=(Option("Seed", "spin", "7"),), variants=("bao-kingulu",)
+    )
     assert lines == [
         "id name tester",
         "id author the suite",
@@ -135,7 +137,9 @@ def test_an_exception_in_choose_still_gives_the_first_legal_move() -> None:
     def broken(position, legal_moves, clock):
         raise ZeroDivisionError("division by zero")
 
-    lines, status = drive("newgame bao-kingulu\nposition startpos moves c1\ngo movetime 50\n", broken)
+    lines, status = drive(
+        "newgame bao-kingulu\nposition startpos moves c1\ngo movetime 50\n", broken
+    )
     assert lines[-1] == "bestmove a2"
     assert lines[0].startswith("info string error in search: ZeroDivisionError")
     assert status == 0
@@ -317,7 +321,9 @@ def test_the_minimal_example_is_short_and_executable() -> None:
 
 
 def test_parse_go_reads_both_clocks_for_north() -> None:
-    clock = parse_go(["stime", "60000", "ntime", "55000", "sinc", "1000", "ninc", "500"], "N", started=5.0)
+    clock = parse_go(
+        ["stime", "60000", "ntime", "55000", "sinc", "1000", "ninc", "500"], "N", started=5.0
+    )
     assert clock == Clock(55000, 60000, 500, 1000, None, 5.0)
 
 
@@ -420,7 +426,10 @@ def test_non_utf8_input_is_an_unknown_command_not_an_exit() -> None:
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "LANG": "C.UTF-8"}
     done = subprocess.run(
         ["/usr/bin/python3", str(MINIMAL)],
-        input=b"\xff\xfe garbage\nisready\nnewgame bao-kingulu\nposition startpos\ngo movetime 10\n",
+        input=(
+            b"\xff\xfe garbage\nisready\nnewgame bao-kingulu\nposition startpos\n"
+            b"go movetime 10\n"
+        ),
         capture_output=True, timeout=30, env=env, check=False,
     )
     assert done.returncode == 0, done.stderr

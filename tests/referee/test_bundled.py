@@ -69,5 +69,9 @@ def test_search_beats_random_in_every_game_of_ten_matches(variant: str) -> None:
     lost: list[tuple[int, int, str, str]] = []
     for seed in range(10):
         record = play_match(search, rnd, variant, TimeControl.parse("10+0.1"), seed, config)
-        lost += [(seed, g.index, g.result, g.termination) for g in record.games if g.winner != "search"]
+        lost += [
+            (seed, g.index, g.result, g.termination)
+            for g in record.games
+            if g.winner != "search"
+        ]
     assert lost == []

@@ -41,7 +41,8 @@ def test_it_plays_a_match_prints_each_game_and_writes_the_record(
         "steady.py 2 - 1 steady.py (2): steady.py wins the match",
     ]
     record = json.loads(out_file.read_text())
-    assert (record["variant"], record["seed"], record["time_control"]) == ("bao-kingulu", 4, "5+0.1")
+    assert (record["variant"], record["seed"], record["time_control"]) == (
+        "bao-kingulu", 4, "5+0.1")
     assert [g["scores"] for g in record["games"]] == [[26, 22]] * 3
     assert record["games"][0]["moves"][0]["move"] == "c1"
 
@@ -50,7 +51,8 @@ def test_it_plays_a_match_prints_each_game_and_writes_the_record(
     ("args", "message"),
     [
         (["--variant", "chess", "--engine", STEADY, "--engine", STEADY],
-         "error: unknown variant 'chess'; known variants: bao-la-kete, bao-la-kiswahili, bao-kingulu"),
+         "error: unknown variant 'chess'; "
+         "known variants: bao-la-kete, bao-la-kiswahili, bao-kingulu"),
         (["--variant", "kete", "--engine", STEADY, "--engine", STEADY, "--time", "fast"],
          ("error: bad time control 'fast': expected '<base s>+<increment s>' such as '10+0.1', "
           "or 'movetime=<ms>'")),

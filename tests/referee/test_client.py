@@ -29,7 +29,9 @@ def test_handshake_collects_id_options_and_variants() -> None:
 
 
 def test_it_joins_lines_split_across_writes() -> None:
-    t = FakeTransport({"bep": ["id na", "me Split\nid au", "thor X\nvariant bao-kingulu\nbe", "pok\n"]})
+    t = FakeTransport(
+        {"bep": ["id na", "me Split\nid au", "thor X\nvariant bao-kingulu\nbe", "pok\n"]}
+    )
     client = EngineClient(t)
     ident = client.handshake(1000)
     assert (ident.name, ident.author, ident.variants) == ("Split", "X", ["bao-kingulu"])
@@ -70,7 +72,8 @@ def test_bepok_without_a_name_fails_the_handshake() -> None:
     t = FakeTransport({"bep": ["variant bao-kingulu\nbepok\n"]})
     with pytest.raises(EngineFault) as err:
         EngineClient(t).handshake(500)
-    assert (err.value.code, err.value.detail) == (T.HANDSHAKE_FAILED, "bepok without an 'id name' line")
+    assert (err.value.code, err.value.detail) == (
+        T.HANDSHAKE_FAILED, "bepok without an 'id name' line")
 
 
 def test_an_engine_that_exits_during_the_handshake_crashes() -> None:
@@ -95,7 +98,9 @@ def test_no_readyok_is_a_stall() -> None:
 
 
 def test_go_keeps_info_lines_and_reads_two_replies_in_one_write() -> None:
-    t = FakeTransport({"go": [(40, "info depth 2 score 3 pv a1 b2\ninfo string hi\nbestmove a1\n")]})
+    t = FakeTransport(
+        {"go": [(40, "info depth 2 score 3 pv a1 b2\ninfo string hi\nbestmove a1\n")]}
+    )
     client = EngineClient(t)
     reply = client.go("position startpos", "go movetime 100", 150 * MS)
     assert reply.token == "a1"
@@ -149,7 +154,8 @@ def test_a_late_bestmove_is_drained_by_resync_and_never_answers_the_next_go() ->
     reply = client.go("position startpos", "go movetime 200", 250 * MS)
     assert reply.token == "fresh2"
     assert "(late) bestmove late1" in client.log
-    assert t.written[2:] == ["stop", "isready", "newgame bao-kingulu", "position startpos", "go movetime 200"]
+    assert t.written[2:] == [
+        "stop", "isready", "newgame bao-kingulu", "position startpos", "go movetime 200"]
 
 
 def test_resync_waits_for_the_owed_bestmove_even_after_readyok() -> None:
@@ -173,7 +179,8 @@ def test_resync_fails_as_a_stall_if_the_owed_bestmove_never_comes() -> None:
         client.go("position startpos", "go movetime 10", 20 * MS)
     with pytest.raises(EngineFault) as err:
         client.resync(300)
-    assert (err.value.code, err.value.detail) == (T.STALL, "timed out waiting for the owed bestmove")
+    assert (err.value.code, err.value.detail) == (
+        T.STALL, "timed out waiting for the owed bestmove")
 
 
 def test_an_overlong_line_is_an_output_limit() -> None:

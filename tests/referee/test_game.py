@@ -28,11 +28,13 @@ def test_a_clean_game_ends_by_the_rules_with_every_move_recorded() -> None:
     assert [m.move for m in record.moves] == ["t1"] * 7
     assert [m.side for m in record.moves] == ["S", "N"] * 3 + ["S"]
     assert record.moves[-1].position == "0 N 7"
-    assert (record.result, record.winner, record.termination) == ("1-0", "south-bot", T.NO_LEGAL_MOVE)
+    assert (record.result, record.winner, record.termination) == (
+        "1-0", "south-bot", T.NO_LEGAL_MOVE)
     assert record.plies == 7 and record.final_position == "0 N 7"
     assert record.moves[0].info == ["depth 1 score 0 nodes 7"]
     bot_s = launcher.started[0][1]
-    assert bot_s.transport.written[:4] == ["bep", "newgame toy-take", "isready", "position startpos"]
+    assert bot_s.transport.written[:4] == [
+        "bep", "newgame toy-take", "isready", "position startpos"]
     assert bot_s.transport.written[4] == "go stime 1000 ntime 1000 sinc 100 ninc 100"
     assert bot_s.transport.written[6] == "position startpos moves t1 t1"
 
@@ -57,7 +59,8 @@ def test_a_bestmove_after_the_clock_and_grace_is_a_time_forfeit() -> None:
     # North's clock at its second move: 1000 - 5 + 100 = 1095 ms; with 50 ms grace the limit
     # is 1145 ms, so a reply 1146 ms after the go is one ms late.
     record, _ = _play(Bot(), Bot(delays_ms={2: 1146}), grace_ms=50)
-    assert (record.termination, record.result, record.winner) == (T.TIME_FORFEIT, "1-0", "south-bot")
+    assert (record.termination, record.result, record.winner) == (
+        T.TIME_FORFEIT, "1-0", "south-bot")
     assert record.plies == 3
     assert record.detail == "North (north-bot): timed out waiting for bestmove"
 
@@ -70,7 +73,8 @@ def test_a_bestmove_within_the_grace_margin_counts_and_leaves_the_clock_at_the_i
 
 def test_a_well_formed_illegal_move_loses_with_illegal_move() -> None:
     record, _ = _play(Bot(replies={2: "bestmove t3\n"}), Bot())
-    assert (record.termination, record.result, record.winner) == (T.ILLEGAL_MOVE, "0-1", "north-bot")
+    assert (record.termination, record.result, record.winner) == (
+        T.ILLEGAL_MOVE, "0-1", "north-bot")
     assert record.detail == "South (south-bot): t3 is not legal in 5 S 2"
     assert record.final_position == "5 S 2"
 
@@ -87,7 +91,9 @@ def test_no_readyok_before_a_move_is_a_stall() -> None:
 
 def test_an_engine_that_exits_mid_game_crashes_with_its_exit_code() -> None:
     south = Bot()
-    launcher = Launcher({"S": lambda: FakeProcess(south, eof_after=6), "N": lambda: FakeProcess(Bot())})
+    launcher = Launcher(
+        {"S": lambda: FakeProcess(south, eof_after=6), "N": lambda: FakeProcess(Bot())}
+    )
     config = fake_config(launcher)
     slots = EngineSlot(Pkg("S"), "s", config), EngineSlot(Pkg("N"), "n", config)
     record = play_game(TOY, slots[0], slots[1], TC, config)
@@ -147,5 +153,6 @@ def test_a_referee_side_error_aborts_the_game_instead_of_blaming_an_engine() -> 
     config = fake_config(launcher)
     slots = EngineSlot(Pkg("S"), "s", config), EngineSlot(Pkg("N"), "n", config)
     record = play_game(BrokenRules(), slots[0], slots[1], TC, config)
-    assert (record.termination, record.result, record.winner, record.plies) == (T.ABORTED, "*", None, 1)
+    assert (record.termination, record.result, record.winner, record.plies) == (
+        T.ABORTED, "*", None, 1)
     assert record.detail == "referee error: ZeroDivisionError: rules bug"

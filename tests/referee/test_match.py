@@ -118,7 +118,8 @@ def test_events_report_progress_and_a_failing_callback_changes_nothing() -> None
     play_match(Pkg("A"), Pkg("B"), TOY, TC, 1, fake_config(launcher), on_event=events.append)
     kinds = [e["event"] for e in events]
     assert kinds[0] == "game_start" and kinds[-1] == "match_end"
-    assert kinds.count("game_end") == 2 and kinds.count("move") == 5 + 6  # t1 t1 t2 t1 t2, then t1 t1 t1 t1 t1 t2
+    # Moves: t1 t1 t2 t1 t2, then t1 t1 t1 t1 t1 t2.
+    assert kinds.count("game_end") == 2 and kinds.count("move") == 5 + 6
 
     def broken(event: dict[str, Any]) -> None:
         raise ValueError("display went away")

@@ -93,7 +93,8 @@ def _g1(d: dict[str, Any]) -> dict[str, Any]:
 def test_an_engine_that_crashes_on_its_third_move_loses_with_its_exit_code() -> None:
     d = _match("crash_on_move")
     g = _g1(d)
-    assert (g["termination"], g["winner"], g["result"], g["plies"]) == (T.CRASH, "steady.py", "0-1", 4)
+    assert (g["termination"], g["winner"], g["result"], g["plies"]) == (
+        T.CRASH, "steady.py", "0-1", 4)
     assert g["detail"].endswith("exit code 3")
     # Restarted for game 2 (fresh process, handshake), where it crashes again.
     assert [x["termination"] for x in d["games"]] == [T.CRASH, T.CRASH]
@@ -105,7 +106,8 @@ def test_an_engine_that_hangs_in_its_search_loses_on_time() -> None:
     g = _g1(d)
     assert (g["termination"], g["winner"], g["plies"]) == (T.TIME_FORFEIT, "steady.py", 2)
     # Before game 2 the resync ping goes unanswered, so it is restarted and hangs again.
-    assert [(x["termination"], x["plies"]) for x in d["games"]] == [(T.TIME_FORFEIT, 2), (T.TIME_FORFEIT, 3)]
+    assert [(x["termination"], x["plies"]) for x in d["games"]] == [
+        (T.TIME_FORFEIT, 2), (T.TIME_FORFEIT, 3)]
 
 
 def test_an_engine_that_stops_answering_isready_stalls() -> None:

@@ -38,15 +38,18 @@ def var_dir(settings: Any) -> Iterator[Path]:
     shutil.rmtree(var, ignore_errors=True)
 
 
-def test_the_demo_plays_a_round_robin_and_prints_the_tables(transactional_db: Any, var_dir: Path) -> None:
+def test_the_demo_plays_a_round_robin_and_prints_the_tables(
+    transactional_db: Any, var_dir: Path
+) -> None:
     from arena.celery import app
 
     out = io.StringIO()
     saved_queue = app.conf.task_default_queue
     try:
         call_command(
-            "demo", "--engines", "random,greedy,search", "--time-control", "2+0.05", "--workers", "2",
-            "--queue", f"bao-demo-test-{os.getpid()}", "--timeout", "240", stdout=out,
+            "demo", "--engines", "random,greedy,search", "--time-control", "2+0.05",
+            "--workers", "2", "--queue", f"bao-demo-test-{os.getpid()}", "--timeout", "240",
+            stdout=out,
         )  # fmt: skip
     finally:
         app.conf.task_default_queue = saved_queue
@@ -74,8 +77,10 @@ def test_an_interrupted_demo_leaves_no_worker_or_engine_behind(
     from arena.worker import REPO_ROOT, worker_environment
 
     env = worker_environment()
-    argv = [sys.executable, "manage.py", "demo", "--time-control", "20+0.5", "--queue", f"bao-demo-int-{os.getpid()}"]
-    demo = subprocess.Popen(argv, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    argv = [sys.executable, "manage.py", "demo", "--time-control", "20+0.5",
+            "--queue", f"bao-demo-int-{os.getpid()}"]
+    demo = subprocess.Popen(argv, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
     lines: list[str] = []
     worker_pid = None
     deadline = time.monotonic() + 120

@@ -1,4 +1,7 @@
-"""Tries to read each path given (a file, or list a directory); prints "<path> ok" or "<path> <ERRNO>"."""
+"""Tries to read each path given (a file, or list a directory).
+
+Prints "<path> ok" or "<path> <ERRNO>".
+"""
 
 import errno
 import os

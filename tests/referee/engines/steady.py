@@ -5,4 +5,6 @@ import sys
 
 from engines.sdk import run
 
-sys.exit(run(lambda position, legal_moves, clock: legal_moves[0], name="steady", author="referee tests"))
+sys.exit(
+    run(lambda position, legal_moves, clock: legal_moves[0], name="steady", author="referee tests")
+)

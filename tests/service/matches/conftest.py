@@ -3,8 +3,8 @@
 Versions are created as rows (status ``active``, every variant announced) with the bundled
 script copied into the storage layout of ``engines.storage`` under a fresh engines directory
 (world-readable, so sandboxed engine uids can read it), so no validation game runs; the
-engines' own tests cover validation. ``sandbox=off`` referee configs keep the unit tests fast; one test uses the real
-sandbox.
+engines' own tests cover validation. ``sandbox=off`` referee configs keep the unit tests fast;
+one test uses the real sandbox.
 """
 
 from __future__ import annotations

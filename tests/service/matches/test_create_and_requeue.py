@@ -27,15 +27,20 @@ def sent(monkeypatch) -> list[dict]:
 
 
 def _create(a, b, **kw) -> Match:  # type: ignore[no-untyped-def]
-    return services.match_create(engine_a=a, engine_b=b, **({"variant": "kete", "time_control": "2+0.1"} | kw))
+    options = {"variant": "kete", "time_control": "2+0.1"} | kw
+    return services.match_create(engine_a=a, engine_b=b, **options)
 
 
-def test_it_creates_a_pending_match_and_queues_it_once_committed(greedy, randomer, sent, django_capture_on_commit_callbacks) -> None:
+def test_it_creates_a_pending_match_and_queues_it_once_committed(
+    greedy, randomer, sent, django_capture_on_commit_callbacks
+) -> None:
     with django_capture_on_commit_callbacks(execute=True):
         match = _create(greedy, randomer, seed=42)
     match.refresh_from_db()
-    assert (match.variant, match.time_control, match.seed, match.status) == ("bao-la-kete", "2+0.1", 42, "pending")
-    assert sent == [{"args": [match.pk], "soft_time_limit": 464, "time_limit": 494, "countdown": None}]
+    assert (match.variant, match.time_control, match.seed, match.status) == (
+        "bao-la-kete", "2+0.1", 42, "pending")
+    assert sent == [
+        {"args": [match.pk], "soft_time_limit": 464, "time_limit": 494, "countdown": None}]
     assert match.queued_at is not None
 
 
@@ -70,7 +75,9 @@ def test_it_accepts_two_versions_of_one_engine(arena_user, sent) -> None:
     assert _create(v1, v2).engine_b_id == v2.pk
 
 
-@pytest.mark.parametrize(("status", "enabled"), [("pending", True), ("rejected", True), ("active", False)])
+@pytest.mark.parametrize(
+    ("status", "enabled"), [("pending", True), ("rejected", True), ("active", False)]
+)
 def test_it_rejects_an_engine_that_is_not_active(arena_user, greedy, status, enabled) -> None:
     other = make_version(arena_user, "other", "random", status=status, enabled=enabled)
     with pytest.raises(services.errors.EngineNotActive) as info:
@@ -96,8 +103,8 @@ def _aged(match: Match, **fields) -> None:  # type: ignore[no-untyped-def]
 def test_the_requeue_job_sends_a_match_whose_worker_died(greedy, randomer, sent) -> None:
     match = _create(greedy, randomer)
     now = timezone.now()
-    _aged(match, status="running", attempts=1, lease_token="dead", queued_at=now - timedelta(minutes=5),
-          lease_expires_at=now - timedelta(seconds=1))
+    _aged(match, status="running", attempts=1, lease_token="dead",
+          queued_at=now - timedelta(minutes=5), lease_expires_at=now - timedelta(seconds=1))
     report = recovery.matches_requeue_stale()
     assert (report.requeued, report.aborted) == ([match.pk], [])
     assert [c["args"] for c in sent] == [[match.pk]]
@@ -106,9 +113,12 @@ def test_the_requeue_job_sends_a_match_whose_worker_died(greedy, randomer, sent)
     assert len(sent) == 1
 
 
-def test_the_requeue_job_leaves_live_leases_and_fresh_matches_alone(greedy, randomer, sent) -> None:
+def test_the_requeue_job_leaves_live_leases_and_fresh_matches_alone(
+    greedy, randomer, sent
+) -> None:
     live = _create(greedy, randomer)
-    _aged(live, status="running", attempts=1, lease_token="t", lease_expires_at=timezone.now() + timedelta(minutes=1))
+    _aged(live, status="running", attempts=1, lease_token="t",
+          lease_expires_at=timezone.now() + timedelta(minutes=1))
     fresh = _create(greedy, randomer)  # pending, not queued yet, created just now
     queued = _create(greedy, randomer)
     _aged(queued, queued_at=timezone.now() - timedelta(minutes=5))  # waiting in a busy queue
@@ -118,7 +128,9 @@ def test_the_requeue_job_leaves_live_leases_and_fresh_matches_alone(greedy, rand
     assert sent == [] and fresh.pk
 
 
-def test_the_requeue_job_sends_a_pending_match_that_was_never_queued(greedy, randomer, sent) -> None:
+def test_the_requeue_job_sends_a_pending_match_that_was_never_queued(
+    greedy, randomer, sent
+) -> None:
     match = _create(greedy, randomer)
     _aged(match, created_at=timezone.now() - timedelta(seconds=recovery.UNQUEUED_GRACE_S + 5))
     assert recovery.matches_requeue_stale().requeued == [match.pk]
@@ -128,7 +140,8 @@ def test_the_requeue_job_sends_a_pending_match_that_was_never_queued(greedy, ran
 def test_the_requeue_job_aborts_a_match_out_of_attempts(greedy, randomer, sent, settings) -> None:
     settings.BAO_MATCH_MAX_ATTEMPTS = 3
     match = _create(greedy, randomer)
-    _aged(match, status="running", attempts=3, lease_token="dead", lease_expires_at=timezone.now() - timedelta(seconds=1))
+    _aged(match, status="running", attempts=3, lease_token="dead",
+          lease_expires_at=timezone.now() - timedelta(seconds=1))
     assert recovery.matches_requeue_stale() == recovery.RequeueReport([], [match.pk])
     match.refresh_from_db()
     assert (match.status, match.lease_token) == ("aborted", "")
@@ -145,10 +158,13 @@ def test_the_requeue_job_is_registered_once_with_celery_beat() -> None:
     ensure_periodic_tasks()
     ensure_periodic_tasks()
     task = PeriodicTask.objects.get(name=REQUEUE_ENTRY)
-    assert (task.task, task.enabled, task.interval.every, task.interval.period) == (REQUEUE_TASK, True, 1, "minutes")
+    assert (task.task, task.enabled, task.interval.every, task.interval.period) == (
+        REQUEUE_TASK, True, 1, "minutes")
 
 
-def test_the_requeue_job_sends_again_when_its_own_message_was_lost(greedy, randomer, sent, settings) -> None:
+def test_the_requeue_job_sends_again_when_its_own_message_was_lost(
+    greedy, randomer, sent, settings
+) -> None:
     settings.CELERY_BROKER_VISIBILITY_TIMEOUT = 900
     match = _create(greedy, randomer)
     now = timezone.now()

@@ -28,7 +28,11 @@ def test_a_pending_match_is_claimed_once_with_a_lease(match) -> None:
     match.refresh_from_db()
     assert match.status == "running"
     assert match.lease_token == claim.token
-    assert before + timedelta(seconds=59) < match.lease_expires_at <= timezone.now() + timedelta(seconds=60)
+    assert (
+        before + timedelta(seconds=59)
+        < match.lease_expires_at
+        <= timezone.now() + timedelta(seconds=60)
+    )
     assert match.started_at is not None
     assert match_claim(match.pk, lease_seconds=60) is None
 

@@ -23,11 +23,14 @@ def _match(a, b, **kw) -> Match:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.django_db
-def test_a_real_match_is_recorded_with_the_exact_moves_of_the_bundled_engines(greedy, randomer, fast_referee) -> None:
+def test_a_real_match_is_recorded_with_the_exact_moves_of_the_bundled_engines(
+    greedy, randomer, fast_referee
+) -> None:
     match = _match(greedy, randomer)
     assert runner.execute_match(match.pk, config=fast_referee) == runner.RECORDED
     match.refresh_from_db()
-    assert (match.status, match.score_a, match.score_b, match.winner_id) == ("finished", 2.0, 1.0, greedy.pk)
+    assert (match.status, match.score_a, match.score_b, match.winner_id) == (
+        "finished", 2.0, 1.0, greedy.pk)
     assert (match.lease_token, match.lease_expires_at, match.attempts) == ("", None, 1)
     games = list(match.games.order_by("index"))
     assert [g.index for g in games] == [1, 2, 3]
@@ -87,7 +90,9 @@ def test_two_concurrent_deliveries_write_one_result(greedy, randomer, fast_refer
 
 
 @pytest.mark.django_db
-def test_a_worker_that_lost_its_lease_records_nothing(greedy, randomer, fast_referee, monkeypatch) -> None:
+def test_a_worker_that_lost_its_lease_records_nothing(
+    greedy, randomer, fast_referee, monkeypatch
+) -> None:
     match = _match(greedy, randomer)
     real_play = runner._play
 
@@ -123,23 +128,30 @@ def _soft_limit() -> Exception:
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("make_error", [_package_error, _soft_limit])
-def test_other_infrastructure_faults_are_retried_too(greedy, randomer, fast_referee, monkeypatch, make_error) -> None:
+def test_other_infrastructure_faults_are_retried_too(
+    greedy, randomer, fast_referee, monkeypatch, make_error
+) -> None:
     error = make_error()
     monkeypatch.setattr(runner, "match_enqueue", lambda mid, countdown=None: True)
     monkeypatch.setattr(runner, "_play", lambda m, config, on_event: (_ for _ in ()).throw(error))
     match = _match(greedy, randomer)
     assert runner.execute_match(match.pk, config=fast_referee) == runner.RETRY
     match.refresh_from_db()
-    assert (match.status, match.attempts, match.error) == ("pending", 1, f"{type(error).__name__}: {error}")
+    assert (match.status, match.attempts, match.error) == (
+        "pending", 1, f"{type(error).__name__}: {error}")
 
 
 @pytest.mark.django_db
-def test_an_infrastructure_fault_is_retried_then_the_match_is_aborted(greedy, randomer, fast_referee, monkeypatch, settings) -> None:
+def test_an_infrastructure_fault_is_retried_then_the_match_is_aborted(
+    greedy, randomer, fast_referee, monkeypatch, settings
+) -> None:
     from engines.sandbox import SandboxError
 
     settings.BAO_MATCH_MAX_ATTEMPTS = 2
     sent: list[tuple[int, float | None]] = []
-    monkeypatch.setattr(runner, "match_enqueue", lambda mid, countdown=None: sent.append((mid, countdown)) or True)
+    monkeypatch.setattr(
+        runner, "match_enqueue", lambda mid, countdown=None: sent.append((mid, countdown)) or True
+    )
 
     def broken(m, config, on_event):  # type: ignore[no-untyped-def]
         raise SandboxError("bwrap: setting up uid map: Permission denied")
@@ -154,20 +166,25 @@ def test_an_infrastructure_fault_is_retried_then_the_match_is_aborted(greedy, ra
     assert runner.execute_match(match.pk, config=fast_referee) == runner.ABORTED
     match.refresh_from_db()
     assert (match.status, match.attempts, match.lease_token) == ("aborted", 2, "")
-    assert match.error == "after 2 attempts: SandboxError: bwrap: setting up uid map: Permission denied"
+    assert match.error == (
+        "after 2 attempts: SandboxError: bwrap: setting up uid map: Permission denied")
     assert match.games.count() == 0
     assert runner.execute_match(match.pk, config=fast_referee) == runner.SKIPPED
 
 
 @pytest.mark.django_db
-def test_a_referee_abort_on_the_last_attempt_keeps_its_games_unrated(greedy, randomer, fast_referee, monkeypatch, settings) -> None:
+def test_a_referee_abort_on_the_last_attempt_keeps_its_games_unrated(
+    greedy, randomer, fast_referee, monkeypatch, settings
+) -> None:
     settings.BAO_MATCH_MAX_ATTEMPTS = 1
     real_play = runner._play
 
     def second_game_aborted(m, config, on_event):  # type: ignore[no-untyped-def]
         record = real_play(m, config, on_event)
         record["games"] = record["games"][:2]  # the referee stops at an aborted game
-        record["games"][1].update(result="*", winner=None, termination="aborted", detail="sandbox died")
+        record["games"][1].update(
+            result="*", winner=None, termination="aborted", detail="sandbox died"
+        )
         record.update(aborted=True, winner=None, score=[1.0, 0.0])
         return record
 
@@ -193,14 +210,16 @@ def test_a_match_plays_in_the_real_sandbox(greedy, randomer, settings) -> None:
     assert runner.execute_match(match.pk) == runner.RECORDED
     games = list(Match.objects.get(pk=match.pk).games.order_by("index"))
     # The sandbox changes nothing in the play: the same moves as without it.
-    assert [[m["move"] for m in g.moves] for g in games] == [g["moves"].split() for g in GOLDEN["games"]]
+    assert [[m["move"] for m in g.moves] for g in games] == [
+        g["moves"].split() for g in GOLDEN["games"]]
 
 
 @pytest.mark.django_db
 def test_an_engine_crash_is_a_lost_game_not_a_retry(arena_user, greedy, fast_referee) -> None:
     from .conftest import make_version
 
-    crasher_script = Path(__file__).resolve().parents[2] / "referee" / "engines" / "crash_on_move.py"
+    referee_engines = Path(__file__).resolve().parents[2] / "referee" / "engines"
+    crasher_script = referee_engines / "crash_on_move.py"
     crasher = make_version(arena_user, "crasher", str(crasher_script))
     match = _match(crasher, greedy)
     assert runner.execute_match(match.pk, config=fast_referee) == runner.RECORDED
@@ -230,7 +249,10 @@ def test_the_heartbeat_renews_the_lease_from_its_own_thread(greedy, randomer) ->
     beat.start()
     try:
         deadline = timezone.now() + timedelta(seconds=10)
-        while Match.objects.get(pk=match.pk).lease_expires_at < timezone.now() + timedelta(seconds=20):
+        while (
+            Match.objects.get(pk=match.pk).lease_expires_at
+            < timezone.now() + timedelta(seconds=20)
+        ):
             assert timezone.now() < deadline, "the heartbeat never renewed the lease"
     finally:
         beat.stop()

@@ -32,16 +32,22 @@ def _wait(predicate, timeout: float, what: str, step: float = 0.2):  # type: ign
     raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
-def test_a_match_whose_worker_is_killed_is_replayed_and_recorded_exactly_once(live_worker, arena_user) -> None:
+def test_a_match_whose_worker_is_killed_is_replayed_and_recorded_exactly_once(
+    live_worker, arena_user
+) -> None:
     from tournaments.models import Rating, RatingChange
 
     old = make_version(arena_user, "search", "search", number=1)
     new = make_version(arena_user, "search", "search", number=2)
     first = live_worker(BAO_MATCH_LEASE_SECONDS=LEASE_S)
-    match = match_create(engine_a=old, engine_b=new, variant="bao-la-kete", time_control="2+0.1", seed=7)
+    match = match_create(
+        engine_a=old, engine_b=new, variant="bao-la-kete", time_control="2+0.1", seed=7
+    )
 
     # The first worker claims it and plays; wait until engines are thinking.
-    _wait(lambda: Match.objects.filter(pk=match.pk, status="running").exists(), 60, "the first claim")
+    _wait(
+        lambda: Match.objects.filter(pk=match.pk, status="running").exists(), 60, "the first claim"
+    )
     time.sleep(2)
     doomed = first.tree()
     engines = [p for p in doomed if p.pid not in (first.pid,)]
@@ -55,18 +61,23 @@ def test_a_match_whose_worker_is_killed_is_replayed_and_recorded_exactly_once(li
     assert (claimed.status, claimed.attempts) == ("running", 1)
 
     second = live_worker(BAO_MATCH_LEASE_SECONDS=LEASE_S)
-    _wait(lambda: Match.objects.get(pk=match.pk).lease_expires_at < timezone.now() - timedelta(seconds=0.5),
+    _wait(lambda: (Match.objects.get(pk=match.pk).lease_expires_at
+                   < timezone.now() - timedelta(seconds=0.5)),
           30, "the dead worker's lease to expire")
     assert requeue_expired_leases() == {"requeued": [match.pk], "aborted": []}
     assert requeue_expired_leases() == {"requeued": [], "aborted": []}  # already queued again
 
     try:
-        done = _wait(lambda: Match.objects.filter(pk=match.pk, status__in=("finished", "aborted")).first(),
+        done = _wait(lambda: Match.objects.filter(
+                         pk=match.pk, status__in=("finished", "aborted")).first(),
                      180, "the replayed match")
     except AssertionError:
         state = Match.objects.filter(pk=match.pk).values().first()
-        raise AssertionError(f"match not done: {state}\n--- second worker:\n{second.log_text()[-6000:]}") from None
-    assert done.status == "finished", f"{done.error}\n--- second worker:\n{second.log_text()[-6000:]}"
+        raise AssertionError(
+            f"match not done: {state}\n--- second worker:\n{second.log_text()[-6000:]}"
+        ) from None
+    assert done.status == "finished", (
+        f"{done.error}\n--- second worker:\n{second.log_text()[-6000:]}")
     assert done.attempts == 2 and done.lease_token == ""
     games = list(Game.objects.filter(match=match).order_by("index"))
     assert [g.index for g in games] == list(range(1, len(games) + 1)) and len(games) in (2, 3)

@@ -14,7 +14,10 @@ T0 = dt.datetime(2026, 1, 1, 12, 0, tzinfo=dt.UTC)
 
 @pytest.fixture
 def make_version(db: Any) -> Callable[..., Any]:
-    """``make_version("alpha", variants=[...], status="active", enabled=True)`` -> EngineVersion 1."""
+    """A factory of engine versions.
+
+    ``make_version("alpha", variants=[...], status="active", enabled=True)`` -> EngineVersion 1.
+    """
     from django.contrib.auth import get_user_model
 
     from engines.models import Engine, EngineVersion
@@ -28,7 +31,9 @@ def make_version(db: Any) -> Callable[..., Any]:
         status: str = EngineVersion.Status.ACTIVE,
         enabled: bool = True,
     ) -> EngineVersion:
-        engine, _ = Engine.objects.get_or_create(owner=owner, name=name, defaults={"is_enabled": enabled})
+        engine, _ = Engine.objects.get_or_create(
+            owner=owner, name=name, defaults={"is_enabled": enabled}
+        )
         number = engine.versions.count() + 1
         return EngineVersion.objects.create(
             engine=engine,
@@ -38,7 +43,9 @@ def make_version(db: Any) -> Callable[..., Any]:
             sha256="0" * 64,
             size_bytes=1,
             storage_path=f"{name}/{number}",
-            variants=["bao-la-kete", "bao-la-kiswahili", "bao-kingulu"] if variants is None else variants,
+            variants=(
+                ["bao-la-kete", "bao-la-kiswahili", "bao-kingulu"] if variants is None else variants
+            ),
         )
 
     return make

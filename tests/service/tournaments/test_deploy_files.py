@@ -47,7 +47,8 @@ def test_only_workers_get_the_rights_bubblewrap_needs(compose: dict[str, Any]) -
     assert set(s["worker"]["security_opt"]) == {"seccomp=unconfined", "apparmor=unconfined"}
     assert s["worker"]["environment"]["BAO_SANDBOX_REQUIRE_FULL"] == "1"
     for name in ("web", "beat", "migrate", "db", "redis"):
-        assert "cap_add" not in s[name] and "security_opt" not in s[name] and not s[name].get("privileged")
+        assert "cap_add" not in s[name] and "security_opt" not in s[name]
+        assert not s[name].get("privileged")
 
 
 def test_the_dockerfile_installs_bubblewrap_and_serves_with_gunicorn() -> None:

@@ -27,25 +27,32 @@ def _wait_finished(tournament: Tournament, timeout: float) -> None:
     raise AssertionError(f"tournament not finished after {timeout} s: {states}")
 
 
-def test_a_round_robin_on_a_real_worker_puts_search_on_top(fresh_var_dir: Any, live_worker: Any) -> None:
+def test_a_round_robin_on_a_real_worker_puts_search_on_top(
+    fresh_var_dir: Any, live_worker: Any
+) -> None:
     versions = register_bundled_engines()
     assert [(str(v), v.status) for v in versions] == [
         ("random v1", "active"), ("greedy v1", "active"), ("search v1", "active")
     ]
     worker = live_worker()
     tournament = services.tournament_create(
-        name="e2e", variant="bao-la-kete", engines=["random", "greedy", "search"], time_control="2+0.05"
+        name="e2e",
+        variant="bao-la-kete",
+        engines=["random", "greedy", "search"],
+        time_control="2+0.05",
     )
     assert services.start_due_tournaments() == [tournament.pk]
     _wait_finished(tournament, timeout=240)
 
     matches = list(Match.objects.filter(tournament=tournament))
     assert len(matches) == 3
-    assert all(m.status == "finished" for m in matches), [(m.pk, m.status, m.error) for m in matches]
+    assert all(m.status == "finished" for m in matches), [
+        (m.pk, m.status, m.error) for m in matches]
     rated_games = Game.objects.filter(match__tournament=tournament, rated=True).count()
     assert rated_games >= 6
     # Every rated game moved two ratings, once each.
-    assert RatingChange.objects.filter(game__match__tournament=tournament).count() == 2 * rated_games
+    changes = RatingChange.objects.filter(game__match__tournament=tournament)
+    assert changes.count() == 2 * rated_games
 
     board = list(selectors.leaderboard(variant="bao-la-kete"))
     assert board[0].engine_version.engine.name == "search"

@@ -28,7 +28,8 @@ def test_every_pair_meets_once_and_nobody_plays_twice_in_a_round(n: int) -> None
     rounds = round_robin(n)
     assert len(rounds) == (n - 1 if n % 2 == 0 else n)
     pairs = [frozenset((p.a, p.b)) for r in rounds for p in r]
-    assert sorted(map(sorted, pairs)) == sorted(map(sorted, map(frozenset, combinations(range(n), 2))))
+    every_pair = map(frozenset, combinations(range(n), 2))
+    assert sorted(map(sorted, pairs)) == sorted(map(sorted, every_pair))
     for r in rounds:
         players = [x for p in r for x in (p.a, p.b)]
         assert len(players) == len(set(players))

@@ -16,7 +16,9 @@ def _rating(version: Any, variant: str = "bao-la-kete") -> Rating:
     return Rating.objects.get(engine_version=version, variant=variant)
 
 
-def test_a_two_nil_match_rates_both_games_in_order(make_version: Any, make_finished_match: Any) -> None:
+def test_a_two_nil_match_rates_both_games_in_order(
+    make_version: Any, make_finished_match: Any
+) -> None:
     a, b = make_version("alpha"), make_version("beta")
     # Game 1: A South wins (1-0). Game 2: B South loses (0-1), so A wins again.
     match = make_finished_match(a, b, ["1-0", "0-1"])
@@ -29,13 +31,17 @@ def test_a_two_nil_match_rates_both_games_in_order(make_version: Any, make_finis
     assert (ra.games, ra.wins, ra.draws, ra.losses, ra.provisional) == (2, 2, 0, 0, True)
     assert (rb.games, rb.wins, rb.draws, rb.losses) == (2, 0, 0, 2)
     history = list(RatingChange.objects.filter(engine_version=a).order_by("finished_at"))
-    assert [(c.score, round(c.rating_before, 4), round(c.rating_after, 4), c.games_before) for c in history] == [
+    steps = [(c.score, round(c.rating_before, 4), round(c.rating_after, 4), c.games_before)
+             for c in history]
+    assert steps == [
         (1.0, 1500.0, 1520.0, 0),
         (1.0, 1520.0, 1537.7075, 1),
     ]
 
 
-def test_recording_a_match_twice_counts_each_game_once(make_version: Any, make_finished_match: Any) -> None:
+def test_recording_a_match_twice_counts_each_game_once(
+    make_version: Any, make_finished_match: Any
+) -> None:
     a, b = make_version("alpha"), make_version("beta")
     match = make_finished_match(a, b, ["1-0", "1-0", "1/2-1/2"])
     match_finished(match)
@@ -46,18 +52,23 @@ def test_recording_a_match_twice_counts_each_game_once(make_version: Any, make_f
     assert RatingChange.objects.count() == 6
 
 
-def test_games_are_rated_in_the_order_they_finished(make_version: Any, make_finished_match: Any) -> None:
+def test_games_are_rated_in_the_order_they_finished(
+    make_version: Any, make_finished_match: Any
+) -> None:
     a, b = make_version("alpha"), make_version("beta")
     # Game 2 (B South, 1-0: B wins) finished before game 1 (A South, 1-0: A wins).
     match = make_finished_match(a, b, ["1-0", "1-0"], finish_order=[2, 1])
     match_finished(match)
     changes = list(RatingChange.objects.filter(engine_version=a).order_by("finished_at"))
-    assert [(c.game.index, c.score, c.rating_before) for c in changes] == [(2, 0.0, 1500.0), (1, 1.0, 1480.0)]
+    assert [(c.game.index, c.score, c.rating_before) for c in changes] == [
+        (2, 0.0, 1500.0), (1, 1.0, 1480.0)]
     # Loss first (1480), then a win against 1520: E = 1/(1+10^(40/400)) = 0.442688 -> +22.2925.
     assert _rating(a).rating == pytest.approx(1480 + 40 * (1 - 0.4426884), abs=1e-4)
 
 
-def test_aborted_games_and_unrated_matches_do_not_move_ratings(make_version: Any, make_finished_match: Any) -> None:
+def test_aborted_games_and_unrated_matches_do_not_move_ratings(
+    make_version: Any, make_finished_match: Any
+) -> None:
     a, b = make_version("alpha"), make_version("beta")
     match = make_finished_match(a, b, ["1-0", "*"], terminations=["time_forfeit", "aborted"])
     match_finished(match)
@@ -75,7 +86,9 @@ def test_ratings_are_kept_per_variant(make_version: Any, make_finished_match: An
     assert _rating(a, "bao-kingulu").games == 2
 
 
-def test_k_factor_drops_once_twenty_games_are_played(make_version: Any, make_finished_match: Any) -> None:
+def test_k_factor_drops_once_twenty_games_are_played(
+    make_version: Any, make_finished_match: Any
+) -> None:
     a, b = make_version("alpha"), make_version("beta")
     for _ in range(10):
         match_finished(make_finished_match(a, b, ["1/2-1/2", "1/2-1/2"]))

@@ -54,7 +54,9 @@ def test_performance_of_a_mixed_record_is_the_trinomial_interval() -> None:
     perf = ratings.performance(10, 5, 5)
     assert perf is not None
     half = 1.959964 * math.sqrt(0.171875 / 20)
-    expected_margin = (ratings.elo_from_score(0.625 + half) - ratings.elo_from_score(0.625 - half)) / 2
+    expected_margin = (
+        ratings.elo_from_score(0.625 + half) - ratings.elo_from_score(0.625 - half)
+    ) / 2
     assert perf.score == 0.625
     assert perf.elo == pytest.approx(88.7395, abs=1e-3)
     assert perf.margin == pytest.approx(expected_margin)
@@ -68,7 +70,9 @@ def test_a_perfect_record_gets_a_finite_interval_from_one_pseudo_draw() -> None:
     assert perf.elo == pytest.approx(ratings.elo_from_score(0.9))
     half = 1.959964 * math.sqrt(0.04 / 5)
     hi = min(0.9 + half, 0.999)
-    assert perf.margin == pytest.approx((ratings.elo_from_score(hi) - ratings.elo_from_score(0.9 - half)) / 2)
+    assert perf.margin == pytest.approx(
+        (ratings.elo_from_score(hi) - ratings.elo_from_score(0.9 - half)) / 2
+    )
 
 
 def test_no_games_has_no_performance() -> None:

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from tournaments.standings import MatchResult, crosstable, standings
+from tournaments.standings import MatchResult, StandingRow, crosstable, standings
+
+
+def _ranking(r: StandingRow) -> tuple[int, int, float, float, float, int]:
+    """A row's rank, player and the tie-break values that ordered it."""
+    return (r.rank, r.player, r.points, r.sonneborn_berger, r.head_to_head, r.game_wins)
 
 
 def _results() -> list[MatchResult]:
@@ -21,12 +26,14 @@ def test_points_and_wdl_at_match_and_game_level() -> None:
     rows = {r.player: r for r in standings(4, _results())}
     r0 = rows[0]
     assert (r0.points, r0.match_wins, r0.match_draws, r0.match_losses) == (2.0, 2, 0, 1)
-    assert (r0.game_points, r0.games, r0.game_wins, r0.game_draws, r0.game_losses) == (4.5, 6, 4, 1, 1)
+    assert (r0.game_points, r0.games, r0.game_wins, r0.game_draws, r0.game_losses) == (
+        4.5, 6, 4, 1, 1)
     r2 = rows[2]
     assert (r2.points, r2.match_wins, r2.match_draws, r2.match_losses) == (1.5, 1, 1, 1)
     assert (r2.game_wins, r2.game_draws, r2.game_losses) == (3, 2, 3)
     r3 = rows[3]
-    assert (r3.points, r3.game_points, r3.game_wins, r3.game_draws, r3.game_losses) == (0.5, 2.0, 1, 2, 4)
+    assert (r3.points, r3.game_points, r3.game_wins, r3.game_draws, r3.game_losses) == (
+        0.5, 2.0, 1, 2, 4)
 
 
 def test_sonneborn_berger_breaks_the_tie_between_equal_points() -> None:
@@ -55,7 +62,7 @@ def test_head_to_head_ranks_before_games_won() -> None:
     ]
     rows = standings(5, results)
     # 4 and 0 tie on 2 points and Sonneborn-Berger 4; 4 beat 0, although 0 won more games (6 vs 5).
-    assert [(r.rank, r.player, r.points, r.sonneborn_berger, r.head_to_head, r.game_wins) for r in rows] == [
+    assert [_ranking(r) for r in rows] == [
         (1, 3, 3.0, 5.0, 0.0, 7),
         (2, 4, 2.0, 4.0, 1.0, 5),
         (3, 0, 2.0, 4.0, 0.0, 6),
@@ -73,7 +80,7 @@ def test_games_won_decides_when_head_to_head_is_drawn() -> None:
     rows = standings(3, results)
     # 0 and 1: 1.5 points, SB 0.75 (half of each other's 1.5), head-to-head 0.5 each;
     # 1 won 2 games, 0 only 1, so 1 ranks ahead of the lower seed number.
-    assert [(r.rank, r.player, r.points, r.sonneborn_berger, r.head_to_head, r.game_wins) for r in rows] == [
+    assert [_ranking(r) for r in rows] == [
         (1, 1, 1.5, 0.75, 0.5, 2),
         (2, 0, 1.5, 0.75, 0.5, 1),
         (3, 2, 0.0, 0.0, 0.0, 0),
@@ -91,7 +98,7 @@ def test_engines_equal_on_every_tie_break_share_a_rank() -> None:
         MatchResult(1, 3, 1.5, 1.5, (1.0, 0.0, 0.5)),
     ]
     rows = standings(4, results)
-    assert [(r.rank, r.player, r.points, r.sonneborn_berger, r.head_to_head, r.game_wins) for r in rows] == [
+    assert [_ranking(r) for r in rows] == [
         (1, 0, 1.5, 2.25, 1.5, 3),
         (1, 1, 1.5, 2.25, 1.5, 3),
         (1, 2, 1.5, 2.25, 1.5, 3),

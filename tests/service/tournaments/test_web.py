@@ -13,6 +13,8 @@ from tournaments import services
 from tournaments.services import match_finished
 
 START_BPN = "0,0,0,0,0,0,0,0/0,2,2,6,0,0,0,0/0,0,0,0,6,2,2,0/0,0,0,0,0,0,0,0 S 22:22 n HH - 0"
+AFTER_F2 = "0,0,0,0,0,0,0,0/0,2,2,6,0,0,0,0/0,0,0,0,6,0,3,1/0,0,0,0,0,0,0,0 N 21:22 n HH - 1"
+AFTER_D3 = "0,0,0,0,0,0,0,0/0,2,3,0,1,1,1,0/0,0,0,0,6,0,3,1/0,0,0,0,0,0,0,0 S 21:21 n HH - 2"
 
 
 def test_a_bpn_text_is_drawn_as_four_ranks_of_eight() -> None:
@@ -28,10 +30,13 @@ def test_a_kpn_text_is_drawn_as_two_ranks_of_six_with_reserved_marks() -> None:
     board = board_from_text("4,4,5s,4,4,4/4,4,4,4,4n,4 N 1:2 7")
     assert board is not None
     assert board.files == ("a", "b", "c", "d", "e", "f")
-    assert [(r.rank, r.south, r.cells[2], r.cells[4]) for r in board.rows] == [(2, False, "5s", "4"), (1, True, "4", "4n")]
+    assert [(r.rank, r.south, r.cells[2], r.cells[4]) for r in board.rows] == [
+        (2, False, "5s", "4"), (1, True, "4", "4n")]
 
 
-@pytest.mark.parametrize("text", ["", "garbage", "1,2/3 S", "1,2,3,4,5,6,7,8,9/1,2,3,4,5,6,7,8,9 S"])
+@pytest.mark.parametrize(
+    "text", ["", "garbage", "1,2/3 S", "1,2,3,4,5,6,7,8,9/1,2,3,4,5,6,7,8,9 S"]
+)
 def test_a_text_that_is_not_a_board_draws_nothing(text: str) -> None:
     assert board_from_text(text) is None
 
@@ -49,9 +54,9 @@ def played(make_version: Any, make_finished_match: Any) -> dict[str, Any]:
     game.start_position = START_BPN
     game.moves = [
         {"ply": 1, "side": "S", "move": "f2-", "time_ms": 12, "clock_ms": 9988,
-         "position": "0,0,0,0,0,0,0,0/0,2,2,6,0,0,0,0/0,0,0,0,6,0,3,1/0,0,0,0,0,0,0,0 N 21:22 n HH - 1"},
+         "position": AFTER_F2},
         {"ply": 2, "side": "N", "move": "d3-", "time_ms": 20, "clock_ms": 9980,
-         "position": "0,0,0,0,0,0,0,0/0,2,3,0,1,1,1,0/0,0,0,0,6,0,3,1/0,0,0,0,0,0,0,0 S 21:21 n HH - 2"},
+         "position": AFTER_D3},
     ]
     game.save()
     return {"game": game, "tournament": t}
@@ -71,7 +76,8 @@ def test_the_home_page_lists_leaderboard_tournaments_and_replays(played: dict[st
 def test_the_replay_page_steps_through_the_plies(played: dict[str, Any]) -> None:
     url = f'/games/{played["game"].pk}/'
     start = Client().get(url + "?ply=0").content.decode()
-    assert "Start position" in start and 'href="?ply=1" rel="next"' in start and 'rel="prev"' not in start
+    assert "Start position" in start and 'href="?ply=1" rel="next"' in start
+    assert 'rel="prev"' not in start
     assert "<td>6</td><td>2</td><td>2</td><td>0</td>" in start  # rank 2: e2 6, f2 2, g2 2, h2 0
     first = Client().get(url + "?ply=1").content.decode()
     assert "S played <b>f2-</b>" in first
