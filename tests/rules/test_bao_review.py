@@ -30,8 +30,11 @@ from arena.rules import (
     bao_sowing,
     get_variant,
 )
+from arena.rules.bao_board import BaoPosition
 from arena.rules.bao_moves import takasia_target
 from arena.rules.bao_sowing import ENDED, NEVER_ENDING, NO_CHOICE, sow_move
+
+from . import bao_reference
 
 KSW = get_variant("bao-la-kiswahili")
 KETE = get_variant("bao-la-kete")
@@ -638,3 +641,66 @@ def test_a_move_of_10001_laps_is_never_ending() -> None:
     moves = KSW.legal_moves(position)
     assert "f2+" not in moves and len(moves) == 15  # every other front takata is legal
     assert _sow(list(position.pits[0]), 5, 1) == NEVER_ENDING
+
+
+# ---------------------------------------------------------------- differential check
+
+
+def _check_against_reference(variant: Variant, position: BaoPosition) -> int:
+    kete = variant is KETE
+    expected = bao_reference.legal(bao_reference.side_of(position, kete))
+    assert [str(m) for m in variant.legal_moves(position)] == sorted(expected), position
+    for token, done in expected.items():
+        want = bao_reference.after(position, kete, done)
+        assert variant.apply(position, token) == want, (position, token)
+    return len(expected)
+
+
+@BOTH
+def test_the_engine_agrees_with_the_plain_reference_in_random_games(variant: Variant) -> None:
+    rng = random.Random(3)
+    moves = 0
+    for _ in range(15):
+        game = variant.new_game()
+        while game.outcome is None:
+            moves += _check_against_reference(variant, game.position)
+            game.play(rng.choice(game.legal_moves()))
+    assert moves > 2000
+
+
+@BOTH
+def test_the_engine_agrees_with_the_plain_reference_on_random_test_positions(
+    variant: Variant,
+) -> None:
+    # Positions far from play: any reserves (one side in namua, the other not), owned houses
+    # with 5 to 8 seeds, takasia marks in either stage, Kete priority marks, seed counts up
+    # to 17 (laps of 16+ seeds), singletons everywhere.
+    rng = random.Random(5)
+    kete = variant is KETE
+    moves = 0
+    for _ in range(400):
+        weights = rng.choice(
+            ((0, 1, 1, 2, 2, 3, 4, 6, 9), (0, 0, 0, 1, 1, 2), (0, 1, 2, 3, 5, 8, 12, 17))
+        )
+        pits = [[rng.choice(weights) for _ in range(16)] for _ in range(2)]
+        houses = [False, False]
+        for owner in (0, 1):
+            if rng.random() < 0.5:
+                pits[owner][4] = max(pits[owner][4], rng.choice((6, 7, 8) if kete else (5, 6, 8)))
+                houses[owner] = True
+        owner = rng.randrange(2)
+        reserves = rng.choice(((0, 0), (0, 0), (rng.randint(0, 3), rng.randint(0, 3))))
+        mark = -1
+        if rng.random() < 0.4:
+            marked = owner if not kete or rng.random() < 0.5 else 1 - owner
+            mark = marked * 16 + rng.randrange(8)
+        text = BaoPosition(
+            (tuple(pits[0]), tuple(pits[1])),
+            "SN"[owner],
+            reserves,
+            (houses[0], houses[1]),
+            mark,
+            100 + owner,
+        ).to_text()
+        moves += _check_against_reference(variant, variant.parse_position(text))
+    assert moves > 1500
