@@ -12,7 +12,13 @@ hand-checkable position needs one, a lowered lap bound (``_bound``): with ``MAX_
 move that needs more than ``k`` laps counts as never-ending, which is exactly what the
 10,000-lap bound does at full size (README 6.2; the full-size bound is tested at the end).
 
-Decisions taken where the spec is silent are marked DECISION in the test's comment.
+The last tests compare the engine with ``bao_reference`` (a drop-by-drop reading of the spec
+with no shortcuts) on random games and on random test positions far from play.
+
+Decisions taken where the spec is silent are marked DECISION in the test's comment. Two
+findings of the review need no engine change: a takata relay can never lift a lone kichwa
+outwards (the K-9 relay clause), and no move can leave the mover's own front row empty
+(section 7 step 2); see ``test_no_legal_move_of_the_mover_empties_his_own_front_row``.
 """
 
 from __future__ import annotations
