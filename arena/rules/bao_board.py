@@ -200,7 +200,7 @@ def parse_bpn(
             f"the board needs 4 ranks separated by '/', got {len(ranks)}"
         )
     rows: list[list[int]] = []
-    for rank_no, rank in zip((4, 3, 2, 1), ranks):
+    for rank_no, rank in zip((4, 3, 2, 1), ranks, strict=True):
         cells = rank.split(",")
         if len(cells) != 8:
             raise InvalidPositionError(
