@@ -55,6 +55,7 @@ from .base import (
     InvalidPositionError,
     Move,
     Outcome,
+    Position,
     Variant,
 )
 
@@ -158,16 +159,19 @@ class _Bao(Variant):
 
     # ------------------------------------------------------------------ legal moves
 
-    def legal_moves(self, position: BaoPosition) -> list[Move]:  # type: ignore[override]
+    def legal_moves(self, position: Position) -> list[Move]:
         """Every legal token in ``position``, sorted (README 4); empty if the game is over.
 
         Raises ``InvalidPositionError`` if ``position`` is not a ``BaoPosition``.
         """
         return list(self._legal(position)[1])
 
-    def _legal(
-        self, position: BaoPosition
-    ) -> tuple[BaoPosition, list[Move], dict[Move, RawResult]]:
+    def _legal(self, position: Position) -> tuple[BaoPosition, list[Move], dict[Move, RawResult]]:
+        """``(position, sorted legal moves, raw results)``; the first item is ``position`` itself,
+        typed as a ``BaoPosition`` (callers use it to skip a second type check).
+
+        Raises ``InvalidPositionError`` if ``position`` is not a ``BaoPosition``.
+        """
         cache = self._cache
         if cache is not None and cache[0] is position:
             return cache
@@ -279,12 +283,13 @@ class _Bao(Variant):
 
     # ------------------------------------------------------------------ applying moves
 
-    def _apply_legal(self, position: BaoPosition, move: Move) -> BaoPosition:  # type: ignore[override]
+    def _apply_legal(self, position: Position, move: Move) -> BaoPosition:
         """The position after the legal ``move`` (bao-la-kiswahili.md 7 steps 1-5).
 
-        Raises ``IllegalMoveError`` if ``move`` is not legal in ``position``.
+        Raises ``IllegalMoveError`` if ``move`` is not legal in ``position``, and
+        ``InvalidPositionError`` if ``position`` is not a ``BaoPosition``.
         """
-        _, _, results = self._legal(position)
+        position, _, results = self._legal(position)  # the same object, typed BaoPosition
         raw = results.get(move)
         if raw is None:
             raise IllegalMoveError(f"{move} is not legal in {position.to_text()}")
@@ -317,7 +322,7 @@ class _Bao(Variant):
 
     # ------------------------------------------------------------------ results
 
-    def outcome(self, position: BaoPosition) -> Outcome | None:  # type: ignore[override]
+    def outcome(self, position: Position) -> Outcome | None:
         """``bao_hamna`` if a front row is empty (its owner loses), ``no_legal_move`` if the
         player to move has none (he loses), else None (bao-la-kiswahili.md 8, README 6.4).
 
@@ -342,7 +347,7 @@ class _Bao(Variant):
             return Outcome(SQUARE_SIDES[1 - to_move], NO_LEGAL_MOVE)
         return None
 
-    def limit_outcome(self, position: BaoPosition, reason: str) -> Outcome:  # type: ignore[override]
+    def limit_outcome(self, position: Position, reason: str) -> Outcome:
         """A draw with ``reason`` (``repetition`` or ``ply_cap``, README 6.3/6.4).
 
         Raises ``ValueError`` for another reason code.

@@ -51,6 +51,7 @@ from .base import (
     InvalidPositionError,
     Move,
     Outcome,
+    Position,
     Variant,
 )
 
@@ -103,6 +104,7 @@ class KinguluPosition:
     banks: tuple[int, int]
     side: str
     ply: int
+    _hash: int  # hash of all fields, computed once: positions are dict keys in every search
 
     def __init__(
         self,
@@ -144,7 +146,7 @@ class KinguluPosition:
         )
 
     def __hash__(self) -> int:
-        return self._hash  # type: ignore[no-any-return]
+        return self._hash
 
     def to_text(self) -> str:
         """Canonical KPN, e.g. ``4,4,4,4,4,4/4,4,4,4,4,4 S 0:0 0``."""
@@ -361,23 +363,29 @@ class BaoKingulu(Variant):
             raise InvalidMoveError(f"not a Bao Kingulu move (expected a1..f2): {token!r}")
         return token if type(token) is Move else Move(token)
 
-    def legal_moves(self, position: KinguluPosition) -> list[Move]:  # type: ignore[override]
+    def legal_moves(self, position: Position) -> list[Move]:
         """Legal tokens in ASCII order: the mover's playable non-empty holes whose move neither
         breaks the first-lap rule nor never ends (bao-kingulu.md 3). Empty when the game is over.
+
+        Raises ``InvalidPositionError`` if ``position`` is not a ``KinguluPosition``.
         """
         return [Move(token) for token in _successors(_checked(position))]
 
-    def _apply_legal(self, position: KinguluPosition, move: Move) -> KinguluPosition:  # type: ignore[override]
+    def _apply_legal(self, position: Position, move: Move) -> KinguluPosition:
         return _successors(_checked(position))[move]
 
-    def outcome(self, position: KinguluPosition) -> Outcome | None:  # type: ignore[override]
+    def outcome(self, position: Position) -> Outcome | None:
         """``Outcome(winner, "score", scores=(south, north))`` when the player to move has no
-        legal move (bao-kingulu.md 4), else None."""
-        if _successors(_checked(position)):
-            return None
-        return self._scored(position, SCORE)
+        legal move (bao-kingulu.md 4), else None.
 
-    def limit_outcome(self, position: KinguluPosition, reason: str) -> Outcome:  # type: ignore[override]
+        Raises ``InvalidPositionError`` if ``position`` is not a ``KinguluPosition``.
+        """
+        checked = _checked(position)
+        if _successors(checked):
+            return None
+        return self._scored(checked, SCORE)
+
+    def limit_outcome(self, position: Position, reason: str) -> Outcome:
         """The scored result when ``repetition`` or ``ply_cap`` ends the game (README 6.3).
 
         Raises ``ValueError`` for another reason code.
