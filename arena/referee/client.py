@@ -81,7 +81,10 @@ class EngineClient:
 
     def __init__(self, transport: Transport, *, clock: Callable[[], int] | None = None) -> None:
         self.transport = transport
-        self.clock: Callable[[], int] = clock or getattr(transport, "clock", time.monotonic_ns)
+        # ``clock`` is not part of ``Transport`` (a real pipe has no time of its own), so it is
+        # looked up; the annotation states what a transport's ``clock`` must be.
+        transport_clock: Callable[[], int] = getattr(transport, "clock", time.monotonic_ns)
+        self.clock = clock or transport_clock
         self.id = EngineId()
         self.log: list[str] = []
         self.owes_bestmove = False  # a go was sent and its bestmove never read

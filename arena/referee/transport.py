@@ -16,6 +16,7 @@ import os
 import select
 import time
 from collections import deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -70,6 +71,26 @@ class Transport(Protocol):
         ...
 
 
+class _FileLike(Protocol):
+    def fileno(self) -> int: ...
+
+
+class EngineProcessPipes(Protocol):
+    """The two pipe ends ``PipeTransport.for_process`` needs (``engines.sandbox.EngineProcess``
+    has them; the referee does not import the sandbox for this)."""
+
+    @property
+    def stdin(self) -> _FileLike: ...
+
+    @property
+    def stdout_fd(self) -> int: ...
+
+
+#: ``FakeTransport``'s ``on_line``: the chunks the fake engine writes for the line it received
+#: (``None`` for none); chunks as in its ``script``.
+OnLine = Callable[[str], Iterable[str | tuple[int, str]] | None]
+
+
 class PipeTransport:
     """A transport over the stdin / raw stdout fd of an ``engines.sandbox.EngineProcess``.
 
@@ -104,7 +125,7 @@ class PipeTransport:
         self._poll_out.register(self._in, select.POLLOUT | select.POLLERR)
 
     @classmethod
-    def for_process(cls, process: object, **caps: int) -> PipeTransport:
+    def for_process(cls, process: EngineProcessPipes, **caps: int) -> PipeTransport:
         """A transport over an ``EngineProcess`` (uses ``process.stdin`` and ``stdout_fd``)."""
         stdin = process.stdin
         return cls(stdin.fileno(), int(process.stdout_fd), **caps)
@@ -216,7 +237,7 @@ class FakeTransport:
         self,
         script: dict[str, list[str | tuple[int, str]]] | None = None,
         *,
-        on_line: object | None = None,
+        on_line: OnLine | None = None,
         eof_after: int | None = None,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     ) -> None:
@@ -247,7 +268,7 @@ class FakeTransport:
         self.written.append(line)
         chunks: list[str | tuple[int, str]] = []
         if self.on_line is not None:
-            chunks = list(self.on_line(line) or [])  # type: ignore[operator]
+            chunks = list(self.on_line(line) or [])
         elif line in self.script:
             chunks = list(self.script[line])
         elif line.split(" ", 1)[0] in self.script:
