@@ -63,7 +63,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Self
+from typing import IO, Self, TypedDict
 
 from engines.package import EnginePackage
 from engines.sandbox_procs import UidLease, kill_uid, pids_of_uid, proc_status, scan, sigkill
@@ -98,6 +98,15 @@ _ENGINE_ROOT_IN = "/engine"
 _SCRATCH_IN = "/scratch"
 _LIB_IN = "/bao/lib"
 _STDERR_CHUNK = 1 << 16
+
+
+class _RunAs(TypedDict, total=False):
+    """The ``subprocess`` keyword arguments that drop a child to a leased uid (none: run as the
+    service)."""
+
+    user: int
+    group: int
+    extra_groups: list[int]
 
 
 class SandboxError(RuntimeError):
@@ -202,7 +211,7 @@ def probe(refresh: bool = False) -> Probe:
 
 def _try(argv: list[str], as_uid: int | None = None) -> str:
     """ "" if ``argv`` exits 0 within 5 s, else why not (its stderr, shortened)."""
-    ids = {} if as_uid is None else {"user": as_uid, "group": as_uid, "extra_groups": []}
+    ids: _RunAs = {} if as_uid is None else {"user": as_uid, "group": as_uid, "extra_groups": []}
     try:
         done = subprocess.run(
             argv,
@@ -373,7 +382,7 @@ class EngineProcess:
         self.uid = lease.uid if lease else os.getuid()
         self.scratch = scratch
         assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
-        self.stdin: BinaryIO = popen.stdin  # type: ignore[assignment]
+        self.stdin: IO[bytes] = popen.stdin
         self._stdout = popen.stdout
         self.stdout_fd = popen.stdout.fileno()
         self.stderr_bytes = 0
@@ -400,7 +409,7 @@ class EngineProcess:
     def __repr__(self) -> str:
         return f"<EngineProcess pid={self.pid} mode={self.mode} uid={self.uid} exit={self.poll()}>"
 
-    def _drain(self, stream: BinaryIO) -> None:
+    def _drain(self, stream: IO[bytes]) -> None:
         keep = self.limits.stderr_keep_bytes
         fd = stream.fileno()
         while True:
@@ -528,6 +537,7 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
     scratch: Path | None = None
     try:
         scratch = Path(tempfile.mkdtemp(prefix="scratch-", dir=STATE_DIR))
+        ids: _RunAs
         env = _base_env()
         if lease is None:
             env.update(HOME=str(scratch), PYTHONPATH=str(REPO_ROOT))

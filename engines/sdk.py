@@ -26,7 +26,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -519,10 +519,11 @@ class FunctionEngine(Engine):
         self.options = tuple(options)
         super().__init__()
         self._choose = choose
+        params: Mapping[str, inspect.Parameter]
         try:
             params = inspect.signature(choose).parameters
         except (TypeError, ValueError):
-            params = {}  # type: ignore[assignment]
+            params = {}
         takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
         self._extras = {
             k for k in ("variant", "history", "options", "request") if takes_any or k in params
