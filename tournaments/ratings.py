@@ -41,7 +41,9 @@ def expected_score(rating: float, opponent: float) -> float:
 
     Elo's logistic curve.
     """
-    return 1.0 / (1.0 + 10.0 ** ((opponent - rating) / 400.0))
+    # float ** float is typed Any (a negative base gives a complex); the base here is 10.
+    odds: float = 10.0 ** ((opponent - rating) / 400.0)
+    return 1.0 / (1.0 + odds)
 
 
 def k_factor(games_played: int) -> float:
