@@ -90,8 +90,15 @@ try:
 except ValueError as exc:  # dj-database-url raises ValueError on an unknown scheme
     raise SettingError(f"DATABASE_URL is not usable: {exc}") from None
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # Several processes (web, worker) share the file: wait for locks instead of failing at once.
-    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 30
+    # Several processes (web, workers) share the file. A deferred transaction that reads first
+    # and then writes cannot wait for the write lock (SQLite answers "database is locked" at
+    # once to avoid a deadlock), so transactions take the write lock when they begin and wait
+    # up to `timeout` seconds for it; WAL lets readers go on while one writer works.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        timeout=30,
+        transaction_mode="IMMEDIATE",
+        init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    )
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_PASSWORD_VALIDATORS = [
