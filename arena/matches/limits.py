@@ -77,6 +77,18 @@ def max_task_seconds() -> int:
     return int(visibility * 0.9) - 60
 
 
+def longest_clock_ms(variant: str, time_control: TimeControl) -> int:
+    """The largest base (Fischer clock, with this increment) or movetime (``go movetime``), in
+    ms, whose match still fits a worker (``fits_worker``); negative if none does. For the
+    message of a refused time control. Raises ``UnknownVariantError``."""
+    cap = get_variant(variant).default_ply_cap
+    budget_ms = (max_task_seconds() - HARD_AFTER_SOFT_S - MARGIN_S) * 1000
+    per_game = budget_ms // GAMES - cap * PER_PLY_OVERHEAD_MS - PER_GAME_OVERHEAD_MS
+    if time_control.movetime_ms is not None:
+        return per_game // cap - RefereeConfig.grace_ms
+    return per_game // 2 - RefereeConfig.grace_ms - math.ceil(cap / 2) * time_control.increment_ms
+
+
 def fits_worker(limits: MatchLimits) -> bool:
     """Whether a match with these limits can run without the broker redelivering it."""
     return limits.hard <= max_task_seconds()

@@ -23,7 +23,12 @@ from django.utils.dateparse import parse_datetime
 
 from arena.matches import errors
 from arena.matches.leases import Claim, claimable, pending_or_expired
-from arena.matches.limits import fits_worker, match_limits
+from arena.matches.limits import (
+    fits_worker,
+    longest_clock_ms,
+    match_limits,
+    max_task_seconds,
+)
 from arena.matches.models import Game, Match
 from arena.referee import TimeControl, TimeControlError
 from arena.rules import UnknownVariantError, canonical_variant_id
@@ -57,9 +62,11 @@ def _check_playable(version: EngineVersion, variant: str) -> None:
 def normalize_time_control(text: str, variant: str) -> str:
     """The canonical text of a time control (``"10+0.1"``) after checking it fits a worker.
 
-    Raises ``InvalidTimeControl`` (``invalid_time_control``) if it does not parse and
-    ``TimeControlTooLong`` (``time_control_too_long``) if a match could outlast the task time
-    limit allowed below the broker's visibility timeout (``limits.max_task_seconds``).
+    Raises ``InvalidTimeControl`` (``invalid_time_control``) if ``TimeControl.parse`` refuses
+    it (unparseable, non-ASCII digits, finer than 1 ms, base under 1 s, movetime under 10 ms)
+    and ``TimeControlTooLong`` (``time_control_too_long``) if a match could outlast the task
+    time limit allowed below the broker's visibility timeout (``limits.max_task_seconds``); its
+    message states the longest base (or movetime) that fits, its details the limits in s.
     """
     try:
         tc = TimeControl.parse(text)
@@ -67,9 +74,24 @@ def normalize_time_control(text: str, variant: str) -> str:
         raise errors.InvalidTimeControl(str(exc), details={"time_control": str(text)}) from None
     limits = match_limits(variant, tc)
     if not fits_worker(limits):
+        longest_ms = longest_clock_ms(variant, tc)
+        if tc.movetime_ms is not None:
+            allowed = f"use movetime={max(longest_ms, 0)} or less"
+        elif longest_ms >= 1000:
+            allowed = (
+                f"at a {tc.increment_ms / 1000:g} s increment the base may be at most "
+                f"{longest_ms // 1000} s"
+            )
+        else:
+            allowed = f"no base fits a {tc.increment_ms / 1000:g} s increment: use a smaller one"
         raise errors.TimeControlTooLong(
-            f"a match at {tc} may take up to {limits.hard} s, more than a worker may hold it.",
-            details={"time_control": str(tc), "hard_limit_s": limits.hard},
+            f"a match at {tc} may take up to {limits.hard} s, more than the {max_task_seconds()} s "
+            f"a worker may hold one; {allowed}.",
+            details={
+                "time_control": str(tc),
+                "hard_limit_s": limits.hard,
+                "max_hard_limit_s": max_task_seconds(),
+            },
         )
     return str(tc)
 

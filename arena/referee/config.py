@@ -5,17 +5,48 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from .transport import DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_STDOUT_BYTES
 
 
 class TimeControlError(ValueError):
-    """A time control text that does not parse (``"10+0.1"``, ``"5"``, ``"movetime=200"``)."""
+    """A time control text that does not parse (``"10+0.1"``, ``"5"``, ``"movetime=200"``) or
+    lies outside the allowed range (``TimeControl.parse``)."""
 
 
-_FISCHER = re.compile(r"^(\d+(?:\.\d+)?)(?:\+(\d+(?:\.\d+)?))?$")
-_MOVETIME = re.compile(r"^movetime=(\d+)$")
+# ASCII digits only: ``\d`` would also accept full-width (U+FF11) and other Unicode digits.
+_NUMBER = r"([0-9]{1,9}(?:\.[0-9]{1,9})?)"
+_FISCHER = re.compile(rf"^{_NUMBER}(?:\+{_NUMBER})?$")
+_MOVETIME = re.compile(r"^movetime=([0-9]{1,9})$")
+
+#: Allowed ranges of a parsed time control, in ms. The lower bounds keep a game decided by the
+#: engines' thinking rather than by the referee's per-move grace (``RefereeConfig.grace_ms``)
+#: and pipe latency; the upper bounds are sanity limits (the worker's task time limit, see
+#: ``arena.matches.limits``, usually refuses long clocks well below them).
+MIN_BASE_MS = 1000
+MAX_BASE_MS = 24 * 3600 * 1000
+MAX_INCREMENT_MS = 3600 * 1000
+MIN_MOVETIME_MS = 10
+MAX_MOVETIME_MS = 3600 * 1000
+
+
+def _shown(text: str) -> str:
+    """``text`` quoted for an error message, cut short (the input may be arbitrarily long)."""
+    raw = str(text)
+    return repr(raw) if len(raw) <= 40 else repr(raw[:40]) + "..."
+
+
+def _to_ms(seconds: str, what: str, text: str) -> int:
+    """Whole milliseconds of a decimal number of seconds; finer values are refused rather than
+    rounded (a clock silently different from the one asked for)."""
+    ms = Decimal(seconds) * 1000
+    if ms != ms.to_integral_value():
+        raise TimeControlError(
+            f"{what} {seconds} s in {_shown(text)} is finer than 1 ms: use at most 3 decimals"
+        )
+    return int(ms)
 
 
 @dataclass(frozen=True)
@@ -30,24 +61,39 @@ class TimeControl:
     @classmethod
     def parse(cls, text: str) -> TimeControl:
         """``"10+0.1"`` (seconds + seconds: base 10000 ms, increment 100 ms), ``"60"`` (no
-        increment) or ``"movetime=200"`` (ms). Raises ``TimeControlError``."""
+        increment) or ``"movetime=200"`` (ms). ASCII digits only; whole milliseconds only.
+
+        Ranges: base 1 s to 86400 s, increment 0 to 3600 s, movetime 10 ms to 3600000 ms.
+        Raises ``TimeControlError`` (unparseable, finer than 1 ms, or out of range; the
+        message states the allowed range). The one parser of time controls: the referee, its
+        CLI and the API all go through it.
+        """
         raw = str(text).strip()
         m = _MOVETIME.match(raw)
         if m:
             movetime = int(m.group(1))
-            if movetime <= 0:
-                raise TimeControlError(f"movetime must be positive in {text!r}")
+            if not MIN_MOVETIME_MS <= movetime <= MAX_MOVETIME_MS:
+                raise TimeControlError(
+                    f"movetime in {_shown(text)} must be {MIN_MOVETIME_MS} to {MAX_MOVETIME_MS} ms"
+                )
             return cls(movetime_ms=movetime)
         m = _FISCHER.match(raw)
         if not m:
             raise TimeControlError(
-                f"bad time control {text!r}: expected '<base s>+<increment s>' such as "
+                f"bad time control {_shown(text)}: expected '<base s>+<increment s>' such as "
                 "'10+0.1', or 'movetime=<ms>'"
             )
-        base = round(float(m.group(1)) * 1000)
-        inc = round(float(m.group(2) or 0) * 1000)
-        if base <= 0:
-            raise TimeControlError(f"base time must be positive in {text!r}")
+        base = _to_ms(m.group(1), "base", text)
+        inc = _to_ms(m.group(2) or "0", "increment", text)
+        if not MIN_BASE_MS <= base <= MAX_BASE_MS:
+            raise TimeControlError(
+                f"base time in {_shown(text)} must be {_seconds(MIN_BASE_MS)} to "
+                f"{_seconds(MAX_BASE_MS)} s"
+            )
+        if inc > MAX_INCREMENT_MS:
+            raise TimeControlError(
+                f"increment in {_shown(text)} must be 0 to {_seconds(MAX_INCREMENT_MS)} s"
+            )
         return cls(base_ms=base, increment_ms=inc)
 
     def __str__(self) -> str:
@@ -57,7 +103,8 @@ class TimeControl:
 
 
 def _seconds(ms: int) -> str:
-    return f"{ms // 1000}" if ms % 1000 == 0 else f"{ms / 1000:g}"
+    # Exact to the millisecond (``:g`` would round 86399.999 to 86400).
+    return f"{ms // 1000}.{ms % 1000:03d}".rstrip("0").rstrip(".")
 
 
 def _default_sandbox() -> Any:
