@@ -52,17 +52,26 @@ def _tags(game: Game) -> list[str]:
     return tags
 
 
+def move_number(move: dict, previous_side: str | None) -> str:
+    """The label printed before ``move`` (a stored move: ``ply``, ``side``): ``"3."`` before a
+    South move, ``"3..."`` before a North move that does not follow a South move, else ``""``.
+    Moves are numbered in pairs, South's first (ply 5 and 6 are move 3). The web replay uses
+    the same labels."""
+    number = (int(move["ply"]) + 1) // 2
+    if move["side"] == "S":
+        return f"{number}."
+    return f"{number}..." if previous_side != "S" else ""
+
+
 def move_tokens(moves: list[dict]) -> list[str]:
     """``["1.", "f2-", "e3+", "2.", ...]``: a number before each South move, and ``"1..."`` style
     before a North move that does not follow a South move (a record starting with North)."""
     tokens: list[str] = []
     previous_side = None
     for move in moves:
-        number = (int(move["ply"]) + 1) // 2
-        if move["side"] == "S":
-            tokens.append(f"{number}.")
-        elif previous_side != "S":
-            tokens.append(f"{number}...")
+        label = move_number(move, previous_side)
+        if label:
+            tokens.append(label)
         tokens.append(str(move["move"]))
         previous_side = move["side"]
     return tokens

@@ -13,6 +13,7 @@ from typing import Any
 from django.http import Http404, HttpRequest, HttpResponse
 from django.template import Context, Engine
 
+from arena.matches.gamerecord import move_number
 from arena.rules import VARIANTS
 from arena.web.board import board_from_text
 from tournaments import selectors
@@ -98,6 +99,8 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
         ply = len(moves)
     ply = max(0, min(ply, len(moves)))
     text = game.start_position if ply == 0 else str(moves[ply - 1].get("position", ""))
+    # A rules ending's detail is its termination code again ("bao_hamna"): say it once.
+    detail = game.detail if game.detail != game.termination else ""
     return _render(
         "web/replay.html",
         {
@@ -107,8 +110,21 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
             "prev": ply - 1 if ply > 0 else None,
             "next": ply + 1 if ply < len(moves) else None,
             "move": moves[ply - 1] if ply > 0 else None,
-            "moves": moves,
+            "movetext": _movetext(moves),
+            "detail": detail,
             "position": text,
             "board": board_from_text(text),
         },
     )
+
+
+def _movetext(moves: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The moves numbered in pairs as in the text record (``1. f2+ b3+ 2. ...``; a North move
+    opening the list reads ``1... b3+``): one ``{"number", "move"}`` per ply, ``number`` the
+    label to print before it, or "" inside a pair."""
+    items: list[dict[str, Any]] = []
+    previous_side = None
+    for move in moves:
+        items.append({"number": move_number(move, previous_side), "move": move})
+        previous_side = move.get("side")
+    return items

@@ -180,3 +180,14 @@ def test_setup_periodic_tasks_registers_both_beat_jobs_once() -> None:
     assert tasks_by_name["tournaments.tasks.start_due_tournaments"] == 1
     assert tasks_by_name["arena.matches.tasks.requeue_expired_leases"] == 1
     assert PeriodicTask.objects.filter(task="tournaments.tasks.start_due_tournaments").count() == 1
+
+
+def test_setup_periodic_tasks_prints_each_job_and_its_interval_once() -> None:
+    from django.core.management import call_command
+
+    out = io.StringIO()
+    call_command("setup_periodic_tasks", stdout=out)
+    assert out.getvalue().splitlines() == [
+        "tournaments: start due tournaments: tournaments.tasks.start_due_tournaments every minute",
+        "matches: requeue expired leases: arena.matches.tasks.requeue_expired_leases every minute",
+    ]

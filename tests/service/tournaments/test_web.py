@@ -99,3 +99,34 @@ def test_the_tournament_page_shows_standings_and_crosstable(played: dict[str, An
 def test_unknown_games_and_tournaments_are_404(db: Any) -> None:
     assert Client().get("/games/999/").status_code == 404
     assert Client().get("/tournaments/999/").status_code == 404
+
+
+@pytest.mark.django_db
+def test_the_replay_page_numbers_moves_in_pairs_as_the_text_record_does(
+    played: dict[str, Any],
+) -> None:
+    from arena.matches.gamerecord import game_record_text
+
+    game = played["game"]
+    game.moves = [*game.moves, {"ply": 3, "side": "S", "move": "g2+", "time_ms": 5,
+                                "clock_ms": 9983, "position": AFTER_D3}]
+    game.save()
+    html = Client().get(f"/games/{game.pk}/?ply=2").content.decode()
+    moves = html[html.index("<h2>Moves</h2>"):]
+    assert ('<p>1. <a href="?ply=1">f2-</a> <a href="?ply=2"><b>d3-</b></a> '
+            '2. <a href="?ply=3">g2+</a> </p>') in moves
+    assert "1. f2- d3- 2. g2+" in game_record_text(game)
+
+
+@pytest.mark.django_db
+def test_the_replay_header_names_a_rules_ending_once(played: dict[str, Any]) -> None:
+    game = played["game"]
+    game.detail = "bao_hamna"  # the referee's detail of a rules ending is its code
+    game.save()
+    html = Client().get(f"/games/{game.pk}/").content.decode()
+    assert html.count("bao_hamna") == 1
+    assert f"by bao_hamna in {game.plies} plies.</p>" in html
+    game.termination, game.detail = "time_forfeit", "North (beta v1): no bestmove in 10050 ms"
+    game.save()
+    html = Client().get(f"/games/{game.pk}/").content.decode()
+    assert "plies. North (beta v1): no bestmove in 10050 ms</p>" in html

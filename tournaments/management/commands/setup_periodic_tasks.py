@@ -25,4 +25,5 @@ class Command(BaseCommand):
             matches_periodic.ensure_periodic_tasks(),
         )
         for task in tasks:
-            self.stdout.write(f"{task.name}: {task.task} every {task.interval}")
+            # str(IntervalSchedule) already reads "every minute".
+            self.stdout.write(f"{task.name}: {task.task} {task.interval}")
