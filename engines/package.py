@@ -15,8 +15,9 @@ The manifest (UTF-8 JSON object, at most 64 KiB)::
     {"name": "myengine", "command": ["python3", "main.py"], "author": "optional"}
 
 ``command`` is an argv list run with the engine's root as working directory: its first word is
-either a file of the package (``"main"`` or ``"./bin/main"``; it must exist and be executable)
-or a program name looked up on the sandbox ``PATH`` (``/usr/bin:/bin``, e.g. ``"python3"``).
+either a file of the package (``"main"`` or ``"./bin/main"``; it must exist and be an executable
+file, not a directory: a bare name that is any entry of the package, ``"."`` included, counts as
+one) or a program name looked up on the sandbox ``PATH`` (``/usr/bin:/bin``, e.g. ``"python3"``).
 Absolute paths and ``..`` are refused. Unknown manifest keys are ignored (forward compatible).
 
 Safe unpacking refuses: absolute member names, ``..`` components, backslashes or NUL in names,
@@ -104,9 +105,10 @@ def load_engine(
 
     Raises ``EnginePackageError`` with ``code``: ``not_found`` (no such path), ``not_executable``
     (a plain file without execute permission or without ``#!``/ELF header, or a manifest command
-    file that is not executable), ``bad_manifest`` (missing, not JSON, wrong fields),
-    ``unsafe_archive`` (escaping paths or links, special files), ``too_large`` (bytes or members
-    over the caps), ``bad_archive`` (corrupt archive). Raises ``ValueError`` if ``unpack_dir``
+    naming a package entry that is not an executable file, a directory included),
+    ``bad_manifest`` (missing, not JSON, wrong fields), ``unsafe_archive`` (escaping paths or
+    links, special files), ``too_large`` (bytes or members over the caps), ``bad_archive``
+    (corrupt archive). Raises ``ValueError`` if ``unpack_dir``
     is a non-empty directory (a caller bug, not a package fault).
     """
     src = Path(path)
@@ -243,9 +245,11 @@ def _check_command(root: Path, command: object) -> tuple[str, ...]:
             f'"command"[0] {first!r} must be relative to the engine root',
         )
     candidate = root / first
-    if "/" in first or candidate.is_file() or candidate.is_symlink():
-        # A file of the package: it must be there, stay inside, and be executable.
-        if not candidate.is_file():
+    # Any entry of the package by that name (a directory too: "sub", "."), or any word with a
+    # "/", names a package file; a bare name that is no entry is looked up on the sandbox PATH.
+    if "/" in first or not parts or candidate.exists() or candidate.is_symlink():
+        # A file of the package: it must be there, stay inside, and be an executable file.
+        if not candidate.exists():
             raise EnginePackageError(
                 "bad_manifest", f'"command"[0] {first!r} is not in the package'
             )
@@ -254,7 +258,12 @@ def _check_command(root: Path, command: object) -> tuple[str, ...]:
             raise EnginePackageError(
                 "unsafe_archive", f'"command"[0] {first!r} points outside the package'
             )
-        if not real.stat().st_mode & 0o111:
+        if real.is_dir():
+            raise EnginePackageError(
+                "not_executable",
+                f'"command"[0] {first!r} is a directory: name the program file inside it',
+            )
+        if not real.is_file() or not real.stat().st_mode & 0o111:
             raise EnginePackageError("not_executable", f'"command"[0] {first!r} is not executable')
         if "/" not in first:
             first = f"./{first}"  # execvp would search PATH for a bare name, not the root

@@ -205,6 +205,45 @@ def test_a_manifest_command_file_without_execute_permission_is_not_executable(
 
 
 @pytest.mark.parametrize(
+    ("command", "link"),
+    [
+        (["sub"], None),
+        (["sub/"], None),
+        (["./sub"], None),
+        (["."], None),
+        (["./"], None),
+        (["entry", "--fast"], "sub"),  # a link to a directory of the package
+    ],
+)
+def test_a_manifest_command_naming_a_directory_is_not_executable(
+    tmp_path: Path, command: list[str], link: str | None
+) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "engine").write_text("#!/bin/sh\n")
+    (tmp_path / "sub" / "engine").chmod(0o755)
+    if link is not None:
+        (tmp_path / "entry").symlink_to(link)
+    (tmp_path / MANIFEST_NAME).write_text(json.dumps({"name": "d", "command": command}))
+    with pytest.raises(EnginePackageError) as info:
+        load_engine(tmp_path)
+    assert info.value.code == "not_executable"
+    assert str(info.value) == (
+        f'not_executable: "command"[0] {command[0]!r} is a directory: '
+        "name the program file inside it"
+    )
+
+
+def test_a_manifest_command_naming_the_file_inside_the_directory_is_accepted(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "engine").write_text("#!/bin/sh\n")
+    (tmp_path / "sub" / "engine").chmod(0o755)
+    (tmp_path / MANIFEST_NAME).write_text(json.dumps({"name": "d", "command": ["sub/engine"]}))
+    assert load_engine(tmp_path).argv == ("sub/engine",)
+
+
+@pytest.mark.parametrize(
     "manifest",
     [
         b"{not json",
