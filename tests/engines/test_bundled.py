@@ -365,18 +365,24 @@ def test_search_beats_greedy_and_random(variant_id: str, opponent: str) -> None:
     ("variant_id", "opponent"), [("bao-kingulu", "random"), ("bao-la-kete", "greedy")]
 )
 def test_search_wins_a_refereed_match_in_the_sandbox(variant_id: str, opponent: str) -> None:
+    import tempfile
+
     from arena.referee import RefereeConfig, TimeControl, play_match
     from engines.package import load_engine as load_package
     from engines.sandbox import SandboxConfig
 
-    record = play_match(
-        load_package(BUNDLED / "search"),
-        load_package(BUNDLED / opponent),
-        variant_id,
-        TimeControl.parse("1+0.1"),
-        seed=3,
-        config=RefereeConfig(sandbox=SandboxConfig(mode="auto")),
-    ).to_dict()
+    # The copies of the engine files go where the engine uid can read them (pytest's tmp_path
+    # is root-only) and are removed afterwards.
+    with tempfile.TemporaryDirectory(prefix="bao-bundled-test-") as work:
+        os.chmod(work, 0o755)
+        record = play_match(
+            load_package(BUNDLED / "search", unpack_dir=Path(work) / "search"),
+            load_package(BUNDLED / opponent, unpack_dir=Path(work) / opponent),
+            variant_id,
+            TimeControl.parse("1+0.1"),
+            seed=3,
+            config=RefereeConfig(sandbox=SandboxConfig(mode="auto")),
+        ).to_dict()
     games = [(g["result"], g["termination"], g["plies"]) for g in record["games"]]
     print(f"search vs {opponent} in {variant_id} at 1+0.1: {record['score']} {games}")
     assert record["score"] == [2.0, 0.0]
