@@ -65,6 +65,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Self, TypedDict
 
+from arena.engine_text import decode_engine_output
 from engines.package import EnginePackage
 from engines.sandbox_procs import UidLease, kill_uid, pids_of_uid, proc_status, scan, sigkill
 
@@ -429,9 +430,12 @@ class EngineProcess:
         stream.close()
 
     def stderr_tail(self) -> str:
-        """The last ``stderr_keep_bytes`` of stderr, decoded as UTF-8 with replacement."""
+        """The last ``stderr_keep_bytes`` of stderr as text for the record: UTF-8, with
+        undecodable bytes and control characters other than tab and newline (NUL included)
+        replaced by U+FFFD (``arena.engine_text.decode_engine_output``)."""
         with self._tail_lock:
-            return self._tail.decode("utf-8", "replace")
+            raw = bytes(self._tail)
+        return decode_engine_output(raw, multiline=True)
 
     def poll(self) -> int | None:
         """Exit status like ``Popen.returncode`` (negative: killed by that signal).

@@ -10,6 +10,11 @@ but is not a valid one is ``invalid_output``.
 Late lines (a ``bestmove`` arriving after a time forfeit) are never taken for a later reply:
 ``resync`` sends ``stop`` and ``isready`` and drains every line until ``readyok`` and, if a
 ``bestmove`` is still owed, until that too (see ``resync``).
+
+While it waits for a reply the client calls its ``watch`` (if set) at least every
+``WATCH_INTERVAL_MS``: the referee uses it to notice what the reply stream cannot show, such as
+an engine that has written more stderr than its cap (``output_limit`` at once, not when the
+reply finally comes or the wait times out). A ``watch`` ends the wait by raising.
 """
 
 from __future__ import annotations
@@ -33,6 +38,9 @@ from .transport import (
 )
 
 MS = 1_000_000  # ns per ms
+#: Longest wait between two calls of ``EngineClient.watch`` while a reply is awaited, in ms.
+#: Short enough to stop a flood promptly, long enough that idle waits cost nothing measurable.
+WATCH_INTERVAL_MS = 20
 #: How many of the engine's last unexpected/ignored lines the client keeps (for the record).
 LOG_KEEP = 200
 
@@ -76,18 +84,31 @@ class EngineClient:
     """Speaks BEP to one engine over ``transport``.
 
     ``clock`` is the monotonic time source in ns (default: the transport's ``clock`` if it has
-    one, e.g. ``FakeTransport``, else ``time.monotonic_ns``). Methods raise ``EngineFault``.
+    one, e.g. ``FakeTransport``, else ``time.monotonic_ns``). ``watch``: called before every read
+    and at least every ``WATCH_INTERVAL_MS`` while a reply is awaited; whatever it raises ends
+    the wait and propagates (an ``EngineFault`` of this engine, or the caller's own exception
+    when the watch looks at other engines too). Methods raise ``EngineFault``.
     """
 
-    def __init__(self, transport: Transport, *, clock: Callable[[], int] | None = None) -> None:
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        clock: Callable[[], int] | None = None,
+        watch: Callable[[], None] | None = None,
+    ) -> None:
         self.transport = transport
         # ``clock`` is not part of ``Transport`` (a real pipe has no time of its own), so it is
         # looked up; the annotation states what a transport's ``clock`` must be.
         transport_clock: Callable[[], int] = getattr(transport, "clock", time.monotonic_ns)
         self.clock = clock or transport_clock
+        self.watch = watch
         self.id = EngineId()
         self.log: list[str] = []
         self.owes_bestmove = False  # a go was sent and its bestmove never read
+        # isready sent whose readyok was never read (a watch cut the ping short): resync drains
+        # them, so a late readyok never answers a later ping.
+        self.owed_readyok = 0
         self.broken = False  # after a fault that leaves the stream unusable (overflow, EOF)
 
     # ------------------------------------------------------------------ low level
@@ -104,10 +125,22 @@ class EngineClient:
             self.broken = True
             raise EngineFault(T.STALL, "engine stopped reading its stdin") from exc
 
+    def _next(self, deadline_ns: int) -> ReadResult:
+        """``transport.read_line(deadline_ns)``, in slices of ``WATCH_INTERVAL_MS`` with the
+        ``watch`` called before each (its exceptions propagate)."""
+        if self.watch is None:
+            return self.transport.read_line(deadline_ns)
+        while True:
+            self.watch()
+            step = min(deadline_ns, self.clock() + WATCH_INTERVAL_MS * MS)
+            result = self.transport.read_line(step)
+            if result.status != TIMEOUT or step >= deadline_ns:
+                return result
+
     def _read(self, deadline_ns: int, waiting_for: str, on_timeout: str) -> str:
         """The next line, or ``EngineFault``: ``on_timeout`` at the deadline, ``crash`` at EOF,
         ``output_limit`` on overflow."""
-        result: ReadResult = self.transport.read_line(deadline_ns)
+        result: ReadResult = self._next(deadline_ns)
         if result.status != LINE:
             self._raise_for(result, waiting_for, on_timeout)
         return result.line or ""
@@ -163,10 +196,14 @@ class EngineClient:
         Raises ``EngineFault(stall)`` on timeout (``crash``/``output_limit`` as usual).
         """
         deadline = self.send("isready", self.clock() + timeout_ms * MS) + timeout_ms * MS
+        self.owed_readyok += 1
         while True:
             line = self._read(deadline, "readyok", T.STALL)
             if line.strip() == "readyok":
-                return
+                self.owed_readyok -= 1
+                if not self.owed_readyok:
+                    return
+                continue  # the late answer to a ping a watch cut short
             self._note_stray(line)
 
     def _note_stray(self, line: str) -> None:
@@ -179,20 +216,22 @@ class EngineClient:
     def resync(self, timeout_ms: int) -> None:
         """Bring the stream back to a known state before a new game.
 
-        If a ``bestmove`` is still owed (a forfeit cut the engine off), sends ``stop`` first.
-        Then ``isready`` and drains until ``readyok`` *and* the owed ``bestmove`` (a threaded
-        engine may answer ``readyok`` before it stops searching). Raises ``EngineFault(stall)``
+        If a ``bestmove`` is still owed (a forfeit or a ``watch`` cut the engine off), sends
+        ``stop`` first. Then ``isready`` and drains until its ``readyok`` (after those of pings
+        a ``watch`` cut short) *and* the owed ``bestmove`` (a threaded engine may answer
+        ``readyok`` before it stops searching). Raises ``EngineFault(stall)``
         if either does not come within ``timeout_ms``: the caller then restarts the engine.
         """
         deadline = self.clock() + timeout_ms * MS
         if self.owes_bestmove:
             self.send("stop", deadline)
         self.send("isready", deadline)
-        ready = False
-        while not ready or self.owes_bestmove:
-            line = self._read(deadline, "readyok" if not ready else "the owed bestmove", T.STALL)
-            if line.strip() == "readyok" and not ready:
-                ready = True
+        self.owed_readyok += 1
+        while self.owed_readyok or self.owes_bestmove:
+            waiting_for = "readyok" if self.owed_readyok else "the owed bestmove"
+            line = self._read(deadline, waiting_for, T.STALL)
+            if line.strip() == "readyok" and self.owed_readyok:
+                self.owed_readyok -= 1
             else:
                 self._note_stray(line)
 
@@ -216,7 +255,7 @@ class EngineClient:
         deadline = sent + budget_ns
         info: list[str] = []
         while True:
-            result = self.transport.read_line(deadline)
+            result = self._next(deadline)
             if result.status != LINE:
                 # Re-raise through _read's mapping (TIMEOUT -> time_forfeit).
                 self._raise_for(result, "bestmove", T.TIME_FORFEIT)

@@ -1,13 +1,15 @@
 """The referee of one game: the same checks in the same order every ply.
 
-Per ply (docs/referee.md, "One game"): (1) the mover's stderr is within its cap,
-(2) liveness ping ``isready``/``readyok`` (``stall``), (3) ``position`` + ``go`` with both
-clocks, (4) ``info`` lines until ``bestmove`` before clock + grace (``time_forfeit``),
-(5) the clock is charged from the ``go`` written to the ``bestmove`` read, then the Fischer
-increment added, (6) the token is parsed (``invalid_output``) and (7) checked against
-``legal_moves`` (``illegal_move``), (8) applied through ``arena.rules.Game``, whose outcome
-gives the rules endings (``bao_hamna``, ``no_legal_move``, ``score``, ``repetition``,
-``ply_cap``). Any engine fault ends the game and the opponent wins it.
+Per ply (docs/referee.md, "One game"): (1) both engines' stderr is within its cap (checked
+again every ``client.WATCH_INTERVAL_MS`` while any reply is awaited, so an engine flooding
+stderr loses at once with ``output_limit``, even during the opponent's turn), (2) liveness
+ping ``isready``/``readyok`` (``stall``), (3) ``position`` + ``go`` with both clocks,
+(4) ``info`` lines until ``bestmove`` before clock + grace (``time_forfeit``), (5) the clock
+is charged from the ``go`` written to the ``bestmove`` read, then the Fischer increment added,
+(6) the token is parsed (``invalid_output``) and (7) checked against ``legal_moves``
+(``illegal_move``), (8) applied through ``arena.rules.Game``, whose outcome gives the rules
+endings (``bao_hamna``, ``no_legal_move``, ``score``, ``repetition``, ``ply_cap``). Any
+engine fault ends the game and the opponent wins it.
 """
 
 from __future__ import annotations
@@ -132,6 +134,17 @@ def _position_command(v: Variant, game: Any) -> str:
     return head + (" moves " + " ".join(game.moves) if game.moves else "")
 
 
+class _SideFault(Exception):
+    """Raised by the game's watch: the engine on ``side`` committed ``fault`` while the
+    referee was waiting for either engine (so the fault is charged to ``side``, whoever was
+    being read)."""
+
+    def __init__(self, side: str, fault: EngineFault) -> None:
+        super().__init__(f"{side}: {fault}")
+        self.side = side
+        self.fault = fault
+
+
 def _run(
     v: Variant,
     game: Any,
@@ -149,6 +162,40 @@ def _run(
         except EngineFault as fault:
             _fault(record, game, slots, side, fault)
             return
+
+    def watch() -> None:
+        for watched in (SOUTH, NORTH):
+            try:
+                slots[watched].check_stderr()
+            except EngineFault as fault:
+                raise _SideFault(watched, fault) from None
+
+    for slot in slots.values():
+        assert slot.client is not None
+        slot.client.watch = watch
+    try:
+        _play_plies(v, game, slots, tc, config, record, on_event, watch)
+    except _SideFault as exc:
+        _fault(record, game, slots, exc.side, exc.fault)
+    finally:
+        # Between games each engine is watched on its own again (restarts, resyncs).
+        for slot in slots.values():
+            if slot.client is not None:
+                slot.client.watch = slot.check_stderr
+
+
+def _play_plies(
+    v: Variant,
+    game: Any,
+    slots: dict[str, EngineSlot],
+    tc: TimeControl,
+    config: RefereeConfig,
+    record: GameRecord,
+    on_event: Event | None,
+    watch: Callable[[], None],
+) -> None:
+    """Plays until the game is over or an engine faults (its ``EngineFault`` recorded); a
+    ``_SideFault`` from ``watch`` propagates."""
     fixed = tc.movetime_ms is not None
     clocks_ns = {SOUTH: tc.base_ms * MS, NORTH: tc.base_ms * MS}
     inc_ns = tc.increment_ms * MS
@@ -158,9 +205,8 @@ def _run(
         slot = slots[side]
         client = slot.client
         assert client is not None
+        watch()  # before anything is sent to the mover
         try:
-            if slot.stderr_overflow():
-                raise EngineFault(T.OUTPUT_LIMIT, "more stderr than the sandbox's max_stderr_bytes")
             client.ping(config.ready_timeout_ms)
             if fixed:
                 assert tc.movetime_ms is not None

@@ -14,6 +14,7 @@ import signal
 from typing import Any
 
 from arena import terminations as T
+from arena.engine_text import clean_engine_text
 
 from .client import EngineClient, EngineFault, EngineId
 from .config import RefereeConfig
@@ -69,7 +70,9 @@ class EngineSlot:
             )
         else:
             transport = factory(self.process)
-        self.client = EngineClient(transport)
+        # The handshake already watches stderr: an engine flooding it instead of answering
+        # is an output_limit at once, not a handshake_failed at the timeout.
+        self.client = EngineClient(transport, watch=self.check_stderr)
         self.ident = self.client.handshake(self.config.handshake_timeout_ms)
 
     def prepare(self, variant_id: str, options: dict[str, str] | None = None) -> EngineClient:
@@ -111,16 +114,29 @@ class EngineSlot:
         )
 
     def stderr_overflow(self) -> bool:
+        """True once the current process wrote more stderr than the sandbox's cap
+        (``EngineProcess.stderr_overflow``, set by its stderr drain)."""
         return bool(getattr(self.process, "stderr_overflow", False))
+
+    def check_stderr(self) -> None:
+        """Raises ``EngineFault(output_limit)`` if ``stderr_overflow()``; the engine client's
+        ``watch`` (docs/protocol.md 6: stderr over its cap is ``output_limit``)."""
+        if self.stderr_overflow():
+            limits = getattr(self.process, "limits", None)
+            cap = getattr(limits, "max_stderr_bytes", None)
+            what = f"{cap} bytes" if isinstance(cap, int) else "the sandbox's max_stderr_bytes"
+            raise EngineFault(T.OUTPUT_LIMIT, f"more than {what} on stderr")
 
     def stderr_tail(self) -> str:
         """The last stderr of the current process, or of the one killed since the last start
-        (a crashed engine's traceback must reach the record)."""
+        (a crashed engine's traceback must reach the record), as clean text (control
+        characters but tab and newline replaced: ``arena.engine_text``)."""
         if self.process is None:
             return self._last_stderr
         tail = getattr(self.process, "stderr_tail", None)
         try:
-            return str(tail()) if callable(tail) else ""
+            # EngineProcess cleans its tail already; a swapped-in starter's process may not.
+            return clean_engine_text(str(tail()), multiline=True) if callable(tail) else ""
         except Exception:
             log.exception("reading the stderr of %s failed", self.name)
             return ""

@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
+from arena.engine_text import clean_engine_text, decode_engine_output
+
 LINE = "line"
 TIMEOUT = "timeout"
 EOF = "eof"
@@ -97,7 +99,9 @@ class PipeTransport:
     Reads ``poll`` the raw stdout fd and split lines in an own buffer (no Python buffering, so a
     deadline is exact). ``max_line_bytes`` caps one line, ``max_stdout_bytes`` the total stdout
     of the process; either overflow is sticky: every later read returns OVERFLOW.
-    Undecodable bytes are replaced (the reply then fails to parse: ``invalid_output``).
+    Lines become text through ``arena.engine_text.decode_engine_output``: undecodable bytes and
+    control characters (NUL included) are replaced by U+FFFD, so whatever an engine writes can be
+    stored (a reply holding one then fails to parse: ``invalid_output``).
     """
 
     def __init__(
@@ -219,7 +223,7 @@ def _remaining_ms(deadline_ns: int | None) -> int:
 
 
 def _decode(raw: bytes) -> str:
-    return raw.decode("utf-8", errors="replace")
+    return decode_engine_output(raw)
 
 
 class FakeTransport:
@@ -231,6 +235,7 @@ class FakeTransport:
     (fake time). ``on_line`` may instead compute the chunks. ``eof_after`` closes the output
     after that many commands. Time is simulated: ``now_ns`` advances only when a read waits,
     so tests are exact and instant; ``clock`` is to be passed to the client as its time source.
+    Lines are cleaned like ``PipeTransport``'s (``arena.engine_text.clean_engine_text``).
     """
 
     def __init__(
@@ -287,10 +292,10 @@ class FakeTransport:
             cut = self._buf.find("\n")
             if cut >= 0:
                 line, self._buf = self._buf[:cut], self._buf[cut + 1 :]
-                if len(line.encode()) > self.max_line_bytes:
+                if len(line.encode("utf-8", "surrogatepass")) > self.max_line_bytes:
                     return ReadResult(OVERFLOW, None, self.now_ns, "line too long")
-                return ReadResult(LINE, line.rstrip("\r"), self.now_ns)
-            if len(self._buf.encode()) > self.max_line_bytes:
+                return ReadResult(LINE, clean_engine_text(line.rstrip("\r")), self.now_ns)
+            if len(self._buf.encode("utf-8", "surrogatepass")) > self.max_line_bytes:
                 return ReadResult(OVERFLOW, None, self.now_ns, "line too long")
             if self._pending and self._pending[0][0] <= max(self.now_ns, deadline_ns):
                 ready_at, _, text = self._pending.pop(0)

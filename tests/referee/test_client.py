@@ -6,7 +6,7 @@ import pytest
 
 from arena import terminations as T
 from arena.referee import EngineClient, EngineFault, FakeTransport
-from arena.referee.client import MS
+from arena.referee.client import MS, WATCH_INTERVAL_MS
 
 HANDSHAKE = [
     "id name Kibao 1.2\n",
@@ -205,3 +205,69 @@ def test_setoption_and_quit_are_written_verbatim() -> None:
     client.setoption("Hash Size", "32")
     client.quit()
     assert t.written == ["setoption name Hash Size value 32", "quit"]
+
+
+def test_a_watch_ends_a_long_wait_for_bestmove_within_one_watch_interval() -> None:
+    t = FakeTransport({"go": [(1000, "bestmove a1\n")]})
+    start = t.now_ns
+    calls: list[int] = []
+
+    def watch() -> None:
+        calls.append((t.now_ns - start) // MS)
+        if t.now_ns - start >= 100 * MS:
+            raise EngineFault(T.OUTPUT_LIMIT, "more than 10 bytes on stderr")
+
+    client = EngineClient(t, watch=watch)
+    with pytest.raises(EngineFault) as err:
+        client.go("position startpos", "go movetime 2000", 2050 * MS)
+    assert (err.value.code, err.value.detail) == (T.OUTPUT_LIMIT, "more than 10 bytes on stderr")
+    # Called before the first read, then every WATCH_INTERVAL_MS of fake time.
+    assert WATCH_INTERVAL_MS == 20
+    assert calls == [0, 20, 40, 60, 80, 100]
+    assert client.owes_bestmove is True
+
+
+def test_a_watch_does_not_change_the_reply_or_its_timing() -> None:
+    t = FakeTransport({"go": [(93, "info depth 3\nbestmove a1\n")]})
+    client = EngineClient(t, watch=lambda: None)
+    reply = client.go("position startpos", "go movetime 200", 250 * MS)
+    assert (reply.token, reply.info, reply.elapsed_ns) == ("a1", ["depth 3"], 93 * MS)
+    with pytest.raises(EngineFault) as err:
+        client.ping(70)
+    assert (err.value.code, t.now_ns - reply.received_ns) == (T.STALL, 70 * MS)
+
+
+def test_the_readyok_of_a_ping_a_watch_cut_short_is_drained_by_resync() -> None:
+    answered = iter([True, True, False])  # the third isready goes unanswered
+    t = FakeTransport(
+        on_line=lambda line: ["readyok\n"] if line == "isready" and next(answered) else []
+    )
+    stop = [True]
+
+    def watch() -> None:
+        if stop[0]:
+            raise RuntimeError("the other engine overflowed")
+
+    client = EngineClient(t, watch=watch)
+    with pytest.raises(RuntimeError):
+        client.ping(100)
+    assert client.owed_readyok == 1
+    stop[0] = False
+    client.resync(100)  # reads both readyok lines: the cut ping's and its own
+    assert client.owed_readyok == 0
+    # So the next ping cannot take a stale readyok for its answer.
+    with pytest.raises(EngineFault) as err:
+        client.ping(100)
+    assert err.value.code == T.STALL
+
+
+def test_nul_and_control_characters_in_handshake_and_info_lines_become_u_fffd() -> None:
+    t = FakeTransport({
+        "bep": ["id name a\x00b\nid author x\x1b[31my\nbepok\n"],
+        "go": ["info string has\x00nul\tand tab\nbestmove a1\n"],
+    })
+    client = EngineClient(t)
+    ident = client.handshake(100)
+    assert (ident.name, ident.author) == ("a\ufffdb", "x\ufffd[31my")
+    reply = client.go("position startpos", "go movetime 50", 100 * MS)
+    assert reply.info == ["string has\ufffdnul\tand tab"]

@@ -5,11 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from arena import terminations as T
-from arena.referee import EngineSlot, RefereeConfig, TimeControl, play_game
+from arena.referee import EngineSlot, FakeTransport, RefereeConfig, TimeControl, play_game
+from arena.referee.client import MS
 
 from .fakes import TOY, Bot, FakeProcess, Launcher, Pkg, fake_config, optimal_move
 
 TC = TimeControl.parse("1+0.1")
+START_NS = FakeTransport().now_ns  # where every fake clock starts
 
 
 def _play(south: Bot, north: Bot, tc: TimeControl = TC, **cfg: Any) -> tuple[Any, Launcher]:
@@ -115,14 +117,65 @@ def test_the_ply_cap_ends_the_game_as_a_draw() -> None:
     )
 
 
-def test_stderr_overflow_is_an_output_limit_for_the_mover() -> None:
+def test_stderr_over_its_cap_at_the_handshake_is_an_output_limit_before_any_move() -> None:
     north = FakeProcess(Bot())
     north.stderr_overflow = True
     launcher = Launcher({"S": lambda: FakeProcess(Bot()), "N": lambda: north})
     config = fake_config(launcher)
     slots = EngineSlot(Pkg("S"), "s", config), EngineSlot(Pkg("N"), "n", config)
     record = play_game(TOY, slots[0], slots[1], TC, config)
-    assert (record.termination, record.winner, record.plies) == (T.OUTPUT_LIMIT, "s", 1)
+    assert (record.termination, record.winner, record.plies, record.detail) == (
+        T.OUTPUT_LIMIT, "s", 0, "North (n): more than the sandbox's max_stderr_bytes on stderr")
+    assert north.transport.written == ["bep"]  # no handshake timeout waited for
+
+
+def _flooding_game(flooder: str, on_go: int) -> tuple[Any, dict[str, FakeProcess]]:
+    """South's ``on_go``-th go takes 1000 ms (fake); when South receives it, ``flooder``'s
+    stderr passes its cap (``stderr_overflow`` set, as the sandbox's drain does)."""
+    south_bot = Bot(delays_ms={on_go: 1000})
+    processes = {"S": FakeProcess(south_bot), "N": FakeProcess(Bot())}
+
+    def south(line: str) -> list[Any]:
+        out = south_bot(line)
+        if line.startswith("go") and south_bot.gos == on_go:
+            processes[flooder].stderr_overflow = True
+        return out
+
+    processes["S"].transport.on_line = south
+    launcher = Launcher({"S": lambda: processes["S"], "N": lambda: processes["N"]})
+    config = fake_config(launcher)
+    slots = EngineSlot(Pkg("S"), "s", config), EngineSlot(Pkg("N"), "n", config)
+    try:
+        return play_game(TOY, slots[0], slots[1], TC, config), processes
+    finally:
+        for slot in slots:
+            slot.close()
+
+
+def test_stderr_over_its_cap_during_its_own_search_ends_the_game_before_its_bestmove() -> None:
+    record, processes = _flooding_game("S", on_go=2)
+    assert (record.termination, record.winner, record.result, record.plies) == (
+        T.OUTPUT_LIMIT, "n", "0-1", 2)
+    assert record.detail == "South (s): more than the sandbox's max_stderr_bytes on stderr"
+    written = processes["S"].transport.written
+    assert written[-1] == "go stime 1095 ntime 1095 sinc 100 ninc 100"  # killed, no quit
+    # Noticed at the watch right after the go: the 1000 ms reply was never waited for (South's
+    # fake clock moved only by its 5 ms first move).
+    assert processes["S"].transport.now_ns - START_NS == 5 * MS
+
+
+def test_stderr_over_its_cap_during_the_opponents_search_ends_the_game_at_once() -> None:
+    record, processes = _flooding_game("N", on_go=2)
+    # North floods while South thinks on ply 3: South's move is never taken, North loses.
+    assert (record.termination, record.winner, record.result, record.plies) == (
+        T.OUTPUT_LIMIT, "s", "1-0", 2)
+    assert record.detail == "North (n): more than the sandbox's max_stderr_bytes on stderr"
+    # North killed (no quit); South healthy, so it was sent quit at the end, after the go it
+    # was thinking on when the game ended (its bestmove owed, drained by a resync if needed).
+    assert processes["N"].transport.written[-1] == "go stime 1095 ntime 1000 sinc 100 ninc 100"
+    assert processes["S"].transport.written[-2:] == [
+        "go stime 1095 ntime 1095 sinc 100 ninc 100", "quit"]
+    assert processes["S"].transport.now_ns - START_NS == 5 * MS
 
 
 def test_a_sandbox_failure_aborts_the_game_without_a_winner() -> None:
