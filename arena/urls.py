@@ -1,8 +1,14 @@
-"""URL map: the REST API under /api/, the schema and interactive docs, admin, the web page."""
+"""URL map: the REST API under /api/, the schema and interactive docs, admin, the web page.
+
+Under /api/ every answer is JSON: the last API route catches unknown paths, and Django's error
+handlers answer in the API's error shape there (``arena.api.handlers``).
+"""
 
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from arena.api import handlers
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -12,5 +18,11 @@ urlpatterns = [
     path("api/", include("engines.urls")),
     path("api/", include("arena.matches.urls")),
     path("api/", include("tournaments.urls")),
+    re_path(r"^api(?:/|$)", handlers.api_not_found, name=handlers.NOT_FOUND_ROUTE),
     path("", include("arena.web.urls")),
 ]
+
+handler400 = handlers.handler400
+handler403 = handlers.handler403
+handler404 = handlers.handler404
+handler500 = handlers.handler500

@@ -12,6 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from arena.api import parsers as api_parsers
 from arena.api.errors import NotFoundError, UploadTooLarge
 from arena.api.schema import ERROR_RESPONSES, UPLOAD_ERROR_RESPONSES
 from engines import selectors, services
@@ -45,7 +46,7 @@ class EngineListCreateView(GenericAPIView):
 
     parser_classes = (
         parsers.MultiPartParser,
-        parsers.FormParser,
+        api_parsers.FormParser,
     )
     filter_backends = (filters.OrderingFilter,)
     ordering_fields = (
@@ -113,8 +114,8 @@ class EngineDetailView(APIView):
     """``GET`` an engine with its versions; ``PATCH`` its description / enabled flag (owner)."""
 
     parser_classes = (
-        parsers.JSONParser,
-        parsers.FormParser,
+        api_parsers.JSONParser,
+        api_parsers.FormParser,
         parsers.MultiPartParser,
     )
 

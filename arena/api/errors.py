@@ -9,7 +9,10 @@ errors for ``invalid`` (``{"field": ["message", ...]}``) and is ``{}`` otherwise
 adds context. DRF's own exceptions are mapped (``invalid``, ``not_authenticated``,
 ``authentication_failed``, ``permission_denied``, ``not_found``, ``method_not_allowed``,
 ``parse_error``, ``unsupported_media_type``, ``throttled``, ``not_acceptable``); Django's
-``Http404``/``PermissionDenied`` too. Apps raise ``ApiError`` subclasses for their own cases.
+``Http404``/``PermissionDenied`` too, and its ``SuspiciousOperation`` family (``RequestDataTooBig``
+-> 413 ``request_too_large``, the others -> 400 ``bad_request``). Apps raise ``ApiError``
+subclasses for their own cases. Responses Django itself makes under ``/api/`` (unknown paths,
+500s) use the same shape (``arena.api.handlers``). Every code is listed in ``docs/api-errors.md``.
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -56,6 +61,22 @@ class UploadTooLarge(ApiError):
     status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
     default_code = "upload_too_large"
     default_detail = "The uploaded file is larger than the limit."
+
+
+class RequestTooLarge(ApiError):
+    """A request body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` bytes (``details.max_bytes``); engine
+    uploads have their own limit and code (``upload_too_large``)."""
+
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_code = "request_too_large"
+    default_detail = "The request body is larger than the limit."
+
+
+class BadRequest(ApiError):
+    """A request Django refuses as suspicious (too many fields or files, a bad host...)."""
+
+    default_code = "bad_request"
+    default_detail = "The request cannot be processed."
 
 
 class UnsafeArchive(ApiError):
@@ -165,6 +186,18 @@ def _flatten(value: Any) -> Any:
     return str(value)
 
 
+def suspicious_operation_error(exc: SuspiciousOperation) -> ApiError:
+    """Django's refusal of a request as the API error it means (413 for an oversized body)."""
+    if isinstance(exc, RequestDataTooBig):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        return RequestTooLarge(
+            f"The request body is larger than {limit} bytes.", details={"max_bytes": limit}
+        )
+    # Django logs these on its 'django.security' loggers when it handles them; keep the trail.
+    logging.getLogger(f"django.security.{type(exc).__name__}").warning("%s", exc)
+    return BadRequest(str(exc) or None)
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF ``EXCEPTION_HANDLER``: every API error as ``{"error": {code, message, details}}``.
 
@@ -175,6 +208,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         exc = exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):
         exc = exceptions.PermissionDenied()
+    elif isinstance(exc, SuspiciousOperation):
+        exc = suspicious_operation_error(exc)
     response = drf_exception_handler(
         exc, context
     )  # keeps headers: WWW-Authenticate, Retry-After
