@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's files, served locally (no CDN)
     "django_celery_beat",
     "arena.accounts",
     "engines",
@@ -156,6 +157,11 @@ SPECTACULAR_SETTINGS = {
     "browse leaderboards and replays.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # /api/docs/ loads Swagger UI from our static files (drf-spectacular-sidecar), so it works
+    # offline and runs the pinned build of the installed package, not whatever a CDN serves.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     # Several models have a "status" choice set: name them so the schema is stable.
     "ENUM_NAME_OVERRIDES": {
         "EngineVersionStatusEnum": "engines.models.EngineVersion.Status",
