@@ -7,15 +7,24 @@ callers import from one place.
 
 from __future__ import annotations
 
+from rest_framework import status
+
 from arena.api.errors import ApiError, EngineNotActive, TooFewEngines, UnknownVariant
-from arena.matches.errors import EngineNotFound, InvalidTimeControl, VariantNotSupported
+from arena.matches.errors import (
+    EngineDisabled,
+    EngineNotFound,
+    InvalidTimeControl,
+    VariantNotSupported,
+)
 
 __all__ = [
     "ApiError",
     "DuplicateEngine",
+    "EngineDisabled",
     "EngineNotActive",
     "EngineNotFound",
     "InvalidTimeControl",
+    "RatedTournamentNotAllowed",
     "TooFewEngines",
     "UnknownVariant",
     "VariantNotSupported",
@@ -25,3 +34,12 @@ __all__ = [
 class DuplicateEngine(ApiError):
     default_code = "duplicate_engine"
     default_detail = "An engine is listed more than once."
+
+
+class RatedTournamentNotAllowed(ApiError):
+    """A non-staff user asked for a rated tournament with a match between two engines they do
+    not own (``tournaments.services.tournament_create``)."""
+
+    status_code = status.HTTP_403_FORBIDDEN
+    default_code = "rated_tournament_not_allowed"
+    default_detail = "A rated tournament may only pair engines with one of yours."

@@ -22,8 +22,10 @@ from tournaments import pairing
 from tournaments.errors import (
     ApiError,
     DuplicateEngine,
+    EngineDisabled,
     EngineNotActive,
     EngineNotFound,
+    RatedTournamentNotAllowed,
     TooFewEngines,
     UnknownVariant,
     VariantNotSupported,
@@ -60,11 +62,18 @@ def tournament_create(
     ``start_at`` defaults to now (beat starts it within a minute). In a gauntlet the first
     engine named meets every other one. All checks run before anything is written.
 
+    Who may create what: any user may create an unrated tournament of any active, enabled
+    engines (the arena's engines are public entrants). A *rated* tournament moves ratings, so,
+    as for a challenge, every rated match needs an engine of the one who asked for it: unless
+    ``created_by`` is staff (or None: the service itself, e.g. the demo), each pairing of the
+    schedule must include an engine ``created_by`` owns (a gauntlet led by one's own engine,
+    or a round robin with at most one foreign engine).
+
     Raises (``tournaments.errors``): ``UnknownVariant``, ``InvalidTimeControl``,
-    ``TimeControlTooLong``,
-    ``DuplicateEngine``, ``TooFewEngines`` (fewer than 2 engines), ``EngineNotFound``,
-    ``EngineNotActive`` (disabled, or no active version), ``VariantNotSupported`` (the version
-    did not announce the variant).
+    ``TimeControlTooLong``, ``DuplicateEngine``, ``TooFewEngines`` (fewer than 2 engines),
+    ``EngineNotFound``, ``EngineDisabled`` (disabled by its owner), ``EngineNotActive`` (no
+    active version), ``VariantNotSupported`` (the version did not announce the variant),
+    ``RatedTournamentNotAllowed`` (403, the rule above).
     """
     try:
         variant_id = canonical_variant_id(variant)
@@ -85,6 +94,8 @@ def tournament_create(
             f"a tournament needs at least 2 engines, got {len(names)}", details={"engines": names}
         )
     versions = [_entry_version(n, variant_id) for n in names]
+    if rated:
+        _check_rated_allowed(created_by, versions, format)
     with transaction.atomic():
         tournament = Tournament.objects.create(
             name=name,
@@ -102,14 +113,39 @@ def tournament_create(
     return tournament
 
 
+def _check_rated_allowed(
+    user: AbstractBaseUser | None, versions: Sequence[EngineVersion], format: str
+) -> None:
+    """Refuse a rated tournament with a match between two engines ``user`` does not own
+    (``tournament_create`` docstring); staff and the service itself (None) may."""
+    if user is None or getattr(user, "is_staff", False):
+        return
+    schedule = pairing.gauntlet if format == Tournament.Format.GAUNTLET else pairing.round_robin
+    owned = [v.engine.owner_id == user.pk for v in versions]
+    foreign = [
+        [versions[p.a].engine.name, versions[p.b].engine.name]
+        for rnd in schedule(len(versions))
+        for p in rnd
+        if not (owned[p.a] or owned[p.b])
+    ]
+    if foreign:
+        raise RatedTournamentNotAllowed(
+            f"a rated tournament may only pair engines with one of yours; "
+            f"{len(foreign)} match(es) would not (first: {foreign[0][0]} vs {foreign[0][1]}). "
+            "Make it unrated, or a gauntlet led by your engine.",
+            details={"foreign_pairings": foreign},
+        )
+
+
 def _entry_version(name: str, variant: str) -> EngineVersion:
     engine = Engine.objects.filter(name=name).first()
     if engine is None:
         raise EngineNotFound(f"no engine named {name!r}", details={"engine": name})
-    version = engine.latest_active_version() if engine.is_enabled else None
+    if not engine.is_enabled:
+        raise EngineDisabled(f"engine {name} is disabled by its owner", details={"engine": name})
+    version = engine.latest_active_version()
     if version is None:
-        why = "is disabled" if not engine.is_enabled else "has no active version"
-        raise EngineNotActive(f"engine {name!r} {why}", details={"engine": name})
+        raise EngineNotActive(f"engine {name!r} has no active version", details={"engine": name})
     if variant not in (version.variants or []):
         raise VariantNotSupported(
             f"{version} does not play {variant} "

@@ -11,6 +11,7 @@ from arena.api.errors import ApiError, EngineNotActive, EngineNotYours, UnknownV
 
 __all__ = [
     "ApiError",
+    "EngineDisabled",
     "EngineNotActive",
     "EngineNotFound",
     "EngineNotYours",
@@ -48,3 +49,11 @@ class EngineNotFound(ApiError):
     status_code = status.HTTP_404_NOT_FOUND
     default_code = "engine_not_found"
     default_detail = "No engine has this name."
+
+
+class EngineDisabled(EngineNotActive):
+    """The engine's owner disabled it: it keeps its history but enters no new match (409). A
+    kind of ``EngineNotActive``, with its own code so clients can tell the two apart."""
+
+    default_code = "engine_disabled"
+    default_detail = "The engine is disabled by its owner."

@@ -45,10 +45,14 @@ SEED_BOUND = 2**31
 
 
 def _check_playable(version: EngineVersion, variant: str) -> None:
-    if version.status != EngineVersion.Status.ACTIVE or not version.engine.is_enabled:
+    if not version.engine.is_enabled:
+        raise errors.EngineDisabled(
+            f"engine {version.engine.name} is disabled by its owner.",
+            details={"engine": version.engine.name},
+        )
+    if version.status != EngineVersion.Status.ACTIVE:
         raise errors.EngineNotActive(
-            f"{version} is not active (status {version.status}"
-            f"{', engine disabled' if not version.engine.is_enabled else ''}).",
+            f"{version} is not active (status {version.status}).",
             details={"engine": version.engine.name, "version": version.number},
         )
     if variant not in (version.variants or []):
@@ -113,9 +117,9 @@ def match_create(
     ``variant`` is an id or alias (stored as the id); ``time_control`` ``"<base s>+<inc s>"``;
     ``seed`` (decides South in game 3) random below 2**31 if None.
     Raises (``ApiError`` subclasses, by stable code): ``unknown_variant``, ``same_engine`` (the
-    same engine version on both sides), ``engine_not_active`` (a version not ``active`` or its
-    engine disabled), ``variant_not_supported`` (not announced in the engine's handshake),
-    ``invalid_time_control``, ``time_control_too_long``.
+    same engine version on both sides), ``engine_disabled`` (409, disabled by its owner),
+    ``engine_not_active`` (409, a version not ``active``), ``variant_not_supported`` (not
+    announced in the engine's handshake), ``invalid_time_control``, ``time_control_too_long``.
     """
     try:
         variant_id = canonical_variant_id(variant)
@@ -339,7 +343,7 @@ def match_challenge(
 
     Raises ``engine_not_found`` (404) for an unknown name, ``engine_not_yours`` (403) if
     ``engine`` belongs to someone else, ``engine_not_active`` if either has no active version,
-    and every error of ``match_create``.
+    ``engine_disabled`` if either is disabled by its owner, and every error of ``match_create``.
     """
     from engines.models import Engine
 
@@ -355,6 +359,10 @@ def match_challenge(
         )
     versions = []
     for e in (mine, theirs):
+        if not e.is_enabled:
+            raise errors.EngineDisabled(
+                f"engine {e.name} is disabled by its owner.", details={"engine": e.name}
+            )
         version = e.latest_active_version()
         if version is None:
             raise errors.EngineNotActive(

@@ -103,6 +103,8 @@ def test_it_rejects_a_challenge_from_an_anonymous_user(
          400, "variant_not_supported"),
         ({"engine": "alice-greedy", "opponent": "unvalidated", "variant": "bao-la-kete"},
          409, "engine_not_active"),
+        ({"engine": "alice-greedy", "opponent": "sleepy", "variant": "bao-la-kete"},
+         409, "engine_disabled"),
     ],
 )
 def test_it_rejects_bad_challenges_with_stable_codes(
@@ -110,6 +112,7 @@ def test_it_rejects_bad_challenges_with_stable_codes(
 ) -> None:
     make_version(bob, "kete-only", "random", variants=("bao-la-kete",))
     make_version(bob, "unvalidated", "random", status="pending")
+    make_version(bob, "sleepy", "random", enabled=False)
     r = alice_client.post("/api/matches/", payload, format="json")
     assert (r.status_code, r.json()["error"]["code"]) == (status, code), r.json()
     assert Match.objects.count() == 0

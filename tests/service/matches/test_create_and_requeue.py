@@ -75,14 +75,22 @@ def test_it_accepts_two_versions_of_one_engine(arena_user, sent) -> None:
     assert _create(v1, v2).engine_b_id == v2.pk
 
 
-@pytest.mark.parametrize(
-    ("status", "enabled"), [("pending", True), ("rejected", True), ("active", False)]
-)
-def test_it_rejects_an_engine_that_is_not_active(arena_user, greedy, status, enabled) -> None:
-    other = make_version(arena_user, "other", "random", status=status, enabled=enabled)
+@pytest.mark.parametrize("status", ["pending", "rejected"])
+def test_it_rejects_an_engine_that_is_not_active(arena_user, greedy, status) -> None:
+    other = make_version(arena_user, "other", "random", status=status)
     with pytest.raises(services.errors.EngineNotActive) as info:
         _create(greedy, other)
     assert info.value.status_code == 409 and info.value.details == {"engine": "other", "version": 1}
+    assert str(info.value.detail) == f"other v1 is not active (status {status})."
+
+
+def test_it_rejects_an_engine_its_owner_disabled_with_its_own_code(arena_user, greedy) -> None:
+    other = make_version(arena_user, "other", "random", enabled=False)
+    with pytest.raises(services.errors.EngineDisabled) as info:
+        _create(greedy, other)
+    assert (info.value.status_code, info.value.default_code, info.value.details) == (
+        409, "engine_disabled", {"engine": "other"})
+    assert str(info.value.detail) == "engine other is disabled by its owner."
 
 
 def test_it_rejects_a_variant_the_engine_did_not_announce(arena_user, greedy) -> None:

@@ -32,8 +32,10 @@ def test_creating_needs_a_login(anon_client: Any, trio: list[Any]) -> None:
 
 
 def test_it_creates_a_round_robin_and_shows_it_scheduled(
-    alice_client: Any, trio: list[Any]
+    alice: Any, alice_client: Any, trio: list[Any]
 ) -> None:
+    alice.is_staff = True  # a rated tournament of other people's engines (test_rated_policy)
+    alice.save(update_fields=["is_staff"])
     response = alice_client.post("/api/tournaments/", _body(), format="json")
     assert response.status_code == 201, response.json()
     data = response.json()

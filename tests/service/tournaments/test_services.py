@@ -14,6 +14,7 @@ from tournaments import services, tasks
 from tournaments.errors import (
     ApiError,
     DuplicateEngine,
+    EngineDisabled,
     EngineNotActive,
     EngineNotFound,
     TooFewEngines,
@@ -61,7 +62,7 @@ def test_it_enters_the_latest_active_version(make_version: Any) -> None:
         ({"engines": ["alpha", "ghost"]}, EngineNotFound, "engine_not_found"),
         ({"engines": ["alpha", "alpha"]}, DuplicateEngine, "duplicate_engine"),
         ({"engines": ["alpha", "retired"]}, EngineNotActive, "engine_not_active"),
-        ({"engines": ["alpha", "sleeping"]}, EngineNotActive, "engine_not_active"),
+        ({"engines": ["alpha", "sleeping"]}, EngineDisabled, "engine_disabled"),
         ({"engines": ["alpha", "ketesolo"], "variant": "bao-kingulu"},
          VariantNotSupported, "variant_not_supported"),
         ({"time_control": "fast"}, ApiError, "invalid_time_control"),
