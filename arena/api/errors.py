@@ -101,6 +101,14 @@ class BadUpload(ApiError):
     default_detail = "The upload is not a usable engine file or archive."
 
 
+class DuplicateVersion(ApiError):
+    """The upload is byte-identical (same sha256) to the engine's latest version."""
+
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "duplicate_version"
+    default_detail = "The upload is identical to the engine's latest version."
+
+
 class EngineNotActive(ApiError):
     status_code = status.HTTP_409_CONFLICT
     default_code = "engine_not_active"
