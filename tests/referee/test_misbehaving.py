@@ -13,6 +13,7 @@ times out: ``stall``.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -21,7 +22,7 @@ from typing import Any
 import pytest
 
 from arena import terminations as T
-from arena.referee import RefereeConfig, TimeControl, play_match
+from arena.referee import EngineSlot, RefereeConfig, TimeControl, play_match
 from arena.rules import get_variant
 
 sandbox = pytest.importorskip("engines.sandbox")
@@ -62,11 +63,13 @@ def _processes_with(marker: str) -> list[int]:
     return found
 
 
-def _match(name: str, tc: str = "1+0.05", **limits: Any) -> dict[str, Any]:
+def _match(
+    name: str, tc: str = "1+0.05", opponent: str = "steady", **limits: Any
+) -> dict[str, Any]:
     # load_engine copies each script into a fresh world-readable temp dir: the sandbox's
     # leased uid cannot enter pytest's private tmp_path.
     a = package.load_engine(ENGINES / f"{name}.py")
-    b = package.load_engine(ENGINES / "steady.py")
+    b = package.load_engine(ENGINES / f"{opponent}.py")
     try:
         record = play_match(a, b, VARIANT, TimeControl.parse(tc), 11, _config(**limits))
     finally:
@@ -162,9 +165,68 @@ def test_a_stdout_flood_is_an_output_limit() -> None:
 def test_a_stderr_flood_is_an_output_limit() -> None:
     g = _g1(_match("flood_stderr"))
     assert (g["termination"], g["winner"]) == (T.OUTPUT_LIMIT, "steady.py")
-    # Detected at the check before one of its later moves, once the drain passed the cap.
-    assert g["plies"] >= 3 and g["plies"] % 2 == 0
+    # The flood starts at its 2nd go (ply 3), which it still answers at once; the game ends as
+    # soon as the drain has passed the cap, after however many plies the machine took for the
+    # flood's first MiB, at either engine's turn (the exact turns: the two tests below).
+    assert g["plies"] >= 2
+    assert g["detail"] == "South (flood_stderr.py): more than 1048576 bytes on stderr"
     assert "yyyy" in g["engine_errors"]["flood_stderr.py"]
+
+
+def test_a_stderr_flood_instead_of_the_handshake_is_an_output_limit_not_a_timeout() -> None:
+    # The handshake timeout is 1500 ms here; the flood passes the 1 MiB cap long before.
+    d = _match("flood_stderr_handshake")
+    assert [(x["termination"], x["winner"], x["plies"], x["detail"]) for x in d["games"]] == [
+        (T.OUTPUT_LIMIT, "steady.py", 0,
+         "South (flood_stderr_handshake.py): more than 1048576 bytes on stderr"),
+        (T.OUTPUT_LIMIT, "steady.py", 0,
+         "North (flood_stderr_handshake.py): more than 1048576 bytes on stderr"),
+    ]
+
+
+def test_a_stderr_flood_during_its_own_search_ends_the_game_before_its_bestmove() -> None:
+    # It would answer 3 s after its 2nd go (in time on a 10 s clock); the referee does not wait.
+    d = _match("flood_stderr_search", tc="10+0.1")
+    assert [(x["termination"], x["winner"], x["plies"]) for x in d["games"]] == [
+        (T.OUTPUT_LIMIT, "steady.py", 2),
+        (T.OUTPUT_LIMIT, "steady.py", 3),
+    ]
+    moves, _ = _first_move_game()
+    assert [m["move"] for m in d["games"][0]["moves"]] == moves[:2]
+
+
+def test_a_stderr_flood_while_the_opponent_thinks_ends_the_game_in_that_turn() -> None:
+    # slow thinks 2 s per move; the flood starts 0.2 s after the flooder's first move, so it
+    # loses during slow's next search, whose move is never taken.
+    d = _match("flood_stderr_waiting", tc="10+0.1", opponent="slow")
+    assert [(x["termination"], x["winner"], x["plies"], x["detail"]) for x in d["games"]] == [
+        (T.OUTPUT_LIMIT, "slow.py", 1,
+         "South (flood_stderr_waiting.py): more than 1048576 bytes on stderr"),
+        (T.OUTPUT_LIMIT, "slow.py", 2,
+         "North (flood_stderr_waiting.py): more than 1048576 bytes on stderr"),
+    ]
+    assert _processes_with(_marker("slow")) == []
+
+
+def test_nul_and_control_bytes_from_an_engine_reach_the_record_as_u_fffd() -> None:
+    d = _match("nul_text")
+    _assert_played_normally(d)
+    for game in d["games"]:
+        mover = "nul_text.py"
+        infos = [m["info"] for m in game["moves"] if (m["side"] == "S") == (game["south"] == mover)]
+        assert infos and all(info == ["string has\ufffdnul"] for info in infos)
+        assert game["engine_errors"][mover].splitlines()[-1] == "before\ufffdafter"
+        assert "\\u0000" not in json.dumps(game)  # as PostgreSQL jsonb would get it
+    # The handshake names it with U+FFFD too.
+    pkg = package.load_engine(ENGINES / "nul_text.py")
+    slot = EngineSlot(pkg, "nul", _config())
+    try:
+        slot.prepare(VARIANT)
+        assert slot.ident is not None
+        assert (slot.ident.name, slot.ident.author) == ("nul\ufffdtext", "bell\ufffdauthor")
+    finally:
+        slot.close()
+        shutil.rmtree(pkg.root, ignore_errors=True)
 
 
 def _assert_played_normally(d: dict[str, Any]) -> None:
