@@ -30,6 +30,7 @@ from arena.matches.limits import (
     max_task_seconds,
 )
 from arena.matches.models import Game, Match
+from arena.engine_text import storable
 from arena.referee import TimeControl, TimeControlError
 from arena.rules import UnknownVariantError, canonical_variant_id
 from arena.terminations import ABORTED, TERMINATIONS, is_rated
@@ -254,12 +255,16 @@ def match_record_result(match_id: int, lease_token: str, record: dict[str, Any])
     ``aborted`` (its games stored unrated). Returns False, writing nothing, if the match is not
     ``running`` under ``lease_token`` (already recorded, reclaimed by another worker, aborted).
     Calls ``tournaments.services.match_finished(match)`` in the same transaction.
-    Raises ``ValueError`` (nothing written) if the record does not fit the match.
+    Raises ``ValueError`` (nothing written) if the record does not fit the match. Text in the
+    record is made storable first (NUL and lone surrogates to U+FFFD,
+    ``arena.engine_text.storable``): the referee cleans engine output already, this guard keeps
+    any text PostgreSQL refuses from leaving a match ``running`` for ever.
     """
     from tournaments.services import (
         match_finished,  # tournaments imports matches models
     )
 
+    record = storable(record)
     aborted = bool(record.get("aborted"))
     now = timezone.now()
     with transaction.atomic():
