@@ -16,7 +16,6 @@ from typing import Any, Protocol
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
-from django.db.models import Max
 
 from arena.api import errors
 from engines import storage
@@ -68,7 +67,8 @@ def engine_version_create(
     Raises (``arena.api.errors``): ``EngineNotYours`` (403, the name belongs to another user),
     ``UploadTooLarge`` (413, over ``settings.BAO_ENGINE_MAX_BYTES`` bytes, or over four times
     that once unpacked), ``UnsafeArchive``, ``BadManifest``, ``NotExecutable``, ``BadUpload``
-    (corrupt archive, empty file) - all 400.
+    (corrupt archive, empty file) - all 400; ``DuplicateVersion`` (409, the same sha256 as the
+    engine's latest version: a re-upload would only replay the same engine).
     """
     from engines.package import EnginePackageError, load_engine
 
@@ -131,7 +131,14 @@ def _create_version_row(
     try:
         with transaction.atomic():
             engine = _engine_for_upload(owner, name, description)
-            number = (engine.versions.aggregate(top=Max("number"))["top"] or 0) + 1
+            # Under the engine's row lock, so two identical uploads at once make one version.
+            latest = engine.versions.order_by("-number").first()
+            if latest is not None and latest.sha256 == incoming.sha256:
+                raise errors.DuplicateVersion(
+                    f"The upload is identical to {latest} (sha256 {incoming.sha256}).",
+                    details={"engine": engine.name, "version": latest.number},
+                )
+            number = (latest.number if latest is not None else 0) + 1
             storage_path = storage.install(incoming, engine.name, number)
             return EngineVersion.objects.create(
                 engine=engine,

@@ -283,6 +283,30 @@ def test_names_differing_only_in_case_are_the_same_engine(alice_client, bob_clie
         403,
         "engine_not_yours",
     )
-    response = upload(alice_client, name="Alpha")
+    response = upload(alice_client, name="Alpha", file=script_upload(FIRST_MOVE_ENGINE + b"#\n"))
     assert (response.json()["engine"], response.json()["number"]) == ("alpha", 2)
     assert Engine.objects.count() == 1
+
+
+def test_a_byte_identical_reupload_of_the_latest_version_is_refused(alice_client, engines_dir):
+    assert upload(alice_client).status_code == 201
+    before = stored_files(engines_dir)
+    response = upload(alice_client, file=script_upload(FIRST_MOVE_ENGINE))
+    assert response.status_code == 409
+    digest = hashlib.sha256(FIRST_MOVE_ENGINE).hexdigest()
+    assert response.json()["error"] == {
+        "code": "duplicate_version",
+        "message": f"The upload is identical to alpha v1 (sha256 {digest}).",
+        "details": {"engine": "alpha", "version": 1},
+    }
+    assert list(EngineVersion.objects.values_list("number", flat=True)) == [1]
+    assert stored_files(engines_dir) == before
+
+
+def test_going_back_to_an_older_build_is_a_new_version(alice_client):
+    """Only the latest version counts: re-uploading v1's file after a v2 is a rollback."""
+    assert upload(alice_client).status_code == 201
+    v2 = script_upload(FIRST_MOVE_ENGINE + b"# v2\n")
+    assert upload(alice_client, file=v2).status_code == 201
+    response = upload(alice_client, file=script_upload(FIRST_MOVE_ENGINE))
+    assert (response.status_code, response.json()["number"]) == (201, 3)
