@@ -11,18 +11,24 @@ Modes (``SandboxConfig.mode``; ``EngineProcess.mode`` says which one ran):
 ``bwrap``
     bubblewrap, started as the leased uid: ``--unshare-all`` (user, pid, net, ipc, uts, cgroup
     namespaces: no network at all), ``--die-with-parent``, ``--new-session``; the filesystem is
-    a tmpfs holding read-only ``/usr`` (+ the ``/bin``, ``/lib*``, ``/sbin`` links), the engine
-    root at ``/engine`` (read-only, the working directory), the scratch directory at
-    ``/scratch``, ``arena/rules`` and ``engines/sdk.py`` read-only under ``/bao/lib``, a tmpfs
-    ``/tmp``, a minimal ``/dev`` and the pid namespace's own ``/proc``.
+    a read-only tmpfs holding read-only ``/usr`` (+ the ``/bin``, ``/lib*``, ``/sbin`` links),
+    the engine root at ``/engine`` (read-only, the working directory), ``arena/rules`` and
+    ``engines/sdk.py`` read-only under ``/bao/lib``, a read-only minimal ``/dev`` and the pid
+    namespace's own ``/proc``. The only writable places are three tmpfs mounts with a size cap:
+    ``/scratch`` (``HOME``, ``SandboxLimits.scratch_bytes``), ``/tmp`` and ``/dev/shm``
+    (``tmp_bytes`` each). There is no scratch directory on the host.
 ``fallback``
     where namespaces are refused to unprivileged users: ``setpriv --pdeathsig KILL`` then
     ``unshare --fork --pid --kill-child --mount-proc --net --ipc --uts`` (as root; no network,
-    own pid namespace) then ``setpriv`` to the leased uid with no capabilities and
-    ``no_new_privs``. If even ``unshare`` is refused (a default docker container), only the uid,
-    the session and the parent-death signal remain, and the network is open. The engine sees the
-    host filesystem as an unprivileged uid would (world-readable files are readable).
-    A logging WARNING names why the full sandbox was not used.
+    own pid and mount namespace) then ``engines/sandbox_mounts.py`` (still root, in that mount
+    namespace: tmpfs mounts capped like bwrap's over ``/tmp``, ``/dev/shm`` and the host scratch
+    directory, ``/var/tmp`` and ``/run/lock`` sharing the ``/tmp`` one; the engine root
+    read-only) then ``setpriv`` to the leased uid with no capabilities and ``no_new_privs``. If even
+    ``unshare`` is refused (a default docker container), only the uid, the session and the
+    parent-death signal remain, the network is open and the scratch directory and world-writable
+    host directories have no size cap. The engine sees the host filesystem as an unprivileged uid
+    would (world-readable files are readable). A logging WARNING names why the full sandbox (or
+    the size caps) were not used.
 ``off``
     a plain child process in its own session with the scrubbed environment: tests of the
     protocol only, never untrusted code.
@@ -57,6 +63,7 @@ import shutil
 import signal
 import stat
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -94,6 +101,8 @@ BWRAP = shutil.which("bwrap") or "/usr/bin/bwrap"
 _TOOLS = {
     name: shutil.which(name) or f"/usr/bin/{name}" for name in ("unshare", "setpriv", "prlimit")
 }
+#: Run as root inside the fallback's mount namespace: the size-capped tmpfs mounts.
+MOUNTS_HELPER = Path(__file__).resolve().parent / "sandbox_mounts.py"
 
 _ENGINE_ROOT_IN = "/engine"
 _SCRATCH_IN = "/scratch"
@@ -123,6 +132,10 @@ class SandboxLimits:
     is the largest file it may write (``EFBIG`` / ``SIGXFSZ`` beyond), ``stderr_keep_bytes`` the
     tail of stderr kept for the record, ``max_stderr_bytes`` the stderr volume past which
     ``EngineProcess.stderr_overflow`` is set (the referee then ends the game ``output_limit``).
+    ``tmp_bytes`` caps ``/tmp`` and, separately, ``/dev/shm``; ``scratch_bytes`` caps the
+    scratch directory (``HOME``); past a cap writes fail with ``ENOSPC``. These are tmpfs, so
+    they are memory: on top of ``memory_bytes`` (address space per process) an engine may hold
+    up to ``2 * tmp_bytes + scratch_bytes`` in files. Mode ``off`` caps nothing.
     """
 
     cpu_seconds: int = 300
@@ -132,6 +145,8 @@ class SandboxLimits:
     max_open_files: int = 64
     stderr_keep_bytes: int = 16384
     max_stderr_bytes: int = 1 << 20
+    tmp_bytes: int = 64 << 20
+    scratch_bytes: int = 64 << 20
 
     def __post_init__(self) -> None:
         for name, value in self.__dict__.items():
@@ -169,11 +184,15 @@ class SandboxConfig:
 
 @dataclass(frozen=True)
 class Probe:
-    """What works on this host (``probe()``). Reasons are "" when the thing works."""
+    """What works on this host (``probe()``). Reasons are "" when the thing works.
+
+    ``mounts_reason``: why the fallback's size-capped tmpfs mounts (``sandbox_mounts.py``) fail
+    inside ``unshare``'s namespaces."""
 
     root: bool
     bwrap_reason: str
     unshare_reason: str
+    mounts_reason: str = ""
 
     @property
     def bwrap_ok(self) -> bool:
@@ -183,19 +202,27 @@ class Probe:
     def unshare_ok(self) -> bool:
         return self.root and not self.unshare_reason
 
+    @property
+    def mounts_ok(self) -> bool:
+        return self.unshare_ok and not self.mounts_reason
+
 
 _probe_lock = threading.Lock()
 _probe_cache: Probe | None = None
 
 
 def probe(refresh: bool = False) -> Probe:
-    """Find out (once per process, about 10 ms) which sandbox modes work on this host."""
+    """Find out (once per process, about 40 ms) which sandbox modes work on this host."""
     global _probe_cache
     with _probe_lock:
         if _probe_cache is None or refresh:
             root = os.geteuid() == 0
+            limits = SandboxLimits()
             bwrap = (
-                _try([BWRAP, *_BWRAP_BASE, "--", "/usr/bin/true"], as_uid=UID_BASE - 1)
+                _try(
+                    [BWRAP, *_BWRAP_BASE, *_bwrap_writable(limits), "--", "/usr/bin/true"],
+                    as_uid=UID_BASE - 1,
+                )
                 if root
                 else "not root"
             )
@@ -206,7 +233,14 @@ def probe(refresh: bool = False) -> Probe:
                 if root
                 else "not root"
             )
-            _probe_cache = Probe(root=root, bwrap_reason=bwrap, unshare_reason=unshare)
+            mounts = (
+                _try([_TOOLS["unshare"], *_UNSHARE_ARGS, "--", *_mounts_argv(limits), "--probe"])
+                if root and not unshare
+                else "needs unshare"
+            )
+            _probe_cache = Probe(
+                root=root, bwrap_reason=bwrap, unshare_reason=unshare, mounts_reason=mounts
+            )
         return _probe_cache
 
 
@@ -247,8 +281,6 @@ _BWRAP_BASE = [
     "/proc",
     "--dev",
     "/dev",
-    "--tmpfs",
-    "/tmp",
 ]
 for _top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
     if os.path.islink(_top):
@@ -285,9 +317,30 @@ def _prlimit_argv(limits: SandboxLimits) -> list[str]:
     ]
 
 
-def _bwrap_argv(
-    package: EnginePackage, uid: int, scratch: Path, limits: SandboxLimits
-) -> list[str]:
+def _bwrap_writable(limits: SandboxLimits) -> list[str]:
+    """The engine's only writable places: tmpfs mounts with a size cap (``ENOSPC`` past it)."""
+    return [
+        "--size",
+        str(limits.tmp_bytes),
+        "--tmpfs",
+        "/tmp",
+        "--size",
+        str(limits.tmp_bytes),
+        "--tmpfs",
+        "/dev/shm",
+        "--size",
+        str(limits.scratch_bytes),
+        "--tmpfs",
+        _SCRATCH_IN,
+    ]
+
+
+#: Last, once every mount point is made: the root tmpfs and /dev would otherwise be writable,
+#: without a cap (bwrap's tmpfs has no size limit).
+_BWRAP_READ_ONLY = ["--remount-ro", "/dev", "--remount-ro", "/"]
+
+
+def _bwrap_argv(package: EnginePackage, uid: int, limits: SandboxLimits) -> list[str]:
     argv = [
         BWRAP,
         *_BWRAP_BASE,
@@ -297,6 +350,7 @@ def _bwrap_argv(
         str(uid),
         "--hostname",
         "engine",
+        *_bwrap_writable(limits),
     ]
     for host_rel, inside in LIBRARY_FILES:
         argv += ["--ro-bind-try", str(REPO_ROOT / host_rel), f"{_LIB_IN}/{inside}"]
@@ -304,9 +358,7 @@ def _bwrap_argv(
         "--ro-bind",
         str(package.root),
         _ENGINE_ROOT_IN,
-        "--bind",
-        str(scratch),
-        _SCRATCH_IN,
+        *_BWRAP_READ_ONLY,
         "--chdir",
         _ENGINE_ROOT_IN,
         "--",
@@ -316,8 +368,32 @@ def _bwrap_argv(
     return argv
 
 
+def _mounts_argv(
+    limits: SandboxLimits,
+    scratch: Path | None = None,
+    uid: int | None = None,
+    keep: tuple[Path, ...] = (),
+    chdir: Path | None = None,
+) -> list[str]:
+    """``sandbox_mounts.py`` with its options, up to (not including) ``--`` and the command."""
+    argv = [sys.executable, "-I", "-S", str(MOUNTS_HELPER), "--tmp-bytes", str(limits.tmp_bytes)]
+    if scratch is not None and uid is not None:
+        argv += ["--scratch", str(scratch), "--scratch-bytes", str(limits.scratch_bytes)]
+        argv += ["--owner", str(uid)]
+    for path in keep:
+        argv += ["--keep", str(path)]
+    if chdir is not None:
+        argv += ["--chdir", str(chdir)]
+    return argv
+
+
 def _fallback_argv(
-    package: EnginePackage, uid: int, limits: SandboxLimits, with_unshare: bool
+    package: EnginePackage,
+    uid: int,
+    scratch: Path,
+    limits: SandboxLimits,
+    with_unshare: bool,
+    with_mounts: bool,
 ) -> list[str]:
     # The kernel clears the parent-death signal when the uid changes (and unshare's
     # --kill-child is one), so this setpriv sets it again after dropping to the engine uid.
@@ -336,9 +412,14 @@ def _fallback_argv(
     # The first setpriv gives the root-owned wrapper a parent-death signal (kept across exec);
     # with unshare, its --kill-child then takes the pid namespace down with it.
     head = [_TOOLS["setpriv"], "--pdeathsig=KILL", "--"]
-    if with_unshare:
-        return [*head, _TOOLS["unshare"], *_UNSHARE_ARGS, "--", *tail]
-    return [*head, *tail]
+    if not with_unshare:
+        return [*head, *tail]
+    if with_mounts:
+        # What the engine must still reach once /tmp is covered (they may live under it).
+        keep = (package.root, _library_dir(), REPO_ROOT)
+        mounts = _mounts_argv(limits, scratch, uid, keep, package.root)
+        tail = [*mounts, "--", *tail]
+    return [*head, _TOOLS["unshare"], *_UNSHARE_ARGS, "--", *tail]
 
 
 def _library_dir() -> Path:
@@ -364,6 +445,9 @@ class EngineProcess:
     engine's stdout (the reader may make it non-blocking). stderr is drained by a thread:
     ``stderr_bytes`` counts it, ``stderr_tail()`` gives the last ``stderr_keep_bytes``,
     ``stderr_overflow`` is set past ``max_stderr_bytes`` (memory stays bounded either way).
+    ``scratch`` is the host directory that is the engine's ``HOME`` (modes ``fallback`` and
+    ``off``; in the fallback a capped tmpfs covers it, so it stays empty on the host), None in
+    ``bwrap``, whose ``/scratch`` exists only inside the sandbox.
     """
 
     def __init__(
@@ -372,7 +456,7 @@ class EngineProcess:
         mode: str,
         limits: SandboxLimits,
         lease: UidLease | None,
-        scratch: Path,
+        scratch: Path | None,
         started_ns: int,
     ) -> None:
         self._popen = popen
@@ -502,7 +586,8 @@ class EngineProcess:
                 with contextlib.suppress(OSError):
                     stream.close()
             self._drainer.join(1.0)
-            shutil.rmtree(self.scratch, ignore_errors=True)
+            if self.scratch is not None:
+                shutil.rmtree(self.scratch, ignore_errors=True)
             if self._lease is not None:
                 self._lease.release()
 
@@ -540,23 +625,26 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
     lease = _lease() if mode != "off" else None
     scratch: Path | None = None
     try:
-        scratch = Path(tempfile.mkdtemp(prefix="scratch-", dir=STATE_DIR))
-        ids: _RunAs
+        ids: _RunAs = {}
         env = _base_env()
-        if lease is None:
-            env.update(HOME=str(scratch), PYTHONPATH=str(REPO_ROOT))
-            argv, cwd, ids = list(package.argv), str(root), {}
+        cwd = str(root)
+        if mode == "bwrap":
+            assert lease is not None
+            env.update(HOME=_SCRATCH_IN, PYTHONPATH=_LIB_IN)
+            argv = _bwrap_argv(package, lease.uid, config.limits)
+            ids = {"user": lease.uid, "group": lease.uid, "extra_groups": []}
         else:
-            os.chown(scratch, lease.uid, lease.uid)
-            if mode == "bwrap":
-                env.update(HOME=_SCRATCH_IN, PYTHONPATH=_LIB_IN)
-                argv = _bwrap_argv(package, lease.uid, scratch, config.limits)
-                ids = {"user": lease.uid, "group": lease.uid, "extra_groups": []}
+            scratch = Path(tempfile.mkdtemp(prefix="scratch-", dir=STATE_DIR))
+            if lease is None:
+                env.update(HOME=str(scratch), PYTHONPATH=str(REPO_ROOT))
+                argv = list(package.argv)
             else:
+                os.chown(scratch, lease.uid, lease.uid)
                 env.update(HOME=str(scratch), PYTHONPATH=str(_library_dir()))
-                argv = _fallback_argv(package, lease.uid, config.limits, probe().unshare_ok)
-                ids = {}
-            cwd = str(root)
+                found = probe()
+                argv = _fallback_argv(
+                    package, lease.uid, scratch, config.limits, found.unshare_ok, found.mounts_ok
+                )
         started = time.monotonic_ns()
         popen = subprocess.Popen(
             argv,
@@ -576,7 +664,6 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
     except BaseException:
         _undo_start(scratch, lease)
         raise
-    assert scratch is not None  # set before Popen, which succeeded
     return EngineProcess(popen, mode, config.limits, lease, scratch, started)
 
 
@@ -639,7 +726,14 @@ def _choose_mode(config: SandboxConfig) -> str:
     if not found.unshare_ok:
         _warn_once(
             "fallback sandbox without namespaces (unshare failed: "
-            f"{found.unshare_reason}): engines have network access and no pid namespace"
+            f"{found.unshare_reason}): engines have network access, no pid namespace and "
+            "no size cap on their scratch directory and the host's /tmp"
+        )
+    elif not found.mounts_ok:
+        _warn_once(
+            "fallback sandbox without size-capped tmpfs mounts (sandbox_mounts.py failed: "
+            f"{found.mounts_reason}): engines can fill their scratch directory and the host's "
+            "/tmp, /var/tmp and /dev/shm"
         )
     return "fallback"
 

@@ -1,5 +1,6 @@
 """A stand-in referee for the tests: starts tests/engines/hostile/fork_children.py in the sandbox,
-prints the engine's pid and "started" once the children run, then waits to be killed.
+prints "<engine pid> <engine uid> <host scratch dir or -> forked 3" once the children run, then
+waits to be killed.
 
 Usage: python dying_referee.py <mode> <engine root> <marker>
 """
@@ -25,6 +26,6 @@ while not line.endswith(b"\n"):
     if not chunk:
         break
     line += chunk
-print(engine.pid, line.decode().strip(), flush=True)
+print(engine.pid, engine.uid, engine.scratch or "-", line.decode().strip(), flush=True)
 while True:
     time.sleep(1)

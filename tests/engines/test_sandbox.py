@@ -66,6 +66,25 @@ needs_root = pytest.mark.skipif(
 # --------------------------------------------------------------------------- helpers
 
 
+@pytest.fixture(autouse=True)
+def engines_are_killed(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[EngineProcess]]:
+    """Every engine a test starts is killed at teardown, even when the test fails before its
+    own kill(): otherwise its processes, uid lease and scratch directory would outlive it."""
+    started: list[EngineProcess] = []
+
+    def tracked(package: EnginePackage, config: SandboxConfig | None = None) -> EngineProcess:
+        engine = sandbox.start_engine(package, config or SandboxConfig())
+        started.append(engine)
+        return engine
+
+    monkeypatch.setattr(sys.modules[__name__], "start_engine", tracked)
+    try:
+        yield started
+    finally:
+        for engine in started:
+            engine.kill()
+
+
 @pytest.fixture
 def world_dir() -> Iterator[Path]:
     """A directory the unprivileged engine uid can read (pytest's tmp_path is root-only)."""
@@ -145,6 +164,29 @@ def assert_all_gone(engine: EngineProcess, marker: str) -> None:
     assert marker_pids(marker) == set()
 
 
+def fs_size(path: str) -> tuple[int, int]:
+    """(size, bytes in use) of the file system holding ``path``."""
+    st = os.statvfs(path)
+    return st.f_blocks * st.f_frsize, (st.f_blocks - st.f_bfree) * st.f_frsize
+
+
+def pids_in_mount_ns(inode: int) -> set[int]:
+    """Pids of every process in the mount namespace with that inode number."""
+    found = set()
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                if os.stat(f"/proc/{name}/ns/mnt").st_ino == inode:
+                    found.add(int(name))
+            except OSError:
+                continue
+    return found
+
+
+def real_dir(path: str) -> bool:
+    return os.path.isdir(path) and not os.path.islink(path)
+
+
 # --------------------------------------------------------------------------- processes
 
 
@@ -182,25 +224,40 @@ def test_an_engine_that_ignores_sigterm_and_stdin_eof_is_killed(mode: str, world
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", SANDBOXED)
-def test_all_engine_processes_die_with_a_killed_referee(mode: str, world_dir: Path) -> None:
+def test_all_engine_processes_die_with_a_killed_referee(
+    mode: str, world_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _package, marker = hostile(world_dir, "fork_children.py")
     referee = subprocess.Popen(
         [sys.executable, str(HERE / "dying_referee.py"), mode, str(world_dir), marker],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
+    scratch: Path | None = None
     try:
         assert referee.stdout is not None
-        engine_pid, said = referee.stdout.readline().decode().split(" ", 1)
+        engine_pid, uid, where, said = referee.stdout.readline().decode().split(" ", 3)
+        scratch = None if where == "-" else Path(where)
         assert said.strip() == "forked 3"
         assert len(engine_pids(marker)) == 4
         referee.kill()
         referee.wait(5)
         assert wait_for(lambda: not marker_pids(marker), timeout=3.0), marker_pids(marker)
         assert wait_for(lambda: not running(int(engine_pid)))
+        # bwrap keeps no scratch directory on the host. The fallback's stays, as nobody called
+        # kill(): the next lease of that uid sweeps it (here, the only uid on offer).
+        assert (scratch is None) == (mode == "bwrap")
+        if scratch is not None:
+            assert scratch.is_dir()
+            monkeypatch.setattr(sandbox, "UID_BASE", int(uid))
+            monkeypatch.setattr(sandbox, "UID_COUNT", 1)
+            sandbox._lease().release()
+            assert not scratch.exists()
     finally:
         referee.kill()
         referee.wait(5)
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
 
 
 @pytest.mark.parametrize("mode", SANDBOXED)
@@ -274,8 +331,11 @@ def test_files_outside_the_sandbox_cannot_be_read(mode: str, world_dir: Path) ->
             assert lines == [f"{p} ENOENT" for p in (*paths, REPO / "requirements.txt", REPO)] + [
                 "done"
             ]
-        else:  # the fallback shows the host; file modes keep the engine uid out
-            assert lines[: len(paths)] == [f"{p} EACCES" for p in paths]
+        else:  # the fallback shows the host, file modes keep the engine uid out, and its own
+            # /tmp covers the host's
+            assert lines[: len(paths)] == [
+                f"{p} {'ENOENT' if p.startswith('/tmp/') else 'EACCES'}" for p in paths
+            ]
         assert_all_gone(engine, marker)
     finally:
         secret.unlink()
@@ -323,15 +383,15 @@ def test_the_engine_sees_a_scrubbed_environment_its_own_uid_and_read_only_files(
             "PYTHONPATH": str(sandbox.STATE_DIR / "lib"),
         }
         assert facts["cwd"] == str(world_dir)
-        assert (facts["write_own_file"], facts["create_in_root"]) == (
-            "EACCES",
-            "EACCES",
-        )
+        # As in bwrap, the engine root is a read-only mount of its own.
+        assert (facts["write_own_file"], facts["create_in_root"]) == ("EACCES", "EROFS")
     assert facts["groups"] == []
+    # The note went to the engine's own /tmp, never the host's.
+    assert not Path(f"/tmp/bao-note-{marker}").exists()
     scratch = engine.scratch
+    assert (scratch is None) == (mode == "bwrap")
     assert_all_gone(engine, marker)
-    assert not scratch.exists()
-    Path(f"/tmp/bao-note-{marker}").unlink(missing_ok=True)  # the fallback shares the host /tmp
+    assert scratch is None or not scratch.exists()
 
 
 def test_mode_off_runs_as_the_service_with_the_scrubbed_environment(
@@ -360,6 +420,108 @@ def test_a_file_over_the_size_limit_is_refused_with_efbig(mode: str, world_dir: 
     engine = start_engine(package, SandboxConfig(mode=mode, limits=limits))
     assert read_lines(engine, 1) == [f"written {1 << 20} EFBIG"]
     assert_all_gone(engine, marker)
+
+
+@pytest.mark.parametrize("mode", SANDBOXED)
+def test_files_past_the_tmp_and_scratch_caps_fail_with_enospc_and_are_freed_at_kill(
+    mode: str, world_dir: Path
+) -> None:
+    if mode == "fallback" and not _found.mounts_ok:
+        pytest.skip(f"no capped mounts in the fallback here: {_found.mounts_reason}")
+    tmp, scratch = 3 << 20, 5 << 20
+    limits = SandboxLimits(tmp_bytes=tmp, scratch_bytes=scratch)
+    # In the fallback the host's other world-writable directories share the engine's /tmp,
+    # already full when they come.
+    shared = [d for d in ("/var/tmp", "/run/lock") if mode == "fallback" and real_dir(d)]
+    package, marker = hostile(world_dir, "fill_files.py", "/tmp", "/dev/shm", "HOME", *shared)
+    engine = start_engine(package, SandboxConfig(mode=mode, limits=limits))
+    lines = read_lines(engine, 4 + len(shared))
+    assert lines == [
+        f"/tmp {tmp} ENOSPC",
+        f"/dev/shm {tmp} ENOSPC",
+        f"HOME {scratch} ENOSPC",
+        *[f"{d} 0 ENOSPC" for d in shared],
+        "done",
+    ], engine.stderr_tail()
+    # From the host, through the engine's own view of the file system: full, at the caps.
+    (pid,) = engine_pids(marker)
+    view = f"/proc/{pid}/root"
+    home = "/scratch" if mode == "bwrap" else str(engine.scratch)
+    assert fs_size(f"{view}/tmp") == (tmp, tmp)
+    assert fs_size(f"{view}/dev/shm") == (tmp, tmp)
+    assert fs_size(f"{view}{home}") == (scratch, scratch)
+    # The host's own directories got none of it.
+    places = {"/tmp": 0, "/dev/shm": 1} | {d: 3 + i for i, d in enumerate(shared)}
+    on_host = [f"{d}/fill-{marker}-{k}-0" for d, k in places.items()]
+    assert [f for f in on_host if os.path.exists(f)] == []
+    assert engine.scratch is None or os.listdir(engine.scratch) == []
+    namespace = os.stat(f"/proc/{pid}/ns/mnt").st_ino
+    assert_all_gone(engine, marker)
+    # The mount namespace went with the last engine process, and its tmpfs mounts with it.
+    assert pids_in_mount_ns(namespace) == set()
+    assert engine.scratch is None or not engine.scratch.exists()
+
+
+@pytest.mark.parametrize("mode", SANDBOXED)
+def test_the_rest_of_the_sandbox_file_system_is_read_only(mode: str, world_dir: Path) -> None:
+    if mode == "fallback" and not _found.mounts_ok:
+        pytest.skip(f"no capped mounts in the fallback here: {_found.mounts_reason}")
+    # bwrap's root and /dev are tmpfs without a cap: they must take no file. In the fallback
+    # the engine root is a read-only mount; / and /dev are the host's, closed by file modes.
+    package, marker = hostile(world_dir, "fill_files.py", "/", "/dev", ".")
+    engine = start_engine(package, SandboxConfig(mode=mode))
+    errs = ("EROFS", "EROFS") if mode == "bwrap" else ("EACCES", "EACCES")
+    assert read_lines(engine, 4) == [f"/ 0 {errs[0]}", f"/dev 0 {errs[1]}", ". 0 EROFS", "done"]
+    assert_all_gone(engine, marker)
+
+
+@needs_root
+def test_a_fallback_without_capped_mounts_warns_and_leaves_the_scratch_directory_uncapped(
+    world_dir: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Shows the fallback caps can fail: where the mounts are refused, the scratch directory is
+    # a plain host directory, and the log says so once.
+    monkeypatch.setattr(
+        sandbox, "_probe_cache", sandbox.Probe(True, "simulated", "", "simulated refusal")
+    )
+    monkeypatch.setattr(sandbox, "_warned", set())
+    package, marker = hostile(world_dir, "fill_files.py", "HOME")
+    limits = SandboxLimits(scratch_bytes=1 << 20)
+    with caplog.at_level(logging.WARNING, logger="engines.sandbox"):
+        engine = start_engine(package, SandboxConfig(mode="fallback", limits=limits))
+    assert [r.getMessage() for r in caplog.records] == [
+        "fallback sandbox without size-capped tmpfs mounts (sandbox_mounts.py failed: "
+        "simulated refusal): engines can fill their scratch directory and the host's /tmp, "
+        "/var/tmp and /dev/shm"
+    ]
+    # The script's own bound (16 files of 4 MiB), far past the 1 MiB that was asked for.
+    assert read_lines(engine, 2) == [f"HOME {64 << 20} none", "done"]
+    assert engine.scratch is not None and len(os.listdir(engine.scratch)) == 16
+    assert_all_gone(engine, marker)
+    assert not engine.scratch.exists()
+
+
+@needs_root
+def test_the_mount_helper_refuses_a_bad_line_before_the_engine_runs(world_dir: Path) -> None:
+    # Run in a mount namespace of its own, as the fallback does: nothing reaches the host.
+    helper = [sys.executable, "-I", "-S", str(sandbox.MOUNTS_HELPER)]
+    missing = str(world_dir / "absent")
+    cases = [
+        ([*helper, "--tmp-bytes"], "bao-sandbox-mounts: bad argument '--tmp-bytes'"),
+        (
+            [*helper, "--chdir", "/", "--", "/usr/bin/true"],
+            "bao-sandbox-mounts: missing option --tmp-bytes",
+        ),
+        (
+            [*helper, "--tmp-bytes", "1048576", "--keep", missing, "--chdir", "/", "--", "true"],
+            f"bao-sandbox-mounts: [Errno 2] No such file or directory: {missing!r}",
+        ),
+    ]
+    for argv, said in cases:
+        done = subprocess.run(
+            ["unshare", "--mount", "--fork", "--", *argv], capture_output=True, check=False
+        )
+        assert (done.returncode, done.stderr.decode().strip()) == (125, said)
 
 
 @pytest.mark.parametrize("mode", SANDBOXED)
@@ -492,6 +654,9 @@ def test_config_values_are_checked() -> None:
         SandboxConfig(mode="docker")
     with pytest.raises(ValueError, match="cpu_seconds"):
         SandboxLimits(cpu_seconds=0)
+    with pytest.raises(ValueError, match="tmp_bytes"):
+        SandboxLimits(tmp_bytes=0)
+    assert (SandboxLimits().tmp_bytes, SandboxLimits().scratch_bytes) == (64 << 20, 64 << 20)
     with pytest.raises(ValueError, match="REQUIRE_FULL"):
         SandboxConfig.from_env({"BAO_SANDBOX_REQUIRE_FULL": "maybe"})
     assert SandboxConfig.from_env({"BAO_SANDBOX_REQUIRE_FULL": "1"}) == SandboxConfig(
@@ -517,7 +682,8 @@ def test_without_namespaces_the_uid_still_finds_and_kills_every_process(
     assert [r.getMessage() for r in caplog.records] == [
         (
             "fallback sandbox without namespaces (unshare failed: simulated refusal): "
-            "engines have network access and no pid namespace"
+            "engines have network access, no pid namespace and no size cap on their scratch "
+            "directory and the host's /tmp"
         )
     ]
     assert read_lines(engine, 1) == ["forked 3"]
