@@ -1,24 +1,35 @@
-"""Query filters of ``GET /api/matches/`` (django-filter): engine name (either side),
-tournament id, variant, status, rated."""
+"""Query filters of ``GET /api/matches/`` (django-filter): engine name (either side, any case),
+tournament id, variant (id or alias), status, rated.
+
+Bad values are refused, not ignored (``arena.api.filters``): ``?tournament=`` must be an id,
+``?rated=`` a boolean (400 ``invalid``), ``?variant=`` a known id or alias (400
+``unknown_variant``), ``?status=`` one of the statuses (400 ``invalid``).
+"""
 
 from __future__ import annotations
 
 import django_filters
 from django.db.models import Q, QuerySet
 
-from arena.matches.models import VARIANT_CHOICES, Match
+from arena.api.filters import IdFilter, StrictBooleanFilter, VariantFilter
+from arena.matches.models import Match
 
 
 class MatchFilter(django_filters.FilterSet):
-    engine = django_filters.CharFilter(method="filter_engine", label="engine name (either side)")
-    tournament = django_filters.NumberFilter(field_name="tournament_id")
-    variant = django_filters.ChoiceFilter(choices=VARIANT_CHOICES)
+    engine = django_filters.CharFilter(
+        method="filter_engine", label="engine name (either side, any case)"
+    )
+    tournament = IdFilter(field_name="tournament_id")
+    variant = VariantFilter(label="variant id or alias (bao-la-kete, kete, ...)")
     status = django_filters.ChoiceFilter(choices=Match.Status.choices)
-    rated = django_filters.BooleanFilter()
+    rated = StrictBooleanFilter()
 
     class Meta:
         model = Match
         fields = ["engine", "tournament", "variant", "status", "rated"]
 
     def filter_engine(self, queryset: QuerySet[Match], name: str, value: str) -> QuerySet[Match]:
-        return queryset.filter(Q(engine_a__engine__name=value) | Q(engine_b__engine__name=value))
+        # Engine names are one name whatever the case (engines.selectors.engine_by_name).
+        return queryset.filter(
+            Q(engine_a__engine__name__iexact=value) | Q(engine_b__engine__name__iexact=value)
+        )
