@@ -26,10 +26,11 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import DataError, transaction
 from django.utils import timezone
 
 from arena import terminations as T
+from arena.engine_text import storable, storable_text
 from arena.rules import VARIANTS
 from engines.models import EngineVersion
 
@@ -166,6 +167,9 @@ def validate_version_now(version_id: int, *, config: Any = None) -> str:
     returned). A ``pending`` version, or one left ``validating`` by a worker that died, is
     claimed with a conditional update and checked. Unknown id: returns ``"missing"``.
     Raises ``ValidationDeferred`` (status back to ``pending``) on an infrastructure fault.
+    A verdict the database refuses even after ``arena.engine_text.storable_text`` rejects the
+    version (``invalid_output``, the database's error as the reason): it never stays
+    ``validating``.
     """
     from engines.package import EnginePackageError
 
@@ -197,20 +201,40 @@ def validate_version_now(version_id: int, *, config: Any = None) -> str:
     status = (
         EngineVersion.Status.ACTIVE if verdict.ok else EngineVersion.Status.REJECTED
     )
+    try:
+        _record(version_id, status, verdict)
+    except DataError as exc:
+        # The referee cleans engine text, so this is a guard: whatever the database refuses,
+        # the version must not stay 'validating' (every retry would fail the same way).
+        log.exception("validation of %s: the verdict could not be stored", version)
+        status = EngineVersion.Status.REJECTED
+        verdict = Verdict(
+            ok=False,
+            code=T.INVALID_OUTPUT,
+            reason=f"{T.INVALID_OUTPUT}: the engine's output could not be stored "
+            f"({type(exc).__name__}: {exc})",
+        )
+        _record(version_id, status, verdict)
+    log.info("validation of %s: %s %s", version, status, verdict.code)
+    return str(status)
+
+
+def _record(version_id: int, status: str, verdict: Verdict) -> None:
+    """Write ``verdict`` to a version we hold in ``validating``. Text the engine produced is
+    made storable (NUL, lone surrogates: ``arena.engine_text.storable_text``) on the way in.
+    Raises ``DataError`` if the database still refuses a value (nothing written)."""
     with transaction.atomic():
         EngineVersion.objects.filter(
             pk=version_id, status=EngineVersion.Status.VALIDATING
         ).update(
             status=status,
             rejection_code=verdict.code,
-            rejection_reason=verdict.reason,
-            variants=verdict.variants,
-            reported_name=verdict.name[:128],
-            reported_author=verdict.author[:128],
+            rejection_reason=storable_text(verdict.reason),
+            variants=storable(verdict.variants),
+            reported_name=storable_text(verdict.name)[:128],
+            reported_author=storable_text(verdict.author)[:128],
             validated_at=timezone.now(),
         )
-    log.info("validation of %s: %s %s", version, status, verdict.code)
-    return str(status)
 
 
 def _release(version_id: int) -> None:

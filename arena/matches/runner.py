@@ -8,7 +8,10 @@ referee configuration of their own (``sandbox=off`` for speed). Outcomes:
 * ``lost_lease``: played, but another worker had taken the match over (nothing written);
 * ``retry``: an infrastructure fault (sandbox could not start, referee ``aborted``, package
   unreadable, soft time limit); the match is released and queued again after a delay;
-* ``aborted``: the same, on the last allowed attempt: the match is marked ``aborted``.
+* ``aborted``: the same, on the last allowed attempt: the match is marked ``aborted``; also a
+  record the database refuses or that does not fit the match (``DataError``/``ValueError`` from
+  ``match_record_result``): retrying would replay the same refusal, so the match is aborted
+  at once with the reason, never left ``running``.
 
 Engine misbehaviour is not a fault here: the referee turns it into a lost game.
 """
@@ -21,7 +24,9 @@ from dataclasses import replace
 from typing import Any
 
 from django.conf import settings
+from django.db import DataError
 
+from arena.engine_text import storable_text
 from arena.matches.leases import (
     Claim,
     LeaseHeartbeat,
@@ -87,10 +92,25 @@ def _give_up_or_retry(claim: Claim, error: str, record: dict[str, Any] | None) -
         return LOST_LEASE
     log.error("match %s: attempt %s failed (%s); aborting", claim.match_id, claim.attempts, error)
     if record is not None:
-        done = match_record_result(claim.match_id, claim.token, {**record, "aborted": True})
-    else:
-        done = match_abort(claim.match_id, f"after {claim.attempts} attempts: {error}", claim=claim)
+        return _record(claim, {**record, "aborted": True})
+    done = match_abort(claim.match_id, f"after {claim.attempts} attempts: {error}", claim=claim)
     return ABORTED if done else LOST_LEASE
+
+
+def _record(claim: Claim, record: dict[str, Any]) -> str:
+    """``match_record_result`` under our lease: ``recorded`` (``aborted`` for an aborted record)
+    or ``lost_lease``. A record it refuses (``ValueError``) or the database refuses
+    (``DataError``, e.g. text PostgreSQL cannot hold) aborts the match with that reason: the
+    referee plays the same games again on a retry, so the refusal would only repeat."""
+    try:
+        done = match_record_result(claim.match_id, claim.token, record)
+    except (DataError, ValueError) as exc:
+        log.exception("match %s: the record could not be stored", claim.match_id)
+        error = storable_text(f"the match record could not be stored: {type(exc).__name__}: {exc}")
+        return ABORTED if match_abort(claim.match_id, error, claim=claim) else LOST_LEASE
+    if not done:
+        return LOST_LEASE
+    return ABORTED if record.get("aborted") else RECORDED
 
 
 def execute_match(
@@ -144,6 +164,4 @@ def execute_match(
     if error:
         return _give_up_or_retry(claim, error, record)
     assert record is not None
-    if match_record_result(match_id, claim.token, record):
-        return RECORDED
-    return LOST_LEASE
+    return _record(claim, record)
