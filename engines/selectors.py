@@ -8,7 +8,7 @@ from django.db.models import Prefetch, QuerySet, TextField
 from django.db.models.functions import Cast
 
 from arena.api import errors
-from arena.rules import VARIANTS
+from arena.api.filters import variant_id
 from engines.models import Engine, EngineVersion
 
 
@@ -22,9 +22,10 @@ def engine_list(
 ) -> QuerySet[Engine]:
     """Engines with their owner and versions prefetched, filtered:
 
-    ``owner`` (exact username), ``variant`` (a variant id: engines with an ``active`` version
-    that plays it), ``enabled``/``bundled`` (flags), ``search`` (case-insensitive substring of
-    the name). Raises ``UnknownVariant`` for a variant id not in ``arena.rules.VARIANTS``.
+    ``owner`` (exact username), ``variant`` (a variant id or alias: engines with an ``active``
+    version that plays it), ``enabled``/``bundled`` (flags), ``search`` (case-insensitive
+    substring of the name). Raises ``UnknownVariant`` for a variant that is neither an id nor an
+    alias (``arena.rules.canonical_variant_id``).
     """
     qs = Engine.objects.select_related("owner").prefetch_related(
         Prefetch("versions", queryset=EngineVersion.objects.order_by("number"))
@@ -43,11 +44,7 @@ def engine_list(
 
 
 def _engines_playing(variant: str) -> QuerySet[EngineVersion]:
-    if variant not in VARIANTS:
-        raise errors.UnknownVariant(
-            f"Unknown variant {variant!r}.",
-            details={"variant": variant, "known": list(VARIANTS)},
-        )
+    variant = variant_id(variant)
     # JSON 'contains' is not available on SQLite; the ids are fixed slugs, so a text match on
     # the JSON list ('"bao-la-kete"' with its quotes) is exact on SQLite and PostgreSQL alike.
     return (
@@ -58,9 +55,24 @@ def _engines_playing(variant: str) -> QuerySet[EngineVersion]:
     )
 
 
+def engine_by_name(name: str) -> Engine | None:
+    """The engine called ``name`` in any case (``ALICE1`` is ``alice1``), or None.
+
+    Engine names are one name whatever the case: an upload of ``Alpha`` adds a version to
+    ``alpha`` (``services.engine_version_create``), so every lookup of a name a client gives
+    (paths, challenges, tournament entries, filters) goes through here.
+    """
+    return Engine.objects.filter(name__iexact=name).first()
+
+
 def engine_get(name: str) -> Engine:
-    """The engine called ``name`` with owner and versions. Raises ``NotFound`` (``not_found``)."""
-    engine = engine_list().filter(name=name).first()
+    """The engine called ``name`` (any case) with owner and versions.
+
+    Raises ``NotFoundError`` (404 ``not_found``, ``details.engine``): for a name in a URL path.
+    A name in a request body that names no engine is ``engine_not_found`` instead (the matches
+    and tournaments services).
+    """
+    engine = engine_list().filter(name__iexact=name).first()
     if engine is None:
         raise errors.NotFoundError(
             f"No engine named {name!r}.", details={"engine": name}
@@ -69,10 +81,11 @@ def engine_get(name: str) -> Engine:
 
 
 def engine_for_owner(name: str, user: Any) -> Engine:
-    """The engine ``name`` if ``user`` owns it. Raises ``not_found`` or ``EngineNotYours`` (403)."""
+    """The engine ``name`` (any case) if ``user`` owns it. Raises ``not_found`` or
+    ``EngineNotYours`` (403)."""
     engine = engine_get(name)
     if engine.owner_id != getattr(user, "pk", None):
-        raise errors.EngineNotYours(details={"engine": name})
+        raise errors.EngineNotYours(details={"engine": engine.name})
     return engine
 
 

@@ -17,7 +17,8 @@ from django.utils import timezone
 
 from arena.matches.services import match_create, normalize_time_control
 from arena.rules import UnknownVariantError, canonical_variant_id
-from engines.models import Engine, EngineVersion
+from engines.models import EngineVersion
+from engines.selectors import engine_by_name
 from tournaments import pairing
 from tournaments.errors import (
     ApiError,
@@ -84,7 +85,15 @@ def tournament_create(
     if format not in Tournament.Format.values:
         raise ApiError(f"unknown format {format!r}", details={"format": format})
     names = [str(n).strip() for n in engines]
-    duplicates = sorted({n for n in names if names.count(n) > 1})
+    # Names are one name whatever the case (engines.selectors.engine_by_name): alice1 and
+    # ALICE1 are the same entrant. Reported as first spelled.
+    first_spelling: dict[str, str] = {}
+    repeated: set[str] = set()
+    for n in names:
+        if n.lower() in first_spelling:
+            repeated.add(first_spelling[n.lower()])
+        first_spelling.setdefault(n.lower(), n)
+    duplicates = sorted(repeated)
     if duplicates:
         raise DuplicateEngine(
             f"listed more than once: {', '.join(duplicates)}", details={"engines": duplicates}
@@ -138,7 +147,7 @@ def _check_rated_allowed(
 
 
 def _entry_version(name: str, variant: str) -> EngineVersion:
-    engine = Engine.objects.filter(name=name).first()
+    engine = engine_by_name(name)
     if engine is None:
         raise EngineNotFound(f"no engine named {name!r}", details={"engine": name})
     if not engine.is_enabled:

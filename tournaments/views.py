@@ -16,11 +16,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from arena.api.filters import variant_id
 from arena.api.pagination import Pagination
-from arena.rules import UnknownVariantError, canonical_variant_id
-from engines.models import Engine
+from engines import selectors as engine_selectors
 from tournaments import selectors, services
-from tournaments.errors import EngineNotFound, UnknownVariant
 from tournaments.models import Tournament
 from tournaments.serializers import (
     LeaderboardQuery,
@@ -32,13 +31,6 @@ from tournaments.serializers import (
     TournamentListQuery,
     tournament_detail_data,
 )
-
-
-def _variant(text: str) -> str:
-    try:
-        return canonical_variant_id(text)
-    except UnknownVariantError as exc:
-        raise UnknownVariant(str(exc), details={"variant": text}) from None
 
 
 def _paginated(request: Request, view: APIView, queryset: Any, serializer_class: Any) -> Response:
@@ -63,7 +55,7 @@ class TournamentListCreateApi(APIView):
         variant = query.validated_data.get("variant")
         qs = selectors.tournament_list(
             status=query.validated_data.get("status"),
-            variant=_variant(variant) if variant else None,
+            variant=variant_id(variant) if variant else None,
         )
         return _paginated(request, self, qs, TournamentListOutput)
 
@@ -103,7 +95,7 @@ class LeaderboardApi(APIView):
         query = LeaderboardQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         qs = selectors.leaderboard(
-            variant=_variant(query.validated_data["variant"]),
+            variant=variant_id(query.validated_data["variant"]),
             provisional=query.validated_data["provisional"],
         )
         return _paginated(request, self, qs, LeaderboardRowOutput)
@@ -114,12 +106,12 @@ class EngineRatingHistoryApi(APIView):
 
     @extend_schema(parameters=[RatingHistoryQuery], responses=RatingChangeOutput(many=True))
     def get(self, request: Request, name: str) -> Response:
-        if not Engine.objects.filter(name=name).exists():
-            raise EngineNotFound(f"no engine named {name!r}", details={"engine": name})
+        # A name in the path: 404 not_found like the engine's other URLs (any case).
+        engine = engine_selectors.engine_get(name)
         query = RatingHistoryQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         variant = query.validated_data.get("variant")
         qs = selectors.rating_history(
-            engine_name=name, variant=_variant(variant) if variant else None
+            engine_name=engine.name, variant=variant_id(variant) if variant else None
         )
         return _paginated(request, self, qs, RatingChangeOutput)

@@ -344,19 +344,21 @@ def match_challenge(
     rated: bool = True,
 ) -> Match:
     """A user's challenge: their engine ``engine`` (latest active version, South in game 1)
-    against ``opponent`` (latest active version), by engine names.
+    against ``opponent`` (latest active version), by engine names in any case.
 
     Raises ``engine_not_found`` (404) for an unknown name, ``engine_not_yours`` (403) if
     ``engine`` belongs to someone else, ``engine_not_active`` if either has no active version,
     ``engine_disabled`` if either is disabled by its owner, and every error of ``match_create``.
     """
-    from engines.models import Engine
+    from engines.selectors import engine_by_name
 
-    found = {e.name: e for e in Engine.objects.filter(name__in=[engine, opponent])}
+    found = []
     for name in (engine, opponent):
-        if name not in found:
+        row = engine_by_name(name)  # any case: ALICE1 is alice1
+        if row is None:
             raise errors.EngineNotFound(f"no engine named {name!r}.", details={"engine": name})
-    mine, theirs = found[engine], found[opponent]
+        found.append(row)
+    mine, theirs = found
     if mine.owner_id != user.pk:
         raise errors.EngineNotYours(
             f"{engine!r} belongs to another user: challenge with an engine you own.",

@@ -84,5 +84,7 @@ def test_rating_history_lists_each_rated_game_oldest_first(
 
 
 def test_rating_history_of_an_unknown_engine_is_not_found(anon_client: Any, db: Any) -> None:
+    # A name in the path: not_found, like /api/engines/nobody/ (engine_not_found is for a
+    # name given in a request body).
     response = anon_client.get("/api/engines/nobody/ratings/")
-    assert (response.status_code, response.json()["error"]["code"]) == (404, "engine_not_found")
+    assert (response.status_code, response.json()["error"]["code"]) == (404, "not_found")
