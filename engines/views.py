@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 from arena.api import parsers as api_parsers
 from arena.api.errors import NotFoundError, UploadTooLarge
 from arena.api.schema import ERROR_RESPONSES, UPLOAD_ERROR_RESPONSES
+from arena.api.throttling import WriteRateThrottle
 from engines import selectors, services
 from engines import serializers as s
 from engines.models import Engine
@@ -36,7 +37,9 @@ A new version is `pending`, then validated on a worker (handshake and a short ga
 bundled random engine): `active`, or `rejected` with `rejection_code` (e.g. `handshake_failed`,
 `crash`, `illegal_move`) and `rejection_reason`. Poll `GET /api/engines/{name}/versions/{n}/`.
 
-Errors: `engine_not_yours` (403), `upload_too_large` (413, limit `BAO_ENGINE_MAX_BYTES`),
+Errors: `engine_not_yours` (403), `duplicate_version` (409, the same file as the latest
+version), `throttled` (429, `BAO_THROTTLE_UPLOADS`, default 30 an hour), `upload_too_large`
+(413, limit `BAO_ENGINE_MAX_BYTES`),
 `unsafe_archive`, `bad_manifest`, `not_executable`, `bad_upload`, `invalid` (400),
 `not_authenticated` (401). A refused upload stores nothing."""
 
@@ -56,6 +59,8 @@ class EngineListCreateView(GenericAPIView):
     ordering = ("name",)
     serializer_class = s.EngineListOutputSerializer
     queryset = Engine.objects.none()  # for the schema; get_queryset builds the real one
+    throttle_classes = (WriteRateThrottle,)  # POST only: settings.BAO_THROTTLE_RATES
+    throttle_scope = "uploads"
 
     def initial(self, request: Request, *args: object, **kwargs: object) -> None:
         # Refuse an oversized body from its Content-Length before anything reads and spools it

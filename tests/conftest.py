@@ -5,6 +5,17 @@
 import pytest
 
 
+@pytest.fixture(autouse=True)
+def _no_throttle_counts_carried_over():  # type: ignore[no-untyped-def]
+    """API write rates (``arena.api.throttling``) count in the cache: every test starts with
+    nothing counted, so no test is throttled by the requests of another."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
 @pytest.fixture
 def alice(db):  # type: ignore[no-untyped-def]
     """A registered user with an API token (password ``correct horse 1``)."""

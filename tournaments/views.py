@@ -18,6 +18,7 @@ from rest_framework.views import APIView
 
 from arena.api.filters import variant_id
 from arena.api.pagination import Pagination
+from arena.api.throttling import WriteRateThrottle
 from engines import selectors as engine_selectors
 from tournaments import selectors, services
 from tournaments.models import Tournament
@@ -43,6 +44,8 @@ class TournamentListCreateApi(APIView):
     """``GET /api/tournaments/?status=&variant=`` (paginated), ``POST`` to create one."""
 
     permission_classes = [IsAuthenticatedOrReadOnly]
+    throttle_classes = [WriteRateThrottle]  # POST only: settings.BAO_THROTTLE_RATES
+    throttle_scope = "tournaments"
 
     @extend_schema(
         operation_id="tournaments_list",

@@ -11,11 +11,14 @@ from rest_framework.views import APIView
 from arena.accounts import serializers as s
 from arena.accounts.services import token_obtain, user_register
 from arena.api.schema import ERROR_RESPONSES
+from arena.api.throttling import WriteRateThrottle
 
 
 class RegisterView(APIView):
     permission_classes = (permissions.AllowAny,)
     authentication_classes = ()  # registration must work without (and despite) credentials
+    throttle_classes = (WriteRateThrottle,)  # per client IP: settings.BAO_THROTTLE_RATES
+    throttle_scope = "register"
 
     @extend_schema(
         operation_id="auth_register",
@@ -39,6 +42,8 @@ class RegisterView(APIView):
 class TokenView(APIView):
     permission_classes = (permissions.AllowAny,)
     authentication_classes = ()
+    throttle_classes = (WriteRateThrottle,)  # per client IP: slows password guessing
+    throttle_scope = "login"
 
     @extend_schema(
         operation_id="auth_token",

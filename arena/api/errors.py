@@ -18,6 +18,7 @@ subclasses for their own cases. Responses Django itself makes under ``/api/`` (u
 from __future__ import annotations
 
 import logging
+import math
 from typing import Any
 
 from django.conf import settings
@@ -181,7 +182,8 @@ def _details_for(exc: exceptions.APIException, code: str) -> dict[str, Any]:
         # A ValidationError raised with a list or a string is not tied to a field.
         return {"non_field_errors": _flatten(detail)}
     if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
-        return {"retry_after_seconds": int(exc.wait)}
+        # Rounded up, as DRF's Retry-After header: 0.4 s left is "retry in 1 s", not 0.
+        return {"retry_after_seconds": math.ceil(exc.wait)}
     return {}
 
 

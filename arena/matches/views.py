@@ -13,6 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from arena.api.throttling import WriteRateThrottle
 from arena.matches import selectors
 from arena.matches.filters import MatchFilter
 from arena.matches.gamerecord import game_record_text
@@ -34,6 +35,8 @@ class MatchListView(generics.ListAPIView):
     filterset_class = MatchFilter
     ordering_fields = ["created_at", "finished_at", "id"]
     permission_classes = [permissions.IsAuthenticatedOrReadOnly]
+    throttle_classes = [WriteRateThrottle]  # POST only: settings.BAO_THROTTLE_RATES
+    throttle_scope = "challenges"
 
     def get_queryset(self):  # type: ignore[override]
         return selectors.match_list()

@@ -1,0 +1,37 @@
+"""Rate limits of the API's writes (challenges, uploads, tournaments, registration, login).
+
+A view opts in with ``throttle_classes = (WriteRateThrottle,)`` and a ``throttle_scope`` naming
+a rate of ``settings.BAO_THROTTLE_RATES`` (``"<count>/<second|minute|hour|day>"``, or None for
+no limit; set from ``BAO_THROTTLE_*``). Reads (GET, HEAD, OPTIONS) are never counted; staff are
+exempt. Requests are counted per user, or per client IP for anonymous ones (registration,
+login), in the default cache. Over the rate DRF raises ``Throttled``: 429 ``throttled`` with
+``details.retry_after_seconds`` and a ``Retry-After`` header (``arena.api.errors``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from rest_framework.permissions import SAFE_METHODS
+from rest_framework.request import Request
+from rest_framework.throttling import ScopedRateThrottle
+
+
+class WriteRateThrottle(ScopedRateThrottle):
+    """``ScopedRateThrottle`` for unsafe methods, with the rate read from the settings at each
+    request (so an override takes effect without re-importing DRF's settings)."""
+
+    def allow_request(self, request: Request, view: Any) -> bool:
+        if request.method in SAFE_METHODS:
+            return True
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated and user.is_staff:
+            return True
+        return super().allow_request(request, view)
+
+    def get_rate(self) -> str | None:
+        rates: dict[str, str | None] = settings.BAO_THROTTLE_RATES
+        if self.scope not in rates:
+            raise KeyError(f"no rate in settings.BAO_THROTTLE_RATES for scope {self.scope!r}")
+        return rates[self.scope]
