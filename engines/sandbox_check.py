@@ -66,6 +66,10 @@ def main() -> int:
         "unshare (fallback namespaces): "
         f"{'works' if found.unshare_ok else 'NO - ' + found.unshare_reason}"
     )
+    print(
+        "size-capped tmpfs mounts (fallback /tmp, /dev/shm, scratch): "
+        f"{'work' if found.mounts_ok else 'NO - ' + found.mounts_reason}"
+    )
     if not found.root:
         print("auto would choose: nothing (the sandbox needs root to give engines their own uid)")
         return 2
