@@ -2,8 +2,9 @@
 
 Prints one line per game as it ends (players, result, termination, plies) and the match result;
 ``--json FILE`` writes the full record (``MatchRecord.to_dict()``). Bad arguments, an unknown
-variant, an unloadable engine or an unwritable JSON file give one clear line on stderr and exit
-status 2; an interrupt (Ctrl-C, SIGTERM) kills the engines and exits 130.
+variant, an unloadable engine or a JSON target that cannot be written (a directory, a missing
+or unwritable directory: checked before the match is played) give one clear line on stderr and
+exit status 2; an interrupt (Ctrl-C, SIGTERM) kills the engines and exits 130.
 """
 
 from __future__ import annotations
@@ -88,6 +89,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise _Usage(f"give --engine exactly twice (got {len(args.engine)})")
             variant = get_variant(args.variant)
             tc = TimeControl.parse(args.time)
+            if args.json is not None:
+                _check_writable(args.json)  # before a match that could take minutes
             config = _config(args.sandbox)
             from engines.package import EnginePackageError, load_engine
 
@@ -96,8 +99,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                     loaded.append(load_engine(path, unpack_dir=work / f"engine{i + 1}"))
                 except EnginePackageError as exc:
                     raise _Usage(f"engine {path}: {exc}") from exc
-            if args.json is not None and not args.json.parent.is_dir():
-                raise _Usage(f"--json: directory {args.json.parent} does not exist")
         except (_Usage, UnknownVariantError, TimeControlError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
@@ -129,6 +130,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         signal.signal(signal.SIGTERM, previous)
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _check_writable(path: Path) -> None:
+    """Raises ``_Usage`` unless ``path`` can be written as the JSON record: not a directory,
+    in an existing directory, and openable for writing (checked by opening it; a file this
+    check creates is removed again, an existing one is left as it is)."""
+    if path.is_dir():
+        raise _Usage(f"--json: {path} is a directory")
+    parent = path.parent
+    if not parent.exists():
+        raise _Usage(f"--json: directory {parent} does not exist")
+    if not parent.is_dir():
+        raise _Usage(f"--json: {parent} is not a directory")
+    existed = path.exists()
+    try:
+        with open(path, "a"):
+            pass
+    except OSError as exc:
+        raise _Usage(f"--json: cannot write {path}: {exc.strerror}") from None
+    if not existed:
+        path.unlink(missing_ok=True)
 
 
 def _config(mode: str) -> RefereeConfig:

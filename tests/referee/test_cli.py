@@ -110,3 +110,38 @@ def _pids_with(suffix: str) -> list[int]:
             if any(arg.endswith(suffix) for arg in argv):
                 found.append(int(entry))
     return found
+
+
+def _json_targets(tmp: Path) -> list[tuple[Path, str]]:
+    (tmp / "a-file").write_text("")
+    (tmp / "a-dir").mkdir()
+    return [
+        (tmp / "a-dir", f"error: --json: {tmp / 'a-dir'} is a directory"),
+        (tmp / "a-file" / "x.json", f"error: --json: {tmp / 'a-file'} is not a directory"),
+        (Path("/proc/bao-arena.json"),  # procfs creates no files, not even for root
+         "error: --json: cannot write /proc/bao-arena.json: No such file or directory"),
+    ]
+
+
+def test_an_unusable_json_target_is_refused_before_the_match_is_played(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for target, message in _json_targets(tmp_path):
+        code = main(["--variant", "kingulu", "--engine", STEADY, "--engine", STEADY,
+                     "--json", str(target)])
+        captured = capsys.readouterr()
+        assert (code, captured.err.splitlines(), captured.out) == (2, [message], "")
+
+
+def test_checking_the_json_target_leaves_no_file_and_keeps_an_existing_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    new, old = tmp_path / "new.json", tmp_path / "old.json"
+    old.write_text("kept\n")
+    for target in (new, old):
+        code = main(["--variant", "kingulu", "--engine", STEADY, "--engine", "/no/such/engine",
+                     "--json", str(target)])
+        assert code == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "error: engine /no/such/engine: not_found: no engine at /no/such/engine"] * 2
+    assert (new.exists(), old.read_text()) == (False, "kept\n")
