@@ -82,6 +82,7 @@ def _play(
 def _give_up_or_retry(claim: Claim, error: str, record: dict[str, Any] | None) -> str:
     """An infrastructure fault on this claim: retry while attempts remain, else abort (keeping
     the games the referee did play, unrated)."""
+    error = storable_text(error)  # it may quote text an exception took from a package
     if claim.attempts < max_attempts():
         if match_release(claim, error):
             match_enqueue(claim.match_id, countdown=RETRY_DELAY_S)
