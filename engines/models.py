@@ -63,9 +63,12 @@ class EngineVersion(models.Model):
     status = models.CharField(
         max_length=16, choices=Status.choices, default=Status.PENDING
     )
-    # A termination code (arena.terminations) or a package error code, with a readable reason.
+    # A termination code (arena.terminations) or a package error code, with a readable reason
+    # (public: the referee's one-line detail) and the engine's stderr tail (``rejection_log``:
+    # shown to the owner and staff only, since stderr can reveal an engine's internals).
     rejection_code = models.CharField(max_length=32, blank=True)
     rejection_reason = models.TextField(blank=True)
+    rejection_log = models.TextField(blank=True)
     original_filename = models.CharField(max_length=255)
     sha256 = models.CharField(max_length=64)
     size_bytes = models.PositiveIntegerField()

@@ -89,6 +89,17 @@ def engine_for_owner(name: str, user: Any) -> Engine:
     return engine
 
 
+def version_visible_rejection_log(version: EngineVersion, user: Any) -> str | None:
+    """The stderr tail of a rejected ``version`` if ``user`` may read it (the engine's owner,
+    or staff), else None. Stderr can reveal an engine's internals, as game engine errors do
+    (``arena.matches.selectors.game_visible_engine_errors``)."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return None
+    if getattr(user, "is_staff", False) or version.engine.owner_id == user.pk:
+        return version.rejection_log
+    return None
+
+
 def version_get(engine: Engine, number: int) -> EngineVersion:
     """Version ``number`` of ``engine``. Raises ``not_found``."""
     version = (

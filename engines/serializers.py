@@ -8,6 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from engines.models import Engine, EngineVersion
+from engines.selectors import version_visible_rejection_log
 
 
 class EngineFilterInputSerializer(serializers.Serializer):
@@ -57,7 +58,12 @@ class EngineUpdateInputSerializer(serializers.Serializer):
 
 
 class EngineVersionOutputSerializer(serializers.ModelSerializer):
+    """A version. ``rejection_reason`` (code and the referee's detail) is public;
+    ``rejection_log`` (the engine's stderr tail) is given to the owner and staff only, null for
+    everyone else (the viewer is ``context["request"].user``)."""
+
     engine = serializers.CharField(source="engine.name")
+    rejection_log = serializers.SerializerMethodField()
 
     class Meta:
         model = EngineVersion
@@ -67,6 +73,7 @@ class EngineVersionOutputSerializer(serializers.ModelSerializer):
             "status",
             "rejection_code",
             "rejection_reason",
+            "rejection_log",
             "original_filename",
             "sha256",
             "size_bytes",
@@ -76,6 +83,12 @@ class EngineVersionOutputSerializer(serializers.ModelSerializer):
             "created_at",
             "validated_at",
         )
+
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_rejection_log(self, version: EngineVersion) -> str | None:
+        request = self.context.get("request")
+        return version_visible_rejection_log(version, getattr(request, "user", None))
 
 
 class VersionSummarySerializer(serializers.Serializer):
@@ -141,7 +154,9 @@ class EngineDetailOutputSerializer(EngineListOutputSerializer):
     @extend_schema_field(EngineVersionOutputSerializer(many=True))
     def get_versions(self, engine: Engine) -> list[dict[str, Any]]:
         return list(
-            EngineVersionOutputSerializer(engine.versions.all(), many=True).data
+            EngineVersionOutputSerializer(
+                engine.versions.all(), many=True, context=self.context
+            ).data
         )
 
     @extend_schema_field(serializers.ListField(child=serializers.DictField()))

@@ -310,6 +310,7 @@ def engine_versions_revalidate(version_ids: list[int]) -> int:
             status=EngineVersion.Status.PENDING,
             rejection_code="",
             rejection_reason="",
+            rejection_log="",
             validated_at=None,
         )
         for version_id in version_ids:

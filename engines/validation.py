@@ -41,7 +41,7 @@ VALIDATION_TIME_CONTROL = "5+0.1"
 VALIDATION_PLY_CAP = 40
 CANDIDATE = "candidate"
 OPPONENT = "arena-random"
-#: Most characters of engine stderr quoted in a rejection reason.
+#: Most characters of engine stderr kept in a rejection log.
 REASON_STDERR_CHARS = 2000
 
 
@@ -51,12 +51,14 @@ class ValidationDeferred(RuntimeError):
 
 @dataclass(frozen=True)
 class Verdict:
-    """The outcome of checking a package: ``ok``, else ``code`` + ``reason`` (a rejection), or
-    ``deferred`` (infrastructure fault). ``variants``/``name``/``author``: from the handshake."""
+    """The outcome of checking a package: ``ok``, else ``code`` + ``reason`` (a rejection;
+    ``log``: the engine's stderr tail, for its owner only), or ``deferred`` (infrastructure
+    fault). ``variants``/``name``/``author``: from the handshake."""
 
     ok: bool
     code: str = ""
     reason: str = ""
+    log: str = ""
     deferred: bool = False
     variants: list[str] = field(default_factory=list)
     name: str = ""
@@ -149,15 +151,18 @@ def check_package(package: Any, *, config: Any = None, opponent: Any = None) -> 
         verdict = _reject(
             record.termination, record.detail, record.engine_errors.get(CANDIDATE, "")
         )
-        return Verdict(ok=False, code=verdict.code, reason=verdict.reason, **common)
+        return Verdict(
+            ok=False, code=verdict.code, reason=verdict.reason, log=verdict.log, **common
+        )
     return Verdict(ok=True, **common)
 
 
 def _reject(code: str, detail: str, stderr: str) -> Verdict:
+    """A rejection: the public reason (code and the referee's detail) and, apart, the last
+    ``REASON_STDERR_CHARS`` characters of the engine's stderr (owner and staff only)."""
     reason = f"{code}: {detail}" if detail else code
-    if stderr.strip():
-        reason += "\n--- engine stderr (tail) ---\n" + stderr[-REASON_STDERR_CHARS:]
-    return Verdict(ok=False, code=code, reason=reason)
+    log = stderr[-REASON_STDERR_CHARS:] if stderr.strip() else ""
+    return Verdict(ok=False, code=code, reason=reason, log=log)
 
 
 def validate_version_now(version_id: int, *, config: Any = None) -> str:
@@ -230,6 +235,7 @@ def _record(version_id: int, status: str, verdict: Verdict) -> None:
             status=status,
             rejection_code=verdict.code,
             rejection_reason=storable_text(verdict.reason),
+            rejection_log=storable_text(verdict.log),
             variants=storable(verdict.variants),
             reported_name=storable_text(verdict.name)[:128],
             reported_author=storable_text(verdict.author)[:128],

@@ -35,7 +35,9 @@ keep the execute bits of your programs (or start them through an interpreter in 
 The first upload of a name creates the engine (you own it); later uploads add versions 2, 3, ...
 A new version is `pending`, then validated on a worker (handshake and a short game against the
 bundled random engine): `active`, or `rejected` with `rejection_code` (e.g. `handshake_failed`,
-`crash`, `illegal_move`) and `rejection_reason`. Poll `GET /api/engines/{name}/versions/{n}/`.
+`crash`, `illegal_move`), a public one-line `rejection_reason` and `rejection_log` (the tail of
+the engine's stderr: shown to you and to staff, null for others). Poll
+`GET /api/engines/{name}/versions/{n}/`.
 
 Errors: `engine_not_yours` (403), `duplicate_version` (409, the same file as the latest
 version), `throttled` (429, `BAO_THROTTLE_UPLOADS`, default 30 an hour), `upload_too_large`
@@ -108,7 +110,7 @@ class EngineListCreateView(GenericAPIView):
             upload=data.validated_data["file"],
             description=data.validated_data["description"],
         )
-        body = s.EngineVersionOutputSerializer(version).data
+        body = s.EngineVersionOutputSerializer(version, context={"request": request}).data
         location = f"/api/engines/{version.engine.name}/versions/{version.number}/"
         return Response(
             body, status=status.HTTP_201_CREATED, headers={"Location": location}
@@ -131,7 +133,7 @@ class EngineDetailView(APIView):
     )
     def get(self, request: Request, name: str) -> Response:
         engine = selectors.engine_get(name)
-        context = {"ratings": selectors.engine_ratings(engine)}
+        context = {"ratings": selectors.engine_ratings(engine), "request": request}
         return Response(s.EngineDetailOutputSerializer(engine, context=context).data)
 
     @extend_schema(
@@ -162,7 +164,9 @@ class EngineVersionDetailView(APIView):
     )
     def get(self, request: Request, name: str, number: int) -> Response:
         version = selectors.version_get(selectors.engine_get(name), number)
-        return Response(s.EngineVersionOutputSerializer(version).data)
+        return Response(
+            s.EngineVersionOutputSerializer(version, context={"request": request}).data
+        )
 
 
 class EngineVersionDownloadView(APIView):
