@@ -150,7 +150,7 @@ class EngineDetailView(APIView):
         data.is_valid(raise_exception=True)
         services.engine_update(engine=engine, **data.validated_data)
         engine = selectors.engine_get(name)
-        context = {"ratings": selectors.engine_ratings(engine)}
+        context = {"ratings": selectors.engine_ratings(engine), "request": request}
         return Response(s.EngineDetailOutputSerializer(engine, context=context).data)
 
 
