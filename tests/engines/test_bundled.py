@@ -442,3 +442,26 @@ def test_the_depth_option_limits_the_search() -> None:
     v = get_variant("bao-la-kiswahili")
     expected = search.Searcher(v).search(v.initial_position(), max_depth=2).move
     assert lines[-1] == f"bestmove {expected}"
+
+
+def test_search_ends_a_game_only_at_the_third_occurrence_of_a_position() -> None:
+    search = load_engine("search")
+    v = get_variant("bao-kingulu")
+    p = v.parse_position("0,2,1,7,1,2/8,7,5n,0,1,7 S 7:0 2")
+    b1 = v.apply(p, "b1")  # 1,5s,2,1,0,4/9,1,5n,2,0,9 N 7:2 3: scored 33-15 if the game ended
+    # Seen once before: b1 would be its second occurrence, the game goes on, a1 and b1 both
+    # evaluate to 1900 and the first is kept.
+    once = search.Searcher(v).search(p, max_depth=1, history=[b1, p])
+    assert (once.move, once.score) == ("a1", 1900)
+    # Seen twice: b1 is the third occurrence and ends the game, scored 33-15 for South
+    # (README 6.3), a won game one ply away with an 18-seed margin.
+    twice = search.Searcher(v).search(p, max_depth=1, history=[b1, b1, p])
+    assert (twice.move, twice.score) == ("b1", search.WIN - 1 + 18)
+
+
+def test_search_answers_the_lost_kingulu_c1_opening_from_its_book() -> None:
+    search = load_engine("search")
+    v = get_variant("bao-kingulu")
+    after_c1 = v.apply(v.initial_position(), "c1")
+    result = search.Searcher(v).search(after_c1, max_depth=20)
+    assert (result.move, result.depth, result.nodes, result.pv) == ("f2", 0, 0, ["f2"])

@@ -53,25 +53,37 @@ def test_random_against_greedy_finishes_by_the_rules(variant: str) -> None:
     assert sum(record.score) == len(record.games)
 
 
-# A fixed search depth makes the sample deterministic (random is seeded per game through its
-# Seed option): on a shared, loaded machine a purely clock-limited search at 1+0.02 lost the
-# odd Bao Kingulu game (1 in 20), which would make this test flaky. Kingulu's tree is small,
-# so it gets the deeper search (depth 5 still lost 2 of 22 Kingulu games; 8 lost none).
-DEPTH = {"bao-la-kete": "3", "bao-la-kiswahili": "3", "bao-kingulu": "8"}
+# The product requirement: search beats random in every game of a 10-match sample at a short
+# clock, with no fixed depth. 2+0.05 gives search about 95 ms a move (45 ms before it stops
+# deepening); the random engine is seeded per game from the match seed (its Seed option), so
+# its move in a given position is fixed and only search's depth varies with the machine.
+#
+# Bao Kingulu is the hard case: after South's c1 (KGL-E1, 7 seeds banked) North is lost by
+# force (a depth-26 search proves it), and random opens c1 in a quarter of the games it plays
+# South. Search as North still wins most of those: seeds 0, 1, 3 and 7 give four of them here,
+# all won at 50 to 150 ms a move and at fixed depths 6 to 12; seed 1 was lost at 30 ms a move.
+# Over seeds 10-210 at 95 ms a move search dropped 2 to 3 games in 200 such game 2s, all after
+# c1 (see the engine's docstring), so a red run here is far more likely a starved clock than
+# a change of strength: rerun with -s and read the printed games before blaming the engine.
+SAMPLE_SEEDS = range(10)
+SHORT_CLOCK = "2+0.05"
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(900)
+@pytest.mark.timeout(300)
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_search_beats_random_in_every_game_of_ten_matches(variant: str) -> None:
+def test_search_beats_random_in_every_game_of_ten_matches_at_a_short_clock(variant: str) -> None:
     search, rnd = _load("search"), _load("random")
-    config = RefereeConfig(engine_options={"Depth": DEPTH[variant]})
-    lost: list[tuple[int, int, str, str]] = []
-    for seed in range(10):
-        record = play_match(search, rnd, variant, TimeControl.parse("10+0.1"), seed, config)
-        lost += [
-            (seed, g.index, g.result, g.termination)
-            for g in record.games
-            if g.winner != "search"
+    played: list[tuple[int, int, str, str, str, int]] = []
+    for seed in SAMPLE_SEEDS:
+        record = play_match(search, rnd, variant, TimeControl.parse(SHORT_CLOCK), seed,
+                            RefereeConfig())
+        assert not record.aborted, (seed, record.games[-1].detail)
+        played += [
+            (seed, g.index, str(g.winner), g.result, g.termination, g.plies) for g in record.games
         ]
-    assert lost == []
+    for game in played:
+        print(variant, SHORT_CLOCK, *game)
+    # Two games per match: search wins both, so no third game is ever needed.
+    assert len(played) == 2 * len(SAMPLE_SEEDS)
+    assert [g for g in played if g[2] != "search" or g[4] not in T.RULES_TERMINATIONS] == []
