@@ -21,6 +21,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from arena.engine_text import storable
 from arena.matches import errors
 from arena.matches.leases import Claim, claimable, pending_or_expired
 from arena.matches.limits import (
@@ -30,7 +31,6 @@ from arena.matches.limits import (
     max_task_seconds,
 )
 from arena.matches.models import Game, Match
-from arena.engine_text import storable
 from arena.referee import TimeControl, TimeControlError
 from arena.rules import UnknownVariantError, canonical_variant_id
 from arena.terminations import ABORTED, TERMINATIONS, is_rated
