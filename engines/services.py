@@ -20,6 +20,7 @@ from django.db import IntegrityError, transaction
 from arena.api import errors
 from engines import storage
 from engines.models import Engine, EngineVersion
+from engines.selectors import engine_by_name
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +75,7 @@ def engine_version_create(
 
     # Names differing only in case would look the same on a leaderboard: they are one name,
     # spelled as on its first upload.
-    existing = Engine.objects.filter(name__iexact=name).only("name", "owner_id").first()
+    existing = engine_by_name(name)
     if existing is not None:
         if existing.owner_id != owner.pk:
             raise errors.EngineNotYours(details={"engine": existing.name})
@@ -270,16 +271,18 @@ def _bundled_version(
     from engines.package import load_engine
 
     digest = storage.file_sha256(path)
-    engine = Engine.objects.filter(name=name).first()
+    # Any case: a user's "Random" is the name "random" (engines.selectors.engine_by_name). The
+    # owner is checked first, so a user's engine is never taken for the bundled one.
+    engine = engine_by_name(name)
     if engine is not None:
-        current = engine.versions.filter(sha256=digest).order_by("-number").first()
-        if current is not None:
-            return current
         if not engine.is_bundled or engine.owner_id != system.pk:
             raise errors.EngineNotYours(
                 f"The bundled engine name {name!r} is taken by a user's engine.",
-                details={"engine": name},
+                details={"engine": engine.name},
             )
+        current = engine.versions.filter(sha256=digest).order_by("-number").first()
+        if current is not None:
+            return current
     with open(path, "rb") as handle:
         incoming = storage.receive(
             iter(lambda: handle.read(1 << 16), b""), name, max_bytes=1 << 30

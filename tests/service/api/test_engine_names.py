@@ -109,3 +109,20 @@ def test_the_match_engine_filter_takes_any_case(anon_client, two_matches):
         two_matches[0].pk,
     ]
 
+
+
+def test_a_bundled_name_taken_by_a_user_in_another_case_is_refused(alice, tmp_path):
+    from django.contrib.auth import get_user_model
+
+    from arena.api.errors import EngineNotYours
+    from engines.models import Engine
+    from engines.services import _bundled_version
+
+    system = get_user_model().objects.create_user("arena")
+    Engine.objects.create(owner=alice, name="Random")
+    script = tmp_path / "random.py"
+    script.write_text("#!/usr/bin/env python3\nprint('x')\n")
+    with pytest.raises(EngineNotYours) as refused:
+        _bundled_version(system, "random", "", script)
+    assert refused.value.details == {"engine": "Random"}
+    assert list(Engine.objects.values_list("name", flat=True)) == ["Random"]
