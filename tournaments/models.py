@@ -30,6 +30,7 @@ class Tournament(models.Model):
         SCHEDULED = "scheduled"  # waiting for start_at (beat starts it)
         RUNNING = "running"  # matches created and queued
         FINISHED = "finished"  # every match finished or aborted
+        CANCELLED = "cancelled"  # stopped early (tournament_cancel): unfinished matches aborted
 
     name = models.CharField(max_length=120)
     variant = models.CharField(max_length=32, choices=VARIANT_CHOICES)
@@ -48,6 +49,7 @@ class Tournament(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    cancel_reason = models.CharField(max_length=200, blank=True)
 
     class Meta:
         ordering = ["-start_at", "-id"]

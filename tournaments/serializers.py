@@ -69,6 +69,7 @@ def tournament_detail_data(
         "time_control": tournament.time_control,
         "format": tournament.format,
         "status": tournament.status,
+        "cancel_reason": tournament.cancel_reason,
         "rated": tournament.rated,
         "start_at": serializers.DateTimeField().to_representation(tournament.start_at),
         "started_at": tournament.started_at

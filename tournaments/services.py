@@ -221,6 +221,41 @@ def tournament_start(tournament_id: int, *, now: dt.datetime | None = None) -> b
     return True
 
 
+def tournament_cancel(tournament_id: int, *, reason: str) -> int:
+    """Stop a scheduled or running tournament early: it becomes ``cancelled`` (``reason`` kept,
+    at most 200 characters) and each of its matches still ``pending`` or ``running`` becomes
+    ``aborted`` with the error ``"tournament cancelled: <reason>"``, its lease released.
+
+    Nothing is rated for the aborted matches (they have no games). A worker still playing one
+    finds its lease gone and records nothing (``match_record_result``); a queued task finds the
+    match not claimable and returns. Idempotent: a tournament already ``finished`` or
+    ``cancelled`` (or missing) is left alone. Returns how many matches this call aborted.
+    """
+    from arena.matches.models import Match
+
+    now = timezone.now()
+    reason = reason[:200]
+    with transaction.atomic():
+        cancelled = Tournament.objects.filter(
+            pk=tournament_id,
+            status__in=(Tournament.Status.SCHEDULED, Tournament.Status.RUNNING),
+        ).update(status=Tournament.Status.CANCELLED, finished_at=now, cancel_reason=reason)
+        if not cancelled:
+            return 0
+        aborted = Match.objects.filter(
+            tournament_id=tournament_id,
+            status__in=(Match.Status.PENDING, Match.Status.RUNNING),
+        ).update(
+            status=Match.Status.ABORTED,
+            lease_token="",
+            lease_expires_at=None,
+            finished_at=now,
+            error=f"tournament cancelled: {reason}",
+        )
+    logger.info("tournament %s cancelled (%s): %s matches aborted", tournament_id, reason, aborted)
+    return aborted
+
+
 def tournament_refresh_status(tournament_id: int) -> bool:
     """Mark a running tournament finished once every one of its matches is finished or aborted.
 
