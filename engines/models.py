@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import models
+from django.db.models.functions import Lower
 
 if TYPE_CHECKING:
     from engines.package import EnginePackage
@@ -34,6 +35,10 @@ class Engine(models.Model):
 
     class Meta:
         ordering = ["name"]
+        constraints = [
+            # Names differing only in case would look the same on a leaderboard.
+            models.UniqueConstraint(Lower("name"), name="engine_name_unique_ignoring_case"),
+        ]
 
     def __str__(self) -> str:
         return self.name

@@ -157,7 +157,7 @@ def _create_version_row(
 
 def _engine_for_upload(owner: Any, name: str, description: str) -> Engine:
     """The engine row, locked for the version allocation; created on the first upload."""
-    engine = Engine.objects.select_for_update().filter(name=name).first()
+    engine = Engine.objects.select_for_update().filter(name__iexact=name).first()
     if engine is None:
         try:
             with (
@@ -167,7 +167,8 @@ def _engine_for_upload(owner: Any, name: str, description: str) -> Engine:
                     owner=owner, name=name, description=description
                 )
         except IntegrityError:
-            engine = Engine.objects.select_for_update().get(name=name)
+            # Another upload created it meanwhile, perhaps spelled in another case.
+            engine = Engine.objects.select_for_update().get(name__iexact=name)
     if engine.owner_id != owner.pk:
         raise errors.EngineNotYours(details={"engine": name})
     if description and engine.description != description:
