@@ -67,6 +67,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Serves /static/ (admin CSS, the Swagger UI of /api/docs/) also with DEBUG off, where
+    # Django's runserver does not; gunicorn in docker-compose has no other static server.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -129,6 +132,9 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
+STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise warns about a missing one before collectstatic
+# Find files in the apps' static folders too, so no collectstatic step is needed to run.
+WHITENOISE_USE_FINDERS = True
 MEDIA_ROOT = VAR_DIR / "media"
 MEDIA_URL = "media/"
 

@@ -29,3 +29,18 @@ def test_the_docs_page_loads_only_local_static_files_and_they_are_served(anon_cl
         assert finders.find(relative) is not None, url
         served = serve(RequestFactory().get(url), relative)
         assert served.status_code == 200, url
+
+
+@pytest.mark.django_db
+def test_with_debug_off_the_docs_and_admin_static_files_are_served_by_the_app(settings):
+    # Production (gunicorn, DEBUG off) has no other static file server: WhiteNoise serves them.
+    from django.test import Client
+
+    settings.DEBUG = False
+    page = Client().get("/api/docs/").content.decode()
+    static = sorted(set(re.findall(r"""["'](/static/[^"']+)["']""", page)))
+    assert static, page[:500]
+    for url in [*static, "/static/admin/css/base.css"]:
+        response = Client().get(url)
+        assert response.status_code == 200, url
+        assert b"".join(response.streaming_content), url
