@@ -158,6 +158,10 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "arena.api.errors.exception_handler",
+    # How many reverse proxies stand in front of the web process. With 0 the per-IP rate limits
+    # use the socket's address and ignore X-Forwarded-For, which any client can forge (DRF's
+    # default, None, trusts the header). Behind one proxy that sets the header, use 1.
+    "NUM_PROXIES": env_int("BAO_NUM_PROXIES", 0, minimum=0),
 }
 
 SPECTACULAR_SETTINGS = {

@@ -91,6 +91,37 @@ def test_registration_is_throttled_per_client_ip(
     assert register("erin", "10.0.0.2").status_code == 201
 
 
+def test_a_forged_forwarded_for_header_does_not_escape_the_per_ip_limit(
+    rates: Any, frozen_clock: None, anon_client: Any
+) -> None:
+    def register(name: str, forged: str) -> Any:
+        return anon_client.post("/api/auth/register/",
+                                {"username": name, "password": "mancala rocks 9"},
+                                format="json", REMOTE_ADDR="10.0.0.7",
+                                HTTP_X_FORWARDED_FOR=forged)
+
+    assert register("carol", "9.9.9.1").status_code == 201
+    assert register("dave", "9.9.9.2").status_code == 201
+    _assert_throttled(register("erin", "9.9.9.3"), 3600)
+
+
+def test_behind_a_declared_proxy_the_forwarded_client_address_counts(
+    rates: Any, frozen_clock: None, anon_client: Any, settings: Any
+) -> None:
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
+
+    def register(name: str, client: str) -> Any:
+        return anon_client.post("/api/auth/register/",
+                                {"username": name, "password": "mancala rocks 9"},
+                                format="json", REMOTE_ADDR="10.0.0.1",
+                                HTTP_X_FORWARDED_FOR=client)
+
+    assert register("carol", "203.0.113.5").status_code == 201
+    assert register("dave", "203.0.113.5").status_code == 201
+    _assert_throttled(register("erin", "203.0.113.5"), 3600)
+    assert register("erin", "203.0.113.6").status_code == 201
+
+
 def test_login_attempts_are_throttled_per_minute(
     rates: Any, frozen_clock: None, anon_client: Any, alice: Any
 ) -> None:
