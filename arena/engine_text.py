@@ -6,9 +6,9 @@ place: ``decode_engine_output`` for bytes, ``clean_engine_text`` for text alread
 The rules:
 
 * undecodable UTF-8 becomes U+FFFD (the replacement character);
-* C0 control characters (U+0000..U+001F) except tab become U+FFFD (``\\r`` too, unless it
-  ends a line of a ``multiline`` text). NUL is the one that matters for storage: PostgreSQL
-  refuses it in ``text`` columns and as ``\\u0000`` in ``jsonb``, so an engine could
+* control characters (C0 U+0000..U+001F except tab, DEL U+007F, C1 U+0080..U+009F) become
+  U+FFFD (``\\r`` too, unless it ends a line of a ``multiline`` text). NUL is the one that
+  matters for storage: PostgreSQL refuses it in ``text`` columns and as ``\\u0000`` in ``jsonb``, so an engine could
   otherwise make its own result unstorable. The other controls (escape sequences,
   backspaces, bells) would only garble logs and terminals;
 * lone surrogates (U+D800..U+DFFF, possible only in text that did not come from a UTF-8
@@ -32,14 +32,15 @@ REPLACEMENT = "\ufffd"
 _SURROGATES = range(0xD800, 0xE000)
 # str.translate tables: code point -> replacement.
 _STORABLE: dict[int, str] = {0: REPLACEMENT} | {cp: REPLACEMENT for cp in _SURROGATES}
-_LINE: dict[int, str] = {cp: REPLACEMENT for cp in range(0x20) if cp != 0x09} | {
+_CONTROLS = [cp for cp in range(0x20) if cp != 0x09] + [0x7F, *range(0x80, 0xA0)]
+_LINE: dict[int, str] = {cp: REPLACEMENT for cp in _CONTROLS} | {
     cp: REPLACEMENT for cp in _SURROGATES
 }
 _MULTILINE: dict[int, str] = {cp: r for cp, r in _LINE.items() if cp != 0x0A}
 
 
 def clean_engine_text(text: str, *, multiline: bool = False) -> str:
-    """``text`` with C0 controls other than tab (and ``\\n`` if ``multiline``) and lone
+    """``text`` with control characters other than tab (and ``\\n`` if ``multiline``) and lone
     surrogates replaced by U+FFFD; with ``multiline`` a ``\\r\\n`` line end becomes ``\\n``.
     Same length as ``text`` except for those line ends. Never raises."""
     if multiline:

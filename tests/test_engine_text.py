@@ -29,7 +29,8 @@ def test_the_replacement_is_u_fffd() -> None:
         (b"tab\tstays", "tab\tstays"),
         (b"\x1b[31mred\x1b[0m", f"{R}[31mred{R}[0m"),
         (b"bell\x07 back\x08 cr\r mid", f"bell{R} back{R} cr{R} mid"),
-        (b"\x01\x1f\x7f", f"{R}{R}\x7f"),  # DEL is not C0: PostgreSQL stores it
+        (b"\x01\x1f\x7f", f"{R}{R}{R}"),  # DEL garbles terminals like the C0 controls
+        ("C1 \u009b31m".encode(), f"C1 {R}31m"),  # the one-character CSI of C1
         (b"not utf-8: \xff\xfe", f"not utf-8: {R}{R}"),
         ("Mwalimu Ali wa Zanzibar \u00e9".encode(), "Mwalimu Ali wa Zanzibar \u00e9"),
         (b"", ""),
