@@ -8,9 +8,9 @@ The rules:
 * undecodable UTF-8 becomes U+FFFD (the replacement character);
 * control characters (C0 U+0000..U+001F except tab, DEL U+007F, C1 U+0080..U+009F) become
   U+FFFD (``\\r`` too, unless it ends a line of a ``multiline`` text). NUL is the one that
-  matters for storage: PostgreSQL refuses it in ``text`` columns and as ``\\u0000`` in ``jsonb``, so an engine could
-  otherwise make its own result unstorable. The other controls (escape sequences,
-  backspaces, bells) would only garble logs and terminals;
+  matters for storage: PostgreSQL refuses it in ``text`` columns and as ``\\u0000`` in
+  ``jsonb``, so an engine could otherwise make its own result unstorable. The other controls
+  (escape sequences, backspaces, bells) would only garble logs and terminals;
 * lone surrogates (U+D800..U+DFFF, possible only in text that did not come from a UTF-8
   decode) become U+FFFD: they cannot be encoded, and ``jsonb`` refuses them too;
 * with ``multiline`` (the stderr tail), ``\\n`` is kept and ``\\r\\n`` becomes ``\\n``.
