@@ -7,7 +7,9 @@
 
 from __future__ import annotations
 
-from django_celery_beat.models import IntervalSchedule, PeriodicTask
+from django_celery_beat.models import PeriodicTask
+
+from arena.beat import ensure_minute_task
 
 START_DUE_TASK = "tournaments.tasks.start_due_tournaments"
 START_DUE_ENTRY = "tournaments: start due tournaments"
@@ -15,11 +17,4 @@ START_DUE_ENTRY = "tournaments: start due tournaments"
 
 def ensure_periodic_tasks() -> PeriodicTask:
     """Create or repair the minute ``start_due_tournaments`` entry (one row by name)."""
-    every_minute, _ = IntervalSchedule.objects.get_or_create(
-        every=1, period=IntervalSchedule.MINUTES
-    )
-    task, _ = PeriodicTask.objects.update_or_create(
-        name=START_DUE_ENTRY,
-        defaults={"task": START_DUE_TASK, "interval": every_minute, "enabled": True},
-    )
-    return task
+    return ensure_minute_task(START_DUE_ENTRY, START_DUE_TASK)
