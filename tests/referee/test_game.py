@@ -35,10 +35,10 @@ def test_a_clean_game_ends_by_the_rules_with_every_move_recorded() -> None:
     assert record.plies == 7 and record.final_position == "0 N 7"
     assert record.moves[0].info == ["depth 1 score 0 nodes 7"]
     bot_s = launcher.started[0][1]
-    assert bot_s.transport.written[:4] == [
-        "bep", "newgame toy-take", "isready", "position startpos"]
-    assert bot_s.transport.written[4] == "go stime 1000 ntime 1000 sinc 100 ninc 100"
-    assert bot_s.transport.written[6] == "position startpos moves t1 t1"
+    assert bot_s.transport.written[:5] == [
+        "bep", "newgame toy-take", "position startpos", "isready",
+        "go stime 1000 ntime 1000 sinc 100 ninc 100"]
+    assert bot_s.transport.written[5] == "position startpos moves t1 t1"
 
 
 def test_clocks_are_charged_from_go_to_bestmove_plus_increment() -> None:
