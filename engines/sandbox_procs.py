@@ -62,21 +62,37 @@ class UidLease:
 
 def proc_status(pid: int | str) -> tuple[int, int, str] | None:
     """(real uid, session id, state letter) of a process, None if it is gone."""
+    # One file, /proc/<pid>/status (Linux 4.1+ lists NSsid there): scans read it for every
+    # process on the host, so a second file per process would double their cost.
     try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            stat_line = fh.read().decode("ascii", "replace")
         with open(f"/proc/{pid}/status", "rb") as fh:
             status = fh.read()
     except OSError:
         return None
     # Not the owner of /proc/<pid>: that turns to root while a process is not dumpable.
-    at = status.find(b"\nUid:")
+    uid = _field(status, b"\nUid:")
+    state = _field(status, b"\nState:")
+    sid = _field(status, b"\nNSsid:")
+    if uid is None or state is None:
+        return None
+    if sid is None:  # a kernel without NSsid: the session is field 6 of /proc/<pid>/stat
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                stat_line = fh.read().decode("ascii", "replace")
+        except OSError:
+            return None
+        # The command name may hold spaces or ')': the fields start after the last ')'.
+        sid = stat_line[stat_line.rfind(")") + 2 :].split()[3]
+    return int(uid), int(sid), state[:1]
+
+
+def _field(status: bytes, key: bytes) -> str | None:
+    """The first word after ``key`` (``b"\\nUid:"``) in a /proc status text, or None."""
+    at = status.find(key)
     if at < 0:
         return None
-    uid = int(status[at + 5 :].split(None, 1)[0])
-    # The command name may hold spaces or ')': the fields start after the last ')'.
-    fields = stat_line[stat_line.rfind(")") + 2 :].split()
-    return uid, int(fields[3]), fields[0]
+    words = status[at + len(key) :].split(None, 1)
+    return words[0].decode("ascii", "replace") if words else None
 
 
 def scan(match_uid: int | None = None, match_sid: int | None = None) -> set[int]:

@@ -18,10 +18,11 @@ no ``bestmove`` in time: ``time_forfeit``). Between games ``resync`` sends ``sto
 ``bestmove`` is still owed) and ``isready`` and drains to that ``readyok`` and the owed
 ``bestmove``, so a search cut short never answers the next game.
 
-While it waits for a reply the client calls its ``watch`` (if set) at least every
-``WATCH_INTERVAL_MS``: the referee uses it to notice what the reply stream cannot show, such as
-an engine that has written more stderr than its cap (``output_limit`` at once, not when the
-reply finally comes or the wait times out). A ``watch`` ends the wait by raising.
+While it waits for a reply the client calls its ``watch`` (if set) when the wait starts (unless
+it just did) and at least every ``WATCH_INTERVAL_MS``: the referee uses it to notice what the
+reply stream cannot show, such as an engine that has written more stderr than its cap
+(``output_limit`` at once, not when the reply finally comes or the wait times out). A
+``watch`` ends the wait by raising.
 """
 
 from __future__ import annotations
@@ -48,6 +49,9 @@ MS = 1_000_000  # ns per ms
 #: Longest wait between two calls of ``EngineClient.watch`` while a reply is awaited, in ms.
 #: Short enough to stop a flood promptly, long enough that idle waits cost nothing measurable.
 WATCH_INTERVAL_MS = 20
+#: A read that starts within this many ns of the last ``watch`` call does not call it again:
+#: the lines of one move come in quick reads, and the watch costs more than the read.
+WATCH_GAP_NS = 1_000_000
 #: How many of the engine's last unexpected/ignored lines the client keeps (for debugging).
 LOG_KEEP = 200
 #: How many ignored lines ``take_ignored`` hands to one move of the record, and how many
@@ -97,8 +101,9 @@ class EngineClient:
     """Speaks BEP to one engine over ``transport``.
 
     ``clock`` is the monotonic time source in ns (default: the transport's ``clock`` if it has
-    one, e.g. ``FakeTransport``, else ``time.monotonic_ns``). ``watch``: called before every read
-    and at least every ``WATCH_INTERVAL_MS`` while a reply is awaited; whatever it raises ends
+    one, e.g. ``FakeTransport``, else ``time.monotonic_ns``). ``watch``: called before a read
+    (unless called less than ``WATCH_GAP_NS`` before) and at least every ``WATCH_INTERVAL_MS``
+    while a reply is awaited; whatever it raises ends
     the wait and propagates (an ``EngineFault`` of this engine, or the caller's own exception
     when the watch looks at other engines too). Methods raise ``EngineFault``.
     """
@@ -124,6 +129,7 @@ class EngineClient:
         self.owed_readyok = 0
         self.broken = False  # after a fault that leaves the stream unusable (overflow, EOF)
         self.lines_read = 0  # every line read so far, for "what was last received" details
+        self._watch_due = 0  # clock() from which the next read calls the watch again
         self.last_line: str | None = None
         self._ignored: list[str] = []
         self._ignored_dropped = 0
@@ -145,13 +151,17 @@ class EngineClient:
 
     def _next(self, deadline_ns: int) -> ReadResult:
         """``transport.read_line(deadline_ns)``, in slices of ``WATCH_INTERVAL_MS`` with the
-        ``watch`` called before each (its exceptions propagate)."""
+        ``watch`` called before each (unless it ran less than ``WATCH_GAP_NS`` ago; its
+        exceptions propagate)."""
         if self.watch is None:
             result = self.transport.read_line(deadline_ns)
         else:
             while True:
-                self.watch()
-                step = min(deadline_ns, self.clock() + WATCH_INTERVAL_MS * MS)
+                now = self.clock()
+                if now >= self._watch_due:
+                    self.watch()
+                    self._watch_due = now + WATCH_GAP_NS
+                step = min(deadline_ns, now + WATCH_INTERVAL_MS * MS)
                 result = self.transport.read_line(step)
                 if result.status != TIMEOUT or step >= deadline_ns:
                     break
@@ -207,8 +217,17 @@ class EngineClient:
         arrived on stdout`` for an engine that never flushes); an EOF/overflow keeps its own
         code (``crash``/``output_limit``).
         """
+        return self.finish_handshake(self.begin_handshake(timeout_ms))
+
+    def begin_handshake(self, timeout_ms: int) -> tuple[int, int]:
+        """Write ``bep`` and return at once (so several engines can start up together); pass
+        the result to ``finish_handshake``. Raises ``EngineFault(crash)``."""
         since = self.lines_read
-        deadline = self.send("bep") + timeout_ms * MS
+        return self.send("bep") + timeout_ms * MS, since
+
+    def finish_handshake(self, started: tuple[int, int]) -> EngineId:
+        """Read the handshake ``begin_handshake`` started, up to its deadline; as ``handshake``."""
+        deadline, since = started
         ident = EngineId()
         while True:
             result = self._next(deadline)

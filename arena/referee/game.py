@@ -134,10 +134,15 @@ def play_game(
     return record
 
 
-def _position_command(v: Variant, game: Any) -> str:
+def _position_head(v: Variant, game: Any) -> str:
+    """``position startpos``, or ``position text <start>`` for a game that did not start from
+    the variant's start position (computed once per game: the text forms are not free)."""
     start = game.start.to_text()
     is_initial = start == v.initial_position().to_text()
-    head = "position startpos" if is_initial else f"position text {start}"
+    return "position startpos" if is_initial else f"position text {start}"
+
+
+def _position_command(head: str, game: Any) -> str:
     return head + (" moves " + " ".join(game.moves) if game.moves else "")
 
 
@@ -162,7 +167,14 @@ def _run(
     options: dict[str, str],
     on_event: Event | None,
 ) -> None:
-    # Prepare both engines (restart if needed, resync, newgame); a fault here loses the game.
+    # Prepare both engines (start or restart if needed, resync, newgame); a fault here loses
+    # the game. Engines that need a process are launched first, so that they boot together.
+    for side in (SOUTH, NORTH):
+        try:
+            slots[side].launch()
+        except EngineFault as fault:
+            _fault(record, game, slots, side, fault)
+            return
     for side in (SOUTH, NORTH):
         try:
             slots[side].prepare(v.id, options)
@@ -210,6 +222,7 @@ def _play_plies(
     overrun_ns = {SOUTH: 0, NORTH: 0}  # time used past the clock, summed over the game
     inc_ns = tc.increment_ms * MS
     grace_ns = config.grace_ms * MS
+    head = _position_head(v, game)
     while game.outcome is None:
         side = game.position.side
         slot = slots[side]
@@ -230,7 +243,7 @@ def _play_plies(
             grace_left_ns = grace_ns - overrun_ns[side]
             try:
                 reply = client.go(
-                    _position_command(v, game), go, budget_ns + grace_left_ns,
+                    _position_command(head, game), go, budget_ns + grace_left_ns,
                     config.ready_timeout_ms,
                 )
             except EngineFault as fault:
@@ -284,18 +297,19 @@ def _play_plies(
             ignored=client.take_ignored(),
         )
         record.moves.append(entry)
-        emit(
-            on_event,
-            {
-                "event": "move",
-                "index": record.index,
-                "ply": entry.ply,
-                "side": side,
-                "move": entry.move,
-                "time_ms": entry.time_ms,
-                "clock_ms": entry.clock_ms,
-            },
-        )
+        if on_event is not None:  # the event dict is not built for nobody
+            emit(
+                on_event,
+                {
+                    "event": "move",
+                    "index": record.index,
+                    "ply": entry.ply,
+                    "side": side,
+                    "move": entry.move,
+                    "time_ms": entry.time_ms,
+                    "clock_ms": entry.clock_ms,
+                },
+            )
     outcome = game.outcome
     winner = None if outcome.winner is None else slots[outcome.winner].name
     _finish(record, game, outcome.reason, winner, outcome.reason)

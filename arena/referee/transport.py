@@ -17,8 +17,7 @@ import select
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from arena.engine_text import clean_engine_text, decode_engine_output
 
@@ -33,11 +32,11 @@ DEFAULT_MAX_LINE_BYTES = 64 * 1024
 DEFAULT_MAX_STDOUT_BYTES = 16 * 2**20
 
 
-@dataclass(frozen=True)
-class ReadResult:
+class ReadResult(NamedTuple):
     """One read: ``status`` (LINE/TIMEOUT/EOF/OVERFLOW), the ``line`` (without ``\\n``, only
     for LINE) and ``at_ns``, the ``monotonic_ns`` instant the line became available (for LINE)
-    or the read gave up."""
+    or the read gave up. (A named tuple: one is made per line on the move path, and it is
+    cheaper to build than a frozen dataclass.)"""
 
     status: str
     line: str | None

@@ -207,6 +207,27 @@ def test_children_that_keep_running_and_a_daemon_are_all_gone_after_kill(
 
 
 @pytest.mark.parametrize("mode", SANDBOXED)
+def test_an_engine_that_exited_in_its_own_pid_namespace_is_reaped_without_a_scan(
+    mode: str, world_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package, marker = hostile(world_dir, "fork_children.py", "exit-on-eof")
+    engine = start_engine(package, SandboxConfig(mode=mode))
+    assert read_lines(engine, 1) == ["forked 3"]
+    engine.stdin.close()  # it exits, as after quit; its children and the daemon do not
+    assert engine.wait(10) == 0
+    scans: list[int] = []
+    real_scan = sandbox.pids_of_uid
+    monkeypatch.setattr(sandbox, "pids_of_uid", lambda uid: scans.append(uid) or real_scan(uid))
+    engine.kill()
+    # With a pid namespace the kernel ended the rest before the wrapper could exit: kill()
+    # only reaps. Without one (a fallback without unshare) it must search the uid.
+    assert engine.pid_namespace == (mode == "bwrap" or _found.unshare_ok)
+    assert (scans == []) == engine.pid_namespace
+    assert engine.alive_pids() == set()
+    assert marker_pids(marker) == set()
+
+
+@pytest.mark.parametrize("mode", SANDBOXED)
 def test_an_engine_that_ignores_sigterm_and_stdin_eof_is_killed(mode: str, world_dir: Path) -> None:
     package, marker = hostile(world_dir, "ignore_term.py")
     with start_engine(package, SandboxConfig(mode=mode)) as engine:
