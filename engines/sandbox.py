@@ -576,8 +576,9 @@ class EngineProcess:
             if self._killed:
                 return
             self._killed = True
-            if not self._exited_with_namespace():
-                self._kill_tree()
+            # Whether every process of the engine is known to be gone: its uid is then released
+            # as clean, and its next lease skips the scan for leftovers.
+            gone = self._exited_with_namespace() or self._kill_tree()
             try:
                 self._popen.wait(2.0)
             except subprocess.TimeoutExpired:
@@ -592,7 +593,7 @@ class EngineProcess:
             if self.scratch is not None:
                 shutil.rmtree(self.scratch, ignore_errors=True)
             if self._lease is not None:
-                self._lease.release()
+                self._lease.release(clean=gone)
 
     def _exited_with_namespace(self) -> bool:
         """True when the wrapper has exited normally and the engine's pid namespace is empty.
@@ -630,22 +631,22 @@ class EngineProcess:
         finally:
             os.close(pidfd)
 
-    def _kill_tree(self) -> None:
+    def _kill_tree(self) -> bool:
         """SIGKILL the wrapper and every process of the engine's uid (or session), until none
-        is left or 2 s have passed (then an ERROR is logged)."""
+        is left (True) or 2 s have passed (False, and an ERROR is logged)."""
         self._signal_all()
         deadline = time.monotonic() + 2.0
         while True:
             survivors = self.alive_pids()
             if not survivors:
-                break
+                return True
             if time.monotonic() > deadline:
                 LOG.error(
                     "engine pid %d: processes %s survived SIGKILL",
                     self.pid,
                     sorted(survivors),
                 )
-                break
+                return False
             if self.mode == "off":
                 for pid in survivors:
                     sigkill(pid)

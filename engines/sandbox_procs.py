@@ -24,11 +24,19 @@ LOG = logging.getLogger("engines.sandbox")
 SETPRIV = shutil.which("setpriv") or "/usr/bin/setpriv"
 
 
+#: What a lock file holds when its last holder released the uid with no process left under it
+#: (``UidLease.release(clean=True)``); emptied while the uid is held.
+CLEAN = b"clean 1\n"
+
+
 class UidLease:
     """An exclusive host uid in ``base .. base+count-1`` for one engine process tree, held by a
     lock file in ``lock_dir`` (released by ``release()`` or when this process dies).
 
-    On lease, leftovers of a crashed referee still running under the uid are killed first.
+    On lease, leftovers of a crashed referee still running under the uid are killed first:
+    ``/proc`` is scanned for them, unless the last holder released the uid as clean (it saw
+    every process of it gone; a holder that died never did, so its uid is scanned). The scan
+    costs milliseconds on a busy host, at every engine start.
     Raises ``LookupError`` when every uid of the range is leased.
     """
 
@@ -45,7 +53,9 @@ class UidLease:
                 os.close(fd)
                 continue
             self.uid, self._fd = uid, fd
-            if pids_of_uid(uid):
+            clean = os.pread(fd, len(CLEAN) + 1, 0) == CLEAN
+            os.ftruncate(fd, 0)  # dirty while held, until a clean release
+            if not clean and pids_of_uid(uid):
                 kill_uid(uid)
             return
         raise LookupError(f"all {count} engine uids from {base} are in use")
@@ -54,8 +64,12 @@ class UidLease:
     def held(self) -> bool:
         return self._fd >= 0
 
-    def release(self) -> None:
+    def release(self, clean: bool = False) -> None:
+        """Give the uid back (idempotent). ``clean``: the holder made sure no process of the
+        uid is left, so the next lease need not scan for one."""
         if self._fd >= 0:
+            if clean:
+                os.pwrite(self._fd, CLEAN, 0)
             os.close(self._fd)
             self._fd = -1
 
