@@ -212,7 +212,7 @@ def main() -> int:
     p.add_argument("--modes", default="off,auto")
     p.add_argument(
         "--cpu", type=int, default=None, help="CPU to pin the per-move table to (default: the "
-        "first allowed)"
+        "first allowed; -1: not pinned, referee and engines on any core)"
     )
     args = p.parse_args()
     allowed = os.sched_getaffinity(0)
@@ -224,8 +224,10 @@ def main() -> int:
     print(f"load average before: {load}; {os.cpu_count()} CPUs")
     ply_us: dict[str, float] = {}
     try:
-        os.sched_setaffinity(0, {cpu})  # engines inherit it: everything shares one core
-        print(f"\nper move, one core (cpu {cpu}), {args.games} games each; target: overhead "
+        if cpu >= 0:
+            os.sched_setaffinity(0, {cpu})  # engines inherit it: everything shares one core
+        where = f"one core (cpu {cpu})" if cpu >= 0 else f"not pinned, {len(allowed)} cores"
+        print(f"\nper move, {where}, {args.games} games each; target: overhead "
               "<= 1.5 x round trip")
         print(f"{'variant':18} {'sandbox':8} {'plies':>5} {'overhead us':>11} {'p90 us':>7} "
               f"{'round trip us':>13} {'ratio':>6} {'games/s':>8}")
