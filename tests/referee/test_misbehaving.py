@@ -7,8 +7,8 @@ opponent got the win, and that afterwards no process of the engine is left (a sc
 
 Hang vs stall: ``hang`` stops reading during its search, so the referee is waiting for
 ``bestmove`` with the clock running: ``time_forfeit`` (the clock is the binding deadline).
-``stall`` still reads but stops answering ``isready``: the liveness ping before its next move
-times out: ``stall``.
+``stall`` still reads but stops answering ``isready``: the ``readyok`` awaited with its next move
+never comes: ``stall``.
 """
 
 from __future__ import annotations
