@@ -231,7 +231,7 @@
     if (state.ply >= moves.length) show(0);
     state.playing = true;
     $("btn-play").classList.add("playing");
-    $("btn-play").innerHTML = "&#x23F8;";
+    $("btn-play").innerHTML = "<b>II</b>";
     animate(state.ply + 1);
   }
 
