@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.openings import DEFAULT_SUITE, SUITES_DIR, load_suite, suite_path
+from arena.openings import DEFAULT_SUITE, SUITES_DIR, UnknownSuiteError, load_suite, suite_path
 from arena.rules import VARIANTS, Position, Variant, get_variant
 from engines.bundled_scripts import load_bundled
 
@@ -251,8 +251,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         variants = tuple(get_variant(name).id for name in args.variant or VARIANTS)
-    except KeyError as exc:
-        print(exc.args[0], file=sys.stderr)
+        suite_path(args.suite, variants[0])  # a suite name is a directory name: no "../"
+    except (KeyError, UnknownSuiteError) as exc:
+        print(f"error: {exc.args[0]}", file=sys.stderr)
         return 2
     if args.verify:
         problems = [line for v in variants for line in verify(args.suite, v)]

@@ -82,3 +82,18 @@ def test_a_written_suite_parses_back_and_names_its_command(tmp_path) -> None:  #
 def test_too_few_candidates_is_an_error_not_a_short_suite() -> None:
     with pytest.raises(RuntimeError, match="only 0 of 5 positions after 3 candidates"):
         make_suite("bao-kingulu", Options(count=5, max_tries=3, max_score=-1))
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--suite", "../escape"], "error: '../escape' is not a suite name"),
+        (["--variant", "chess"], "error: unknown variant 'chess'"),
+    ],
+)
+def test_bad_arguments_write_nothing_and_exit_2(
+    args: list[str], message: str, tmp_path, capsys: pytest.CaptureFixture[str]  # type: ignore[no-untyped-def]
+) -> None:
+    assert main([*args, "--out", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.startswith(message)
+    assert list(tmp_path.iterdir()) == []
