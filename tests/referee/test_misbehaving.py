@@ -138,8 +138,8 @@ def test_a_bestmove_after_the_clock_ran_out_is_a_forfeit_and_never_reaches_the_n
 
 
 def test_lines_an_engine_wrote_before_reading_isready_never_count_as_its_reply() -> None:
-    # chatty repeats its last bestmove after newgame, position, isready and stop, and answers
-    # every go twice; in game 1 it answers its 4th go late (ply 7) and is resynced.
+    # chatty repeats its last bestmove after newgame, position, isready and stop; in game 1 it
+    # answers its 4th go late (ply 7) and is resynced.
     d = _match("chatty")
     g1, g2 = d["games"][0], d["games"][1]
     moves, _ = _first_move_game()
@@ -152,7 +152,6 @@ def test_lines_an_engine_wrote_before_reading_isready_never_count_as_its_reply()
         "info string chatter after position", "bestmove none",
         "info string chatter after isready", "bestmove none"]
     assert g1["moves"][2]["ignored"] == [
-        "bestmove c1",  # the duplicate answer of ply 1
         "info string chatter after position", "bestmove c1",
         "info string chatter after isready", "bestmove c1"]
     assert "ignored" not in g1["moves"][1]  # steady says nothing out of turn

@@ -3,10 +3,11 @@
 
 It repeats its last ``bestmove`` (computed for an earlier position, or the previous game) with
 an ``info string`` after ``newgame``, ``position``, ``isready`` (before its ``readyok``) and
-``stop``, and writes every ``bestmove`` twice. In its first game it answers its 4th ``go``
-1.5 s late (a forfeit at 1 s), so the referee's resync meets it too. None of these lines may
-ever be taken for a reply: each was written before the engine read the ``isready`` the
-referee sends with every ``go``.
+``stop``: a duplicate answer, from the main thread (one written by the search thread could race
+the next command's lines, and its order in the record with them). In its first game it answers
+its 4th ``go`` 1.5 s late (a forfeit at 1 s), so the referee's resync meets it too. None of
+these lines may ever be taken for a reply: each was written before the engine read the
+``isready`` the referee sends with every ``go``.
 """
 
 import sys
@@ -26,7 +27,6 @@ class Chatty(Engine):
         super().send(line)
         if line.startswith("bestmove "):
             self.last = line.split()[1]
-            super().send(line)  # a duplicate answer, at once
 
     def chatter(self, after: str) -> None:
         super().send(f"info string chatter after {after}")
