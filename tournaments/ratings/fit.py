@@ -225,7 +225,8 @@ def fit(
         )
         for p, e in enumerate(pool.tolist())
     ]
-    rated.sort(key=lambda x: (-x.rating, x.engine))
+    # Equal ratings (to 1e-6 Elo: rounding noise) are listed by key, whatever the games' order.
+    rated.sort(key=lambda x: (-round(x.rating, 6), x.engine))
     position = {keys[e]: p for p, e in enumerate(pool.tolist())}
     return RatingFit(tuple(rated), excluded, iterations, position, covariance)
 
