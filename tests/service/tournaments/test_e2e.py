@@ -27,7 +27,7 @@ def _wait_finished(tournament: Tournament, timeout: float) -> None:
     raise AssertionError(f"tournament not finished after {timeout} s: {states}")
 
 
-def _wait_for_board(games: int, timeout: float) -> list[Rating]:
+def _wait_for_board(games: int, timeout: float, worker: Any) -> list[Rating]:
     """The leaderboard once the worker's refit counts ``games`` (both sides of each game)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -35,7 +35,10 @@ def _wait_for_board(games: int, timeout: float) -> list[Rating]:
         if sum(r.games for r in board) == games:
             return board
         time.sleep(0.5)
-    raise AssertionError(f"no refit of {games} game sides after {timeout} s: {board}")
+    raise AssertionError(
+        f"no refit of {games} game sides after {timeout} s: {board}\n"
+        f"--- worker:\n{worker.log_text()[-4000:]}"
+    )
 
 
 def test_a_round_robin_on_a_real_worker_puts_search_on_top(
@@ -63,7 +66,7 @@ def test_a_round_robin_on_a_real_worker_puts_search_on_top(
     assert rated_games >= 6
     # The worker refits after the matches (debounced): every rated game counted once per side,
     # and each match has one history point per side.
-    board = _wait_for_board(2 * rated_games, timeout=60)
+    board = _wait_for_board(2 * rated_games, timeout=60, worker=worker)
     assert RatingPoint.objects.filter(match__tournament=tournament).count() == 2 * 3
     assert board[0].engine_version.engine.name == "search"
     assert board[0].rank == 1
