@@ -1,7 +1,7 @@
 """The beat schedule of the tournaments app, stored with django-celery-beat (database scheduler).
 
 Every minute: ``start_due_tournaments`` (registered by the data migration
-``0003_start_due_beat_job``) and ``refit_stale_ratings`` (``0006_refit_after_migration``); both
+``0003_start_due_beat_job``) and ``refit_stale_ratings`` (``0007_refit_after_migration``); both
 again, idempotently, by ``manage.py setup_periodic_tasks`` (which also registers the matches
 app's requeue job).
 """

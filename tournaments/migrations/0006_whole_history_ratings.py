@@ -9,7 +9,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ('engines', '0003_engine_name_unique_ignoring_case'),
         ('matches', '0002_requeue_beat_job'),
-        ('tournaments', '0004_tournament_cancel'),
+        ('tournaments', '0005_tournament_start_suite'),
     ]
 
     operations = [

@@ -44,7 +44,7 @@ def backward(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("tournaments", "0005_whole_history_ratings"),
+        ("tournaments", "0006_whole_history_ratings"),
         ("matches", "0001_initial"),
         ("django_celery_beat", "0019_alter_periodictasks_options"),
     ]
