@@ -118,6 +118,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     )
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# The web pages' log-in (arena.web.accounts): a browser session, which the API accepts too.
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
 AUTH_PASSWORD_VALIDATORS = [
     {
         "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",

@@ -4,9 +4,10 @@ rating history. Views and the demo command call these; nothing here writes."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from django.db.models import Count, F, Q, QuerySet, Window
-from django.db.models.functions import Rank
+from django.db.models.functions import Rank, RowNumber
 
 from tournaments.models import Rating, RatingPoint, RatingPool, Tournament, TournamentEntry
 from tournaments.standings import (
@@ -16,6 +17,9 @@ from tournaments.standings import (
     crosstable,
     standings,
 )
+
+if TYPE_CHECKING:
+    from arena.matches.models import Match
 
 _SOUTH_POINTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 
@@ -153,3 +157,75 @@ def rating_history(*, engine_name: str, variant: str | None = None) -> QuerySet[
     if variant:
         qs = qs.filter(variant=variant)
     return qs.order_by("finished_at", "id")
+
+
+def rating_trends(
+    *, variant: str, version_ids: list[int], points: int
+) -> dict[int, list[float]]:
+    """The last ``points`` fitted ratings (Elo, oldest first) of each version in
+    ``version_ids`` in ``variant`` (``RatingPoint`` history): a leaderboard's trend column.
+
+    One query whatever the number of versions: the rows are numbered per version from the
+    newest (a window function) and only the first ``points`` of each are read.
+    """
+    if not version_ids or points < 1:
+        return {}
+    rows = (
+        RatingPoint.objects.filter(variant=variant, engine_version_id__in=version_ids)
+        .annotate(
+            recent=Window(
+                expression=RowNumber(),
+                partition_by=F("engine_version_id"),
+                order_by=[F("finished_at").desc(), F("id").desc()],
+            )
+        )
+        .filter(recent__lte=points)
+        .values_list("engine_version_id", "rating", "recent")
+    )
+    trends: dict[int, list[tuple[int, float]]] = {}
+    for version_id, rating, recent in rows:
+        trends.setdefault(version_id, []).append((recent, rating))
+    return {v: [r for _, r in sorted(items, reverse=True)] for v, items in trends.items()}
+
+
+@dataclass(frozen=True)
+class HistoryPoint:
+    """One point of a rating history chart: ``rating``/``low``/``high`` in Elo after the
+    match that finished at ``finished_at``."""
+
+    variant: str
+    version: int
+    finished_at: Any
+    rating: float
+    low: float
+    high: float
+
+
+def engine_rating_points(*, engine_id: int) -> list[HistoryPoint]:
+    """Every ``RatingPoint`` of an engine's versions, oldest first, as plain values (one
+    query, no model rows: a chart of thousands of points stays cheap)."""
+    rows = (
+        RatingPoint.objects.filter(engine_version__engine_id=engine_id)
+        .order_by("finished_at", "id")
+        .values_list(
+            "variant", "engine_version__number", "finished_at", "rating", "low", "high"
+        )
+    )
+    return [HistoryPoint(*row) for row in rows]
+
+
+def engine_current_ratings(*, engine_id: int) -> QuerySet[Rating]:
+    """The latest fit's row of each version of an engine in each variant, best first."""
+    return (
+        Rating.objects.filter(engine_version__engine_id=engine_id)
+        .select_related("engine_version__engine")
+        .order_by("variant", F("rating").desc(nulls_last=True), "-engine_version__number")
+    )
+
+
+def tournament_matches(tournament: Tournament) -> QuerySet[Match]:
+    """The matches of ``tournament`` in round order, engines joined, games prefetched (no
+    move lists)."""
+    from arena.matches.selectors import match_detail_queryset
+
+    return match_detail_queryset().filter(tournament=tournament).order_by("round", "id")

@@ -51,3 +51,15 @@ def token_obtain(*, username: str, password: str) -> str:
         raise InvalidCredentials()
     token, _ = Token.objects.get_or_create(user=user)
     return token.key
+
+
+def user_authenticate(*, username: str, password: str) -> AbstractBaseUser:
+    """The active user with these credentials (for a browser session: ``arena.web``).
+
+    Raises ``InvalidCredentials`` (``invalid_credentials``) for a wrong pair or an inactive
+    user, as ``token_obtain`` does.
+    """
+    user = authenticate(username=username, password=password)
+    if user is None:
+        raise InvalidCredentials()
+    return user

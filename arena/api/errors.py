@@ -196,6 +196,14 @@ def _flatten(value: Any) -> Any:
     return str(value)
 
 
+def describe(exc: exceptions.APIException) -> tuple[str, str, dict[str, Any]]:
+    """``(code, message, details)`` of an API error, exactly as its JSON envelope says them:
+    for callers that show the error elsewhere than in a JSON body (the web forms,
+    ``arena.web.forms``, put each message next to the field it concerns)."""
+    code = _code_for(exc)
+    return code, _message_for(exc, code), _details_for(exc, code)
+
+
 def suspicious_operation_error(exc: SuspiciousOperation) -> ApiError:
     """Django's refusal of a request as the API error it means (413 for an oversized body)."""
     if isinstance(exc, RequestDataTooBig):
@@ -225,8 +233,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     )  # keeps headers: WWW-Authenticate, Retry-After
     if response is None or not isinstance(exc, exceptions.APIException):
         return response
-    code = _code_for(exc)
-    response.data = error_body(code, _message_for(exc, code), _details_for(exc, code))
+    response.data = error_body(*describe(exc))
     return response
 
 

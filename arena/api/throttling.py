@@ -10,9 +10,12 @@ login), in the default cache. Over the rate DRF raises ``Throttled``: 429 ``thro
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 from django.conf import settings
+from django.http import HttpRequest
+from rest_framework.exceptions import Throttled
 from rest_framework.permissions import SAFE_METHODS
 from rest_framework.request import Request
 from rest_framework.throttling import ScopedRateThrottle
@@ -35,3 +38,14 @@ class WriteRateThrottle(ScopedRateThrottle):
         if self.scope not in rates:
             raise KeyError(f"no rate in settings.BAO_THROTTLE_RATES for scope {self.scope!r}")
         return rates[self.scope]
+
+
+def check_write_rate(request: HttpRequest, scope: str) -> None:
+    """Count one write of ``scope`` for ``request`` as the API's views do, in the same cache
+    entries (the same user or client IP, the same rate), so a write through a web form and one
+    through the API share one budget. Raises ``Throttled`` (429 ``throttled``) over the rate.
+    For views that are not DRF views (``arena.web``)."""
+    throttle = WriteRateThrottle()
+    # The throttle reads only method, user and the client address: a Django request has them.
+    if not throttle.allow_request(request, SimpleNamespace(throttle_scope=scope)):  # type: ignore[arg-type]
+        raise Throttled(wait=throttle.wait())

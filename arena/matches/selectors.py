@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Count, Prefetch, Q, QuerySet
 
 from arena.matches.models import Game, LiveGame, Match
+
+DRAW = "1/2-1/2"
 
 _VERSION_FIELDS = (
     "engine_a__engine",
@@ -73,3 +76,87 @@ def live_game_replay_id(live: LiveGame) -> int | None:
     return Game.objects.filter(match_id=live.match_id, index=live.index).values_list(
         "pk", flat=True
     ).first()
+
+
+def matches_running() -> QuerySet[Match]:
+    """The matches being played now, oldest start first, engines joined."""
+    return match_list().filter(status=Match.Status.RUNNING).order_by("started_at", "id")
+
+
+def matches_recent_results() -> QuerySet[Match]:
+    """Finished matches, latest finish first, with their games (no move lists)."""
+    return match_detail_queryset().filter(status=Match.Status.FINISHED).order_by(
+        "-finished_at", "-id"
+    )
+
+
+def engine_games(engine_id: int, *, with_errors: bool = False) -> QuerySet[Game]:
+    """The games of every version of an engine, latest first, players and match joined,
+    without the move lists; ``with_errors`` loads the engines' stderr tails too (for the
+    owner's view: ``game_visible_engine_errors`` still decides which side is shown)."""
+    games = (
+        Game.objects.filter(Q(south__engine_id=engine_id) | Q(north__engine_id=engine_id))
+        .select_related("match", "south__engine", "north__engine", "winner__engine")
+        .order_by("-finished_at", "-id")
+    )
+    return games.defer("moves") if with_errors else games.defer("moves", "engine_errors")
+
+
+@dataclass(frozen=True)
+class HeadToHead:
+    """An engine's record in finished games against one opponent engine (all versions of
+    both): wins, draws, losses from its side, ``points`` (a draw is half), ``rated`` games."""
+
+    opponent: str
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    rated: int
+
+    @property
+    def points(self) -> float:
+        return self.wins + self.draws / 2
+
+    @property
+    def score(self) -> float:
+        """Points per game, 0..1."""
+        return self.points / self.games if self.games else 0.0
+
+
+def engine_head_to_head(engine_id: int) -> list[HeadToHead]:
+    """``engine_id``'s record against each opponent engine, most games first (then name).
+
+    Two grouped queries (the engine as South, as North), whatever the number of games; aborted
+    games (``*``) are left out. Games between two versions of the engine itself are counted
+    against its own name from both sides.
+    """
+    totals: dict[str, list[int]] = {}
+    for me, other, win in (("south", "north", "1-0"), ("north", "south", "0-1")):
+        loss = "0-1" if win == "1-0" else "1-0"
+        rows = (
+            Game.objects.filter(**{f"{me}__engine_id": engine_id}, result__in=(win, loss, DRAW))
+            .values(f"{other}__engine__name")
+            .annotate(
+                n=Count("id"),
+                w=Count("id", filter=Q(result=win)),
+                d=Count("id", filter=Q(result=DRAW)),
+                r=Count("id", filter=Q(rated=True)),
+            )
+            .order_by()
+        )
+        for row in rows:
+            acc = totals.setdefault(row[f"{other}__engine__name"], [0, 0, 0, 0])
+            acc[0] += row["n"]
+            acc[1] += row["w"]
+            acc[2] += row["d"]
+            acc[3] += row["r"]
+    records = [
+        HeadToHead(name, n, w, d, n - w - d, r) for name, (n, w, d, r) in totals.items()
+    ]
+    return sorted(records, key=lambda h: (-h.games, h.opponent))
+
+
+def tournament_live_games(tournament_id: int) -> QuerySet[LiveGame]:
+    """The games of a tournament's matches being played now (``live_games_running``)."""
+    return live_games_running().filter(match__tournament_id=tournament_id)

@@ -1,13 +1,26 @@
-"""URL patterns of the web page (mounted at ``/``)."""
+"""URL patterns of the web pages (mounted at ``/``)."""
 
 from django.urls import path
 
-from arena.web import views
+from arena.web import accounts, actions, engine_pages, pages, views
 
 urlpatterns = [
-    path("", views.home, name="web-home"),
-    path("tournaments/<int:tournament_id>/", views.tournament_page, name="web-tournament"),
+    path("", pages.home, name="web-home"),
+    path("engines/", pages.engine_list, name="web-engines"),
+    path("engines/upload/", actions.upload, name="web-upload"),
+    path("engines/<slug:name>/", engine_pages.engine_page, name="web-engine"),
+    path("engines/<slug:name>/settings/", engine_pages.engine_settings,
+         name="web-engine-settings"),
+    path("matches/", pages.match_list, name="web-matches"),
+    path("matches/new/", actions.challenge, name="web-challenge"),
+    path("matches/<int:match_id>/", pages.match_page, name="web-match"),
+    path("tournaments/", pages.tournament_list, name="web-tournaments"),
+    path("tournaments/new/", actions.tournament_new, name="web-tournament-new"),
+    path("tournaments/<int:tournament_id>/", pages.tournament_page, name="web-tournament"),
     path("games/<int:game_id>/", views.game_replay, name="web-game"),
     path("live/", views.live_list, name="web-live-list"),
     path("live/<int:live_id>/", views.live_game, name="web-live"),
+    path("accounts/signup/", accounts.signup, name="web-signup"),
+    path("accounts/login/", accounts.login_page, name="web-login"),
+    path("accounts/logout/", accounts.logout_page, name="web-logout"),
 ]

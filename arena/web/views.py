@@ -1,5 +1,6 @@
-"""The web pages: leaderboards, recent matches and tournaments on ``/``, a tournament page, the
-replay of a game and the games being played now (``/live/``).
+"""The web pages' viewer views: the replay of a game and the games being played now
+(``/live/``), and the styled 404 page. The other pages: ``pages`` (browsing), ``engine_pages``,
+``accounts`` and ``actions`` (forms on the API's services, ``forms``).
 
 ``arena.web`` is an app without models: its templates are ``templates/web/*.html`` (all extend
 ``web/base.html``; ``404.html`` is also Django's 404 page), its static files
@@ -19,71 +20,11 @@ from arena.matches import selectors as match_selectors
 from arena.matches.gamerecord import move_number
 from arena.matches.replay import moves_with_traces
 from arena.referee import TimeControl, TimeControlError
-from arena.rules import VARIANTS
 from arena.web.board import svg_board
-from tournaments import selectors
-from tournaments.models import Tournament
 
-LEADERBOARD_ROWS = 20
-RECENT_MATCHES = 20
-RECENT_TOURNAMENTS = 10
 #: How often the live page asks for new moves (ms): short polling, no long-lived connection
 #: that would hold one of gunicorn's sync workers.
 LIVE_POLL_MS = 1000
-
-
-def home(request: HttpRequest) -> HttpResponse:
-    """``/``: the leaderboard of each variant, the latest matches and tournaments."""
-    from arena.matches.models import Match
-
-    boards = []
-    for variant in VARIANTS:
-        rows = list(selectors.leaderboard(variant=variant)[:LEADERBOARD_ROWS])
-        boards.append({"variant": variant, "rows": rows})
-    matches = list(
-        Match.objects.select_related("engine_a__engine", "engine_b__engine")
-        .prefetch_related("games")
-        .order_by("-created_at", "-id")[:RECENT_MATCHES]
-    )
-    recent = [(m, sorted(m.games.all(), key=lambda g: g.index)) for m in matches]
-    tournaments = list(selectors.tournament_list()[:RECENT_TOURNAMENTS])
-    return render(
-        request,
-        "web/home.html",
-        {"boards": boards, "matches": recent, "tournaments": tournaments},
-    )
-
-
-def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
-    """``/tournaments/<id>/``: progress, standings and crosstable."""
-    tournament = Tournament.objects.filter(pk=tournament_id).first()
-    if tournament is None:
-        return not_found(request, f"There is no tournament {tournament_id}.")
-    table = selectors.tournament_table(tournament)
-    names = [str(e.engine_version) for e in table.entries]
-    standings = [(row, names[row.player]) for row in table.standings]
-    cross = [
-        (names[i], [(j == i, cell) for j, cell in enumerate(row)])
-        for i, row in enumerate(table.crosstable)
-    ]
-    matches = tournament.matches.select_related(
-        "engine_a__engine", "engine_b__engine"
-    ).prefetch_related("games")
-    return render(
-        request,
-        "web/tournament.html",
-        {
-            "t": tournament,
-            "progress": selectors.tournament_progress(tournament),
-            "standings": standings,
-            "names": names,
-            "cross": cross,
-            "matches": [
-                (m, sorted(m.games.all(), key=lambda g: g.index))
-                for m in matches.order_by("round", "id")
-            ],
-        },
-    )
 
 
 def not_found(request: HttpRequest, message: str) -> HttpResponse:

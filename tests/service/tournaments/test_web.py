@@ -69,7 +69,8 @@ def played(make_version: Any, make_finished_match: Any) -> dict[str, Any]:
 def test_the_home_page_lists_leaderboard_tournaments_and_replays(played: dict[str, Any]) -> None:
     html = Client().get("/").content.decode()
     assert "Leaderboard: bao-la-kete" in html
-    assert "alpha v1" in html and "2/0/0" in html and "0/0/2" in html
+    assert '<a href="/engines/alpha/">alpha</a> <span class="muted">v1</span>' in html
+    assert "2/0/0" in html and "0/0/2" in html
     assert f'/tournaments/{played["tournament"].pk}/' in html
     assert f'/games/{played["game"].pk}/' in html
     assert "No rated games yet." in html  # the other two variants
@@ -102,8 +103,8 @@ def test_the_replay_page_draws_the_board_of_the_requested_ply(played: dict[str, 
 @pytest.mark.django_db
 def test_the_tournament_page_shows_standings_and_crosstable(played: dict[str, Any]) -> None:
     html = Client().get(f'/tournaments/{played["tournament"].pk}/').content.decode()
-    assert "Matches 1/1 done, 2 games played." in html
-    assert "<td>2.0-0.0</td>" in html and "<td>0.0-2.0</td>" in html
+    assert "Matches 1 of 1 done, 0 running, 2 games played." in html
+    assert "<td>2&ndash;0</td>" in html and "<td>0&ndash;2</td>" in html  # the crosstable
 
 
 @pytest.mark.django_db

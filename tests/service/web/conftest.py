@@ -122,3 +122,60 @@ def screenshot(driver: Any, name: str) -> None:
     target = os.environ.get("BAO_SCREENSHOT_DIR")
     if target:
         driver.save_screenshot(os.path.join(target, f"{name}.png"))
+
+
+@pytest.fixture
+def world(db: Any, alice: Any, bob: Any) -> Callable[..., dict[str, Any]]:
+    """``world(matches=3)``: alice's engine ``alpha`` (v1 rejected with a stderr log, v2
+    active), bob's ``beta`` (v1 active), ``matches`` finished rated best-of-three matches
+    alpha v2 - beta v1 in a round robin (alpha wins each 2-0; each game's stderr tails
+    stored), the ratings refitted (so a rating history), one running match with a live game."""
+    from arena.matches.live import live_game_start
+    from arena.matches.models import Game, Match
+    from engines.models import Engine, EngineVersion
+    from tournaments import services
+    from tournaments.rating_services import rating_refit
+
+    def version(engine: Any, number: int, status: str, **extra: Any) -> Any:
+        return EngineVersion.objects.create(
+            engine=engine, number=number, status=status, original_filename="engine.py",
+            sha256=f"{number:064d}", size_bytes=1234, storage_path=f"{engine.name}/{number}",
+            variants=["bao-la-kete", "bao-kingulu"] if status == "active" else [], **extra)
+
+    def make(matches: int = 3) -> dict[str, Any]:
+        alpha = Engine.objects.create(owner=alice, name="alpha", description="Alice's engine")
+        beta = Engine.objects.create(owner=bob, name="beta")
+        version(alpha, 1, "rejected", rejection_code="crash",
+                rejection_reason="exited with status 3 when asked for a move",
+                rejection_log="Traceback: SECRET-ALPHA-STDERR")
+        a2, b1 = version(alpha, 2, "active"), version(beta, 1, "active")
+        t = services.tournament_create(name="Spring cup", variant="bao-la-kete",
+                                       engines=["alpha", "beta"], time_control="10+0.1")
+        t0 = dt.datetime(2026, 3, 1, 12, 0, tzinfo=dt.UTC)
+        for i in range(matches):
+            end = t0 + dt.timedelta(hours=i)
+            m = Match.objects.create(variant="bao-la-kete", time_control="10+0.1", engine_a=a2,
+                                     engine_b=b1, seed=i, status="finished", tournament=t,
+                                     round=1, score_a=2.0, score_b=0.0, winner=a2,
+                                     finished_at=end)
+            for index, (south, north, result) in enumerate(
+                    ((a2, b1, "1-0"), (b1, a2, "0-1")), start=1):
+                Game.objects.create(
+                    match=m, index=index, south=south, north=north, winner=a2, result=result,
+                    termination="bao_hamna", rated=True, plies=10, start_position="",
+                    finished_at=end + dt.timedelta(minutes=index),
+                    engine_errors={"south": f"stderr of {south.engine.name}: SECRET-GAME",
+                                   "north": f"stderr of {north.engine.name}: SECRET-GAME"})
+        t.status = "running"
+        t.save()
+        rating_refit("bao-la-kete")
+        running = Match.objects.create(variant="bao-la-kete", time_control="10+0.1",
+                                       engine_a=b1, engine_b=a2, seed=99, status="running",
+                                       tournament=t, round=2)
+        Match.objects.create(variant="bao-la-kete", time_control="10+0.1", engine_a=a2,
+                             engine_b=b1, seed=98, status="pending", tournament=t, round=3)
+        live = live_game_start(running.pk, 1, b1.pk, a2.pk, "")
+        return {"alpha": alpha, "beta": beta, "a2": a2, "b1": b1, "tournament": t,
+                "running": running, "live": live}
+
+    return make

@@ -1,0 +1,117 @@
+"""The engine page ``/engines/<name>/`` and what its owner does there.
+
+Everyone sees the versions with their validation outcome, the current ratings and the rating
+history (SVG drawn here, ``arena.web.charts``), head-to-head records and recent games. Only
+the owner sees the stderr logs (as the API: ``version_visible_rejection_log``,
+``game_visible_engine_errors``; staff read logs too, but get no owner controls) and the
+owner's controls: enable/disable, consent settings, upload a new version.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.views.decorators.http import require_POST
+
+from arena.api.errors import EngineNotYours, NotFoundError
+from arena.matches import selectors as match_selectors
+from arena.web.charts import ChartPoint, rating_chart
+from arena.web.forms import FormErrors, submit
+from arena.web.views import not_found
+from engines import selectors, services
+from engines.models import Engine, EngineVersion
+from engines.serializers import EngineUpdateInputSerializer
+from tournaments import selectors as rating_selectors
+
+RECENT_GAMES = 20
+
+
+def is_owner(request: HttpRequest, engine: Engine) -> bool:
+    """Whether the viewer owns ``engine`` (and so sees its logs and owner controls)."""
+    return bool(request.user.is_authenticated and request.user.pk == engine.owner_id)
+
+
+def engine_page(request: HttpRequest, name: str) -> HttpResponse:
+    """``/engines/<name>/`` (any case); an unknown name is the styled 404 page."""
+    try:
+        engine = selectors.engine_get(name)
+    except NotFoundError:
+        return not_found(request, f"There is no engine named {name!r}.")
+    return render_engine(request, engine)
+
+
+def render_engine(
+    request: HttpRequest, engine: Engine, errors: FormErrors | None = None
+) -> HttpResponse:
+    owner = is_owner(request, engine)
+    user = request.user
+    versions = list(engine.versions.all())  # prefetched by engine_get, in number order
+    version_rows = [
+        {"v": v, "log": selectors.version_visible_rejection_log(v, user)}
+        for v in reversed(versions)
+    ]
+    sees_errors = owner or bool(getattr(user, "is_staff", False))
+    games = list(match_selectors.engine_games(engine.pk, with_errors=sees_errors)[:RECENT_GAMES])
+    game_rows = [
+        {"g": g, "errors": match_selectors.game_visible_engine_errors(g, user)
+         if sees_errors else {}}
+        for g in games
+    ]
+    pending = [v.number for v in versions
+               if v.status in (EngineVersion.Status.PENDING, EngineVersion.Status.VALIDATING)]
+    return render(request, "web/engine.html", {
+        "engine": engine,
+        "owner": owner,
+        "versions": version_rows,
+        "latest": versions[-1] if versions else None,
+        "pending": pending,
+        "ratings": list(rating_selectors.engine_current_ratings(engine_id=engine.pk)),
+        "charts": rating_charts(engine),
+        "h2h": match_selectors.engine_head_to_head(engine.pk),
+        "games": game_rows,
+        "settings_errors": errors.form if errors else [],
+    }, status=errors.status if errors else 200)
+
+
+def rating_charts(engine: Engine) -> list[dict[str, Any]]:
+    """One chart per variant the engine is rated in, a line (with its 95% band) per version."""
+    by_variant: dict[str, dict[int, list[ChartPoint]]] = defaultdict(lambda: defaultdict(list))
+    for p in rating_selectors.engine_rating_points(engine_id=engine.pk):
+        by_variant[p.variant][p.version].append(ChartPoint(p.finished_at, p.rating, p.low, p.high))
+    charts = []
+    for variant in sorted(by_variant):
+        series = [(f"{engine.name} v{number}", points)
+                  for number, points in sorted(by_variant[variant].items())]
+        chart = rating_chart(series, subject=f"Rating history of {engine.name} in {variant}")
+        charts.append({"variant": variant, "chart": chart, "slug": variant})
+    return charts
+
+
+@login_required
+@require_POST
+def engine_settings(request: HttpRequest, name: str) -> HttpResponse:
+    """``POST /engines/<name>/settings/``: the owner enables or disables the engine
+    (``PATCH /api/engines/{name}/``: the same serializer and service)."""
+    try:
+        engine = selectors.engine_for_owner(name, request.user)
+    except NotFoundError:
+        return not_found(request, f"There is no engine named {name!r}.")
+    except EngineNotYours:
+        return render(request, "web/forbidden.html",
+                      {"message": f"The engine {name} belongs to another user."}, status=403)
+    data = {k: request.POST[k] for k in ("is_enabled", "description") if k in request.POST}
+    result = submit(request, scope=None, serializer=EngineUpdateInputSerializer, data=data,
+                    call=lambda d: services.engine_update(engine=engine, **d), fields={})
+    if isinstance(result, FormErrors):
+        return render_engine(request, selectors.engine_get(name), result)
+    if "is_enabled" in data:
+        messages.success(request, f"{engine.name} is now "
+                                  f"{'enabled' if result.is_enabled else 'disabled'}.")
+    else:
+        messages.success(request, "Settings saved.")
+    return HttpResponseRedirect(f"/engines/{engine.name}/")

@@ -1,0 +1,217 @@
+"""The browsing pages: home, the lists of engines, matches and tournaments, a match and a
+tournament. Thin: each reads through the selectors (and filters) the API uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from rest_framework.exceptions import ValidationError
+
+from arena.api.filters import variant_id
+from arena.matches import selectors as match_selectors
+from arena.matches.filters import MatchFilter
+from arena.matches.models import Match
+from arena.rules import VARIANTS
+from arena.web.charts import sparkline
+from arena.web.forms import Field, bind
+from arena.web.paging import Listing, listing
+from arena.web.views import not_found
+from engines import selectors as engine_selectors
+from engines.serializers import EngineFilterInputSerializer
+from tournaments import pairing, selectors
+from tournaments.models import Tournament
+from tournaments.serializers import TournamentListQuery
+
+LEADERBOARD_ROWS = 15
+HOME_ROWS = 10
+#: Rating points drawn in a leaderboard's trend line (the version's latest matches).
+TREND_POINTS = 12
+
+VARIANT_CHOICES = [("", "any variant"), *[(v, v) for v in VARIANTS]]
+
+
+def _games(match: Match) -> list[Any]:
+    return sorted(match.games.all(), key=lambda g: g.index)
+
+
+def leaderboards() -> list[dict[str, Any]]:
+    """Per variant: the top rows of the leaderboard with each version's trend (the change
+    over its last ``TREND_POINTS`` rating points, and their sparkline)."""
+    boards = []
+    for variant in VARIANTS:
+        rows = list(selectors.leaderboard(variant=variant)[:LEADERBOARD_ROWS])
+        trends = selectors.rating_trends(
+            variant=variant, version_ids=[r.engine_version_id for r in rows], points=TREND_POINTS
+        )
+        boards.append({"variant": variant, "rows": [
+            {"r": r, "trend": _trend(trends.get(r.engine_version_id, []))} for r in rows
+        ]})
+    return boards
+
+
+def _trend(values: list[float]) -> dict[str, Any]:
+    change = values[-1] - values[0] if len(values) > 1 else 0.0
+    return {"change": change, "points": sparkline(values), "n": len(values)}
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    """``/``: the leaderboard of each variant with trends, the matches and tournaments being
+    played, the latest results."""
+    running = list(match_selectors.matches_running()[:HOME_ROWS])
+    results = list(match_selectors.matches_recent_results()[:HOME_ROWS])
+    return render(request, "web/home.html", {
+        "boards": leaderboards(),
+        "running": running,
+        "live_count": match_selectors.live_games_running().count(),
+        "tournaments": list(selectors.tournament_list().filter(
+            status__in=(Tournament.Status.RUNNING, Tournament.Status.SCHEDULED))[:HOME_ROWS]),
+        "results": [(m, _games(m)) for m in results],
+    })
+
+
+# --- lists ------------------------------------------------------------------------------------
+
+ENGINE_FILTERS = (
+    Field("search", "Name contains"),
+    Field("variant", "Plays", kind="select", choices=VARIANT_CHOICES),
+    Field("owner", "Owner (username)"),
+    Field("enabled", "Status", kind="select",
+          choices=[("", "enabled or not"), ("true", "enabled"), ("false", "disabled")]),
+)
+
+
+def engine_list(request: HttpRequest) -> HttpResponse:
+    """``/engines/``: engines by name, filtered as ``GET /api/engines/`` is."""
+
+    def query(filters: dict[str, str]) -> Any:
+        data = EngineFilterInputSerializer(data=filters)
+        data.is_valid(raise_exception=True)
+        return engine_selectors.engine_list(**data.validated_data)
+
+    def row(engine: Any) -> Any:
+        versions = list(engine.versions.all())  # prefetched, in number order
+        return engine, (versions[-1] if versions else None)
+
+    result = listing(request, tuple(f.name for f in ENGINE_FILTERS), query)
+    return _list_page(request, "web/engines.html", result, ENGINE_FILTERS, row)
+
+
+MATCH_FILTERS = (
+    Field("engine", "Engine"),
+    Field("variant", "Variant", kind="select", choices=VARIANT_CHOICES),
+    Field("status", "Status", kind="select",
+          choices=[("", "any status"), *[(s, s) for s in Match.Status.values]]),
+    Field("tournament", "Tournament id"),
+    Field("rated", "Rated", kind="select",
+          choices=[("", "rated or not"), ("true", "rated"), ("false", "unrated")]),
+)
+
+
+def match_list(request: HttpRequest) -> HttpResponse:
+    """``/matches/``: matches newest first, filtered as ``GET /api/matches/`` is (the same
+    ``MatchFilter``)."""
+
+    def query(filters: dict[str, str]) -> Any:
+        filterset = MatchFilter(filters, queryset=match_selectors.match_detail_queryset())
+        if not filterset.is_valid():
+            raise ValidationError(filterset.errors)
+        return filterset.qs
+
+    result = listing(request, tuple(f.name for f in MATCH_FILTERS), query,
+                     {"unknown_variant": "variant"})
+    return _list_page(request, "web/matches.html", result, MATCH_FILTERS,
+                      lambda m: (m, _games(m)))
+
+
+TOURNAMENT_FILTERS = (
+    Field("variant", "Variant", kind="select", choices=VARIANT_CHOICES),
+    Field("status", "Status", kind="select",
+          choices=[("", "any status"), *[(s, s) for s in Tournament.Status.values]]),
+)
+
+
+def tournament_list(request: HttpRequest) -> HttpResponse:
+    """``/tournaments/``: tournaments, latest start first (``GET /api/tournaments/``)."""
+
+    def query(filters: dict[str, str]) -> Any:
+        data = TournamentListQuery(data=filters)
+        data.is_valid(raise_exception=True)
+        variant = data.validated_data.get("variant")
+        return selectors.tournament_list(
+            status=data.validated_data.get("status"),
+            variant=variant_id(variant) if variant else None,
+        )
+
+    result = listing(request, tuple(f.name for f in TOURNAMENT_FILTERS), query,
+                     {"unknown_variant": "variant"})
+    return _list_page(request, "web/tournaments.html", result, TOURNAMENT_FILTERS,
+                      lambda t: t)
+
+
+def _list_page(request: HttpRequest, template: str, result: Listing,
+               fields: tuple[Field, ...], row: Callable[[Any], Any]) -> HttpResponse:
+    """A list page: the filters with their errors (the API's status then), the rows of the
+    page made by ``row``, the pager."""
+    rows = [row(item) for item in result.page.object_list] if result.page is not None else []
+    return render(request, template, {
+        "listing": result,
+        "rows": rows,
+        "filters": bind(fields, result.filters, result.errors),
+        "filter_errors": result.errors.form if result.errors else [],
+    }, status=result.errors.status if result.errors else 200)
+
+
+# --- a match, a tournament --------------------------------------------------------------------
+
+
+def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
+    """``/matches/<id>/``: the match, its games (replay links), its live games if running."""
+    match = match_selectors.match_detail_queryset().filter(pk=match_id).first()
+    if match is None:
+        return not_found(request, f"There is no match {match_id}.")
+    live = list(match_selectors.live_game_queryset().filter(match=match).order_by("index"))
+    return render(request, "web/match.html", {"m": match, "games": _games(match), "live": live})
+
+
+def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """``/tournaments/<id>/``: progress, standings, crosstable, the pairings being played and
+    the next ones, live games, every match by round."""
+    tournament = Tournament.objects.select_related("created_by").filter(pk=tournament_id).first()
+    if tournament is None:
+        return not_found(request, f"There is no tournament {tournament_id}.")
+    table = selectors.tournament_table(tournament)
+    names = [str(e.engine_version) for e in table.entries]
+    matches = [(m, _games(m)) for m in selectors.tournament_matches(tournament)]
+    current = [m for m, _ in matches if m.status == Match.Status.RUNNING]
+    upcoming = [m for m, _ in matches if m.status == Match.Status.PENDING]
+    # Before it starts there are no matches yet: its first round from the schedule.
+    planned: list[tuple[str, str]] = []
+    if not matches and tournament.status == Tournament.Status.SCHEDULED and len(names) > 1:
+        schedule = (pairing.gauntlet if tournament.format == Tournament.Format.GAUNTLET
+                    else pairing.round_robin)(len(names))
+        planned = [(names[p.a], names[p.b]) for p in schedule[0]]
+    rounds: dict[Any, list[Any]] = {}
+    for m, games in matches:
+        rounds.setdefault(m.round, []).append((m, games))
+    return render(request, "web/tournament.html", {
+        "t": tournament,
+        "progress": selectors.tournament_progress(tournament),
+        "standings": [(row, names[row.player], table.entries[row.player])
+                      for row in table.standings],
+        "names": names,
+        "entries": table.entries,
+        "cross": [
+            (names[i], [(j == i, cell) for j, cell in enumerate(row)])
+            for i, row in enumerate(table.crosstable)
+        ],
+        "current": current,
+        "upcoming": upcoming[:10],
+        "upcoming_more": max(0, len(upcoming) - 10),
+        "planned": planned,
+        "live": list(match_selectors.tournament_live_games(tournament.pk)),
+        "rounds": sorted(rounds.items(), key=lambda item: (item[0] is None, item[0] or 0)),
+    })
