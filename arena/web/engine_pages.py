@@ -74,7 +74,7 @@ def render_engine(
         "charts": rating_charts(engine),
         "h2h": match_selectors.engine_head_to_head(engine.pk),
         "games": game_rows,
-        "settings_errors": errors.form if errors else [],
+        "settings_errors": errors.all_messages() if errors else [],
     }, status=errors.status if errors else 200)
 
 

@@ -53,6 +53,12 @@ class FormErrors:
     def form(self) -> list[str]:
         return self.fields.get(FORM, [])
 
+    def all_messages(self) -> list[str]:
+        """Every message, those of a field prefixed by its name (for a form without inputs
+        of its own to put them by)."""
+        return [text if name == FORM else f"{name}: {text}"
+                for name, texts in self.fields.items() for text in texts]
+
 
 def submit(
     request: HttpRequest,
@@ -147,6 +153,12 @@ class Field:
     autocomplete: str = ""
     value: Any = ""
     errors: tuple[str, ...] = ()
+
+    @property
+    def described_by(self) -> str:
+        """The ids of the help text and the errors, for ``aria-describedby``."""
+        ids = [f"f-{self.name}-help"] if self.help else []
+        return " ".join([*ids, *([f"f-{self.name}-errors"] if self.errors else [])])
 
     @property
     def checked(self) -> bool:

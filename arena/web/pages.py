@@ -96,7 +96,8 @@ def engine_list(request: HttpRequest) -> HttpResponse:
         versions = list(engine.versions.all())  # prefetched, in number order
         return engine, (versions[-1] if versions else None)
 
-    result = listing(request, tuple(f.name for f in ENGINE_FILTERS), query)
+    result = listing(request, tuple(f.name for f in ENGINE_FILTERS), query,
+                     {"unknown_variant": "variant"})
     return _list_page(request, "web/engines.html", result, ENGINE_FILTERS, row)
 
 
