@@ -19,7 +19,6 @@ proves the protocol, not the strength). Engines run in the sandbox configured by
 from __future__ import annotations
 
 import logging
-import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -100,9 +99,6 @@ def check_package(package: Any, *, config: Any = None, opponent: Any = None) -> 
 
     if opponent is None:
         with tempfile.TemporaryDirectory(prefix="bao-validate-") as tmp:
-            os.chmod(
-                tmp, 0o755
-            )  # the engine runs as another uid and must reach its root
             return check_package(
                 package, config=config, opponent=opponent_package(Path(tmp) / "random")
             )
