@@ -20,6 +20,7 @@ Environment variables:
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -58,7 +59,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    "knox",  # API tokens stored as digests (arena.accounts.services)
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI's files, served locally (no CDN)
@@ -149,7 +150,7 @@ MEDIA_URL = "media/"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "knox.auth.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
@@ -171,6 +172,16 @@ REST_FRAMEWORK = {
     # use the socket's address and ignore X-Forwarded-For, which any client can forge (DRF's
     # default, None, trusts the header). Behind one proxy that sets the header, use 1.
     "NUM_PROXIES": env_int("BAO_NUM_PROXIES", 0, minimum=0),
+}
+
+# API tokens (django-rest-knox): clients send "Authorization: Token <key>"; the database keeps
+# a SHA-512 digest of each key. A token works for BAO_TOKEN_TTL_HOURS after it is minted (a
+# fixed lifetime: using it does not extend it).
+BAO_TOKEN_TTL_HOURS = env_int("BAO_TOKEN_TTL_HOURS", 720, minimum=1)
+REST_KNOX = {
+    "AUTH_HEADER_PREFIX": "Token",
+    "TOKEN_TTL": timedelta(hours=BAO_TOKEN_TTL_HOURS),
+    "AUTO_REFRESH": False,
 }
 
 SPECTACULAR_SETTINGS = {
