@@ -34,6 +34,7 @@ from arena.matches.models import Game, Match
 from arena.referee import TimeControl, TimeControlError
 from arena.rules import UnknownVariantError, canonical_variant_id
 from arena.terminations import ABORTED, TERMINATIONS, is_rated
+from engines.consent import PairingKind, check_pairing, rated_between
 from engines.models import EngineVersion
 
 if TYPE_CHECKING:
@@ -116,7 +117,9 @@ def match_create(
     """Create a pending match and queue ``run_match`` once the transaction commits.
 
     ``variant`` is an id or alias (stored as the id); ``time_control`` ``"<base s>+<inc s>"``;
-    ``seed`` (decides South in game 3) random below 2**31 if None.
+    ``seed`` (decides South in game 3) random below 2**31 if None. A match between two engines
+    of one owner is stored unrated whatever ``rated`` says (``engines.consent.rated_between``).
+    Consent is the caller's to check (``engines.consent.check_pairing``).
     Raises (``ApiError`` subclasses, by stable code): ``unknown_variant``, ``same_engine`` (the
     same engine version on both sides), ``engine_disabled`` (409, disabled by its owner),
     ``engine_not_active`` (409, a version not ``active``), ``variant_not_supported`` (not
@@ -133,6 +136,7 @@ def match_create(
     for version in (engine_a, engine_b):
         _check_playable(version, variant_id)
     tc_text = normalize_time_control(time_control, variant_id)
+    rated = rated and rated_between(engine_a.engine, engine_b.engine)
     match = Match.objects.create(
         variant=variant_id,
         time_control=tc_text,
@@ -347,8 +351,10 @@ def match_challenge(
     against ``opponent`` (latest active version), by engine names in any case.
 
     Raises ``engine_not_found`` (404) for an unknown name, ``engine_not_yours`` (403) if
-    ``engine`` belongs to someone else, ``engine_not_active`` if either has no active version,
-    ``engine_disabled`` if either is disabled by its owner, and every error of ``match_create``.
+    ``engine`` belongs to someone else, ``pairing_refused`` (403) if the opponent's owner does
+    not accept this challenge (``engines.consent``), ``engine_not_active`` if either has no
+    active version, ``engine_disabled`` if either is disabled by its owner, and every error of
+    ``match_create``. A challenge between two of the user's own engines is played unrated.
     """
     from engines.selectors import engine_by_name
 
@@ -364,6 +370,7 @@ def match_challenge(
             f"{engine!r} belongs to another user: challenge with an engine you own.",
             details={"engine": engine},
         )
+    check_pairing(theirs, kind=PairingKind.CHALLENGE, rated=rated, requester=user)
     versions = []
     for e in (mine, theirs):
         if not e.is_enabled:

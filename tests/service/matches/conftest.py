@@ -28,8 +28,11 @@ def make_version(owner, name: str, script: str, *, number: int = 1, status: str 
 
     from engines.models import Engine, EngineVersion
 
+    # The bundled scripts owned by the stand-in of the system user are bundled engines: games
+    # between them are rated although one owner owns them all (engines.consent.rated_between).
+    bundled = owner.username == "arena-system" and "/" not in script
     engine, _ = Engine.objects.get_or_create(
-        name=name, defaults={"owner": owner, "is_enabled": enabled}
+        name=name, defaults={"owner": owner, "is_enabled": enabled, "is_bundled": bundled}
     )
     # ``script``: a bundled engine's name, or a path to another engine script.
     source = BUNDLED / script if "/" not in script else Path(script)
