@@ -59,6 +59,8 @@ def give_to_uid(source: Path, target: Path, gid: int) -> Path:
     run in several games at once, each under its own uid. A per-worker cache of packages can
     call this with its cached directory as ``source``.
     """
+    if os.path.lexists(target):  # never ours to remove on failure
+        raise FileExistsError(f"{target} exists")
     try:
         shutil.copytree(source, target, symlinks=True)
         _restrict(target, gid)
