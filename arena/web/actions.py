@@ -106,6 +106,7 @@ CHALLENGE_ERRORS: FieldMap = {
     "invalid_time_control": "time_control",
     "time_control_too_long": "time_control",
     "unknown_start_suite": "start_suite",
+    "pairing_refused": BOTH_ENGINES,
 }
 
 
@@ -157,6 +158,7 @@ TOURNAMENT_ERRORS: FieldMap = {
     "engine_not_active": "engines",
     "variant_not_supported": "engines",
     "rated_tournament_not_allowed": "rated",
+    "pairing_refused": "engines",
 }
 
 

@@ -21,14 +21,31 @@ from django.views.decorators.http import require_POST
 from arena.api.errors import EngineNotYours, NotFoundError
 from arena.matches import selectors as match_selectors
 from arena.web.charts import ChartPoint, rating_chart
-from arena.web.forms import FormErrors, submit
+from arena.web.forms import Field, FormErrors, bind, submit
 from arena.web.views import not_found
 from engines import selectors, services
-from engines.models import Engine, EngineVersion
+from engines.consent import consent_of
+from engines.models import ChallengeConsent, Engine, EngineVersion, RatedPairing
 from engines.serializers import EngineUpdateInputSerializer
 from tournaments import selectors as rating_selectors
 
 RECENT_GAMES = 20
+
+#: The owner's consent settings (``engines.consent``), as ``PATCH /api/engines/{name}/`` takes
+#: them under ``consent``.
+CONSENT_FIELDS = (
+    Field("rated_pairing", "Rated games", kind="select", choices=[
+        (RatedPairing.ANYONE, "anyone may pair it in rated games"),
+        (RatedPairing.OWN_EVENTS, "only my own challenges and tournaments"),
+    ]),
+    Field("challenges", "Challenges from other users", kind="select", choices=[
+        (ChallengeConsent.ALL, "accept all"),
+        (ChallengeConsent.UNRATED, "accept unrated challenges only"),
+        (ChallengeConsent.NONE, "accept none"),
+    ]),
+    Field("ladder", "Plays automatic rated games (the ladder)", kind="checkbox"),
+    Field("version_tests", "Other users may test their versions against it", kind="checkbox"),
+)
 
 
 def is_owner(request: HttpRequest, engine: Engine) -> bool:
@@ -75,6 +92,9 @@ def render_engine(
         "h2h": match_selectors.engine_head_to_head(engine.pk),
         "games": game_rows,
         "settings_errors": errors.all_messages() if errors else [],
+        "consent_fields": bind(CONSENT_FIELDS, {
+            k: str(v).lower() if isinstance(v, bool) else v
+            for k, v in consent_of(engine).items()}) if owner else [],
     }, status=errors.status if errors else 200)
 
 
@@ -95,8 +115,9 @@ def rating_charts(engine: Engine) -> list[dict[str, Any]]:
 @login_required
 @require_POST
 def engine_settings(request: HttpRequest, name: str) -> HttpResponse:
-    """``POST /engines/<name>/settings/``: the owner enables or disables the engine
-    (``PATCH /api/engines/{name}/``: the same serializer and service)."""
+    """``POST /engines/<name>/settings/``: the owner enables or disables the engine, or sets
+    its consent (``form=consent``) (``PATCH /api/engines/{name}/``: the same serializer and
+    service)."""
     try:
         engine = selectors.engine_for_owner(name, request.user)
     except NotFoundError:
@@ -104,7 +125,17 @@ def engine_settings(request: HttpRequest, name: str) -> HttpResponse:
     except EngineNotYours:
         return render(request, "web/forbidden.html",
                       {"message": f"The engine {name} belongs to another user."}, status=403)
-    data = {k: request.POST[k] for k in ("is_enabled", "description") if k in request.POST}
+    data: dict[str, Any] = {
+        k: request.POST[k] for k in ("is_enabled", "description") if k in request.POST
+    }
+    if request.POST.get("form") == "consent":
+        data["consent"] = {
+            "rated_pairing": request.POST.get("rated_pairing", ""),
+            "challenges": request.POST.get("challenges", ""),
+            # An unticked box is not posted at all: it means "no".
+            "ladder": bool(request.POST.get("ladder")),
+            "version_tests": bool(request.POST.get("version_tests")),
+        }
     result = submit(request, scope=None, serializer=EngineUpdateInputSerializer, data=data,
                     call=lambda d: services.engine_update(engine=engine, **d), fields={})
     if isinstance(result, FormErrors):
@@ -113,5 +144,5 @@ def engine_settings(request: HttpRequest, name: str) -> HttpResponse:
         messages.success(request, f"{engine.name} is now "
                                   f"{'enabled' if result.is_enabled else 'disabled'}.")
     else:
-        messages.success(request, "Settings saved.")
+        messages.success(request, f"The consent settings of {engine.name} are saved.")
     return HttpResponseRedirect(f"/engines/{engine.name}/")

@@ -91,7 +91,9 @@ def test_the_owner_sees_the_logs_of_their_engine_only_and_the_controls(
     assert html.count("stderr of alpha: SECRET-GAME") == 4  # alpha's side of each game
     assert "stderr of beta" not in html  # the opponent's stderr is the opponent's
     assert 'id="owner-controls"' in html and 'id="toggle-enabled"' in html
-    assert 'id="consent-slot"' in html
+    assert 'id="consent-form"' in html
+    assert '<option value="anyone" selected>' in html and 'id="f-ladder" name="ladder" ' \
+        'value="true" checked' in html
     assert '<input type="hidden" name="name" value="alpha">' in html  # upload a new version
 
 
@@ -109,6 +111,30 @@ def test_the_owner_disables_and_enables_the_engine(world: Any, alice: Any, bob: 
     w["alpha"].refresh_from_db()
     assert w["alpha"].is_enabled is False
     assert Client().post("/engines/alpha/settings/", {"is_enabled": "true"}).status_code == 302
+
+
+def test_the_owner_sets_the_consent(world: Any, alice: Any) -> None:
+    from engines.consent import consent_of
+
+    w = world(1)
+    client = logged_in(alice)
+    response = client.post("/engines/alpha/settings/", {
+        "form": "consent", "rated_pairing": "own_events", "challenges": "unrated",
+        "version_tests": "true"}, follow=True)  # the ladder box unticked
+    assert "The consent settings of alpha are saved." in response.content.decode()
+    w["alpha"].refresh_from_db()
+    assert consent_of(w["alpha"]) == {"rated_pairing": "own_events", "challenges": "unrated",
+                                      "ladder": False, "version_tests": True}
+    bad = client.post("/engines/alpha/settings/", {"form": "consent", "challenges": "some"})
+    assert bad.status_code == 400
+    assert "consent: challenges: &quot;some&quot; is not a valid choice." in (
+        bad.content.decode())
+
+
+def logged_in(user: Any) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
 
 
 def test_a_bad_settings_value_is_refused_with_the_api_message(world: Any, alice: Any) -> None:
