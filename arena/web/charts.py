@@ -47,7 +47,8 @@ class Line:
 @dataclass
 class Chart:
     """A chart of ``width`` x ``height`` user units: the plot area, the axes' ticks
-    (``(position, label)``), the lines and a one-paragraph ``summary`` for screen readers."""
+    (``(y, label)``; ``(x, text-anchor, label)``), the lines and a one-paragraph ``summary``
+    for screen readers."""
 
     width: int
     height: int
@@ -56,7 +57,7 @@ class Chart:
     right: int
     bottom: int
     y_ticks: list[tuple[float, str]] = field(default_factory=list)
-    x_ticks: list[tuple[float, str]] = field(default_factory=list)
+    x_ticks: list[tuple[float, str, str]] = field(default_factory=list)
     lines: list[Line] = field(default_factory=list)
     summary: str = ""
 
@@ -154,16 +155,21 @@ def rating_chart(
 
 def _time_ticks(
     start: float, end: float, to_x: Callable[[datetime], float]
-) -> list[tuple[float, str]]:
-    """About five date labels between the first and last point (times of day when the whole
-    history fits in two days)."""
-    count = 1 if end <= start else 5
-    fmt = "%H:%M" if end - start < 2 * 86400 else "%Y-%m-%d"
+) -> list[tuple[float, str, str]]:
+    """About five time labels between the first and last point: ``(x, anchor, text)``, the
+    first label starting at its point and the last ending at it, so neither leaves the chart.
+    Hours when the whole history fits in two days, days and hours within three weeks, else
+    dates."""
+    if end <= start:
+        when = datetime.fromtimestamp(start, tz=UTC)
+        return [(to_x(when), "middle", when.strftime("%Y-%m-%d %H:%M"))]
+    span = end - start
+    fmt = "%H:%M" if span < 2 * 86400 else "%d %b %H:%M" if span < 21 * 86400 else "%Y-%m-%d"
     ticks = []
-    for i in range(count):
-        t = start + (end - start) * i / max(count - 1, 1)
-        when = datetime.fromtimestamp(t, tz=UTC)
-        ticks.append((to_x(when), when.strftime(fmt)))
+    for i in range(5):
+        when = datetime.fromtimestamp(start + span * i / 4, tz=UTC)
+        anchor = "start" if i == 0 else "end" if i == 4 else "middle"
+        ticks.append((to_x(when), anchor, when.strftime(fmt)))
     return ticks
 
 

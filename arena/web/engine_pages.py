@@ -29,7 +29,7 @@ from engines.models import ChallengeConsent, Engine, EngineVersion, RatedPairing
 from engines.serializers import EngineUpdateInputSerializer
 from tournaments import selectors as rating_selectors
 
-RECENT_GAMES = 20
+RECENT_GAMES = 15
 
 #: The owner's consent settings (``engines.consent``), as ``PATCH /api/engines/{name}/`` takes
 #: them under ``consent``.

@@ -24,7 +24,7 @@ def test_home_shows_leaderboards_with_trend_running_matches_and_results(world: A
     w = world(3)
     html = _html(Client(), "/")
     board = html[html.index('id="lb-bao-la-kete"'):html.index('id="lb-bao-la-kiswahili"')]
-    assert '<a href="/engines/alpha/">alpha</a>' in board and "6/0/0" in board
+    assert '<a class="ev" href="/engines/alpha/">alpha</a>' in board and "6/0/0" in board
     assert board.count('<svg class="spark"') == 2  # a trend line per rated version
     assert "Elo over its last 3 rated matches" in board
     assert f'href="/matches/{w["running"].pk}/"' in html  # being played now
