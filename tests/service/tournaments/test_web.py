@@ -69,7 +69,8 @@ def played(make_version: Any, make_finished_match: Any) -> dict[str, Any]:
 def test_the_home_page_lists_leaderboard_tournaments_and_replays(played: dict[str, Any]) -> None:
     html = Client().get("/").content.decode()
     assert "Leaderboard: bao-la-kete" in html
-    assert '<a class="ev" href="/engines/alpha/">alpha</a>&nbsp;<span class="ev-v">v1</span>' in html
+    assert ('<a class="ev" href="/engines/alpha/">alpha</a>&nbsp;<span class="ev-v">v1</span>'
+            in html)
     assert "2/0/0" in html and "0/0/2" in html
     assert f'/tournaments/{played["tournament"].pk}/' in html
     assert f'/games/{played["game"].pk}/' in html
