@@ -30,6 +30,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -92,9 +93,10 @@ def main() -> None:
         database_refit(games, args.versions)
 
 
-def database_refit(games: list[tuple[int, int, float]], versions: int) -> None:
-    """Time ``rating_refit`` on a throw-away SQLite database holding ``games`` (module doc)."""
-    var = tempfile.mkdtemp(prefix="bao-bench-ratings-")
+def throwaway_database(prefix: str) -> str:
+    """Point Django at a new SQLite database in a temporary ``BAO_VAR_DIR`` (no broker),
+    set it up and migrate it; returns the directory (the caller removes it)."""
+    var = tempfile.mkdtemp(prefix=prefix)
     os.environ.update(
         BAO_VAR_DIR=var,
         DATABASE_URL=f"sqlite:///{var}/bench.sqlite3",
@@ -104,13 +106,20 @@ def database_refit(games: list[tuple[int, int, float]], versions: int) -> None:
     import django
 
     django.setup()
-    from django.contrib.auth import get_user_model
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
+    return var
+
+
+def populate(games: list[tuple[int, int, float]], versions: int) -> tuple[list[int], list[Any]]:
+    """Store ``versions`` engines (``engine000``...) with one active version each, and
+    ``games`` as finished rated best-of-three matches of three games, one a minute from
+    2026-01-01; returns the version ids and the matches."""
+    from django.contrib.auth import get_user_model
+
     from arena.matches.models import Game, Match
     from engines.models import Engine, EngineVersion
-    from tournaments import rating_services
 
     owner = get_user_model().objects.create(username="bench")
     engines = Engine.objects.bulk_create(
@@ -138,6 +147,17 @@ def database_refit(games: list[tuple[int, int, float]], versions: int) -> None:
          for i, (s, n, x) in enumerate(g, start=1)),
         batch_size=5000,
     )  # fmt: skip
+    return ids, matches
+
+
+def database_refit(games: list[tuple[int, int, float]], versions: int) -> None:
+    """Time ``rating_refit`` on a throw-away SQLite database holding ``games`` (module doc)."""
+    var = throwaway_database("bao-bench-ratings-")
+    from arena.matches.models import Game, Match
+    from tournaments import rating_services
+
+    ids, matches = populate(games, versions)
+    clock = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
     start = time.perf_counter()
     rating_services.rating_refit("bao-la-kete")
     first = time.perf_counter() - start

@@ -88,6 +88,8 @@ class Match(models.Model):
             # The requeue job scans by status and lease expiry every minute.
             models.Index(fields=["status", "lease_expires_at"], name="match_status_lease_idx"),
             models.Index(fields=["tournament", "round"], name="match_tournament_round_idx"),
+            # The latest results (the home page, arena.matches.selectors) at any table size.
+            models.Index(fields=["status", "finished_at"], name="match_status_finished_idx"),
         ]
         constraints = [
             models.CheckConstraint(

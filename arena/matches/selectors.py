@@ -94,12 +94,21 @@ def engine_games(engine_id: int, *, with_errors: bool = False) -> QuerySet[Game]
     """The games of every version of an engine, latest first, players and match joined,
     without the move lists; ``with_errors`` loads the engines' stderr tails too (for the
     owner's view: ``game_visible_engine_errors`` still decides which side is shown)."""
+    versions = _version_ids(engine_id)
     games = (
-        Game.objects.filter(Q(south__engine_id=engine_id) | Q(north__engine_id=engine_id))
+        Game.objects.filter(Q(south_id__in=versions) | Q(north_id__in=versions))
         .select_related("match", "south__engine", "north__engine", "winner__engine")
         .order_by("-finished_at", "-id")
     )
     return games.defer("moves") if with_errors else games.defer("moves", "engine_errors")
+
+
+def _version_ids(engine_id: int) -> QuerySet[Any]:
+    """The ids of an engine's versions, as a subquery: filtering games by their version
+    columns (indexed) instead of joining the versions to read their engine."""
+    from engines.models import EngineVersion
+
+    return EngineVersion.objects.filter(engine_id=engine_id).values("pk")
 
 
 @dataclass(frozen=True)
@@ -135,7 +144,8 @@ def engine_head_to_head(engine_id: int) -> list[HeadToHead]:
     for me, other, win in (("south", "north", "1-0"), ("north", "south", "0-1")):
         loss = "0-1" if win == "1-0" else "1-0"
         rows = (
-            Game.objects.filter(**{f"{me}__engine_id": engine_id}, result__in=(win, loss, DRAW))
+            Game.objects.filter(**{f"{me}_id__in": _version_ids(engine_id)},
+                                result__in=(win, loss, DRAW))
             .values(f"{other}__engine__name")
             .annotate(
                 n=Count("id"),

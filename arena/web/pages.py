@@ -117,7 +117,9 @@ def match_list(request: HttpRequest) -> HttpResponse:
     ``MatchFilter``)."""
 
     def query(filters: dict[str, str]) -> Any:
-        filterset = MatchFilter(filters, queryset=match_selectors.match_detail_queryset())
+        # Newest first by id (creation order): the primary key index serves it at any size.
+        filterset = MatchFilter(filters, queryset=match_selectors.match_detail_queryset()
+                                .order_by("-id"))
         if not filterset.is_valid():
             raise ValidationError(filterset.errors)
         return filterset.qs
