@@ -13,7 +13,8 @@ from tournaments.selectors import Progress, TournamentTable, rating_error_bars
 class TournamentCreateInput(serializers.Serializer):
     """``POST /api/tournaments/``.
 
-    ``engines`` are engine names (their latest active versions play).
+    ``engines`` are engine names (their latest active versions play); ``rounds`` is the
+    number of Swiss rounds (only for ``swiss``); ``start_at`` null or absent starts at once.
     """
 
     name = serializers.CharField(max_length=120)
@@ -25,6 +26,13 @@ class TournamentCreateInput(serializers.Serializer):
         choices=Tournament.Format.choices, default=Tournament.Format.ROUND_ROBIN
     )
     rated = serializers.BooleanField(default=True)
+    rounds = serializers.IntegerField(min_value=1, max_value=1000, required=False, allow_null=True)
+
+
+class TournamentCancelInput(serializers.Serializer):
+    """``POST /api/tournaments/{id}/cancel/``: an optional reason, kept with the event."""
+
+    reason = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
 
 
 class TournamentListQuery(serializers.Serializer):

@@ -15,3 +15,12 @@ def start_due_tournaments() -> list[int]:
     once. Returns the ids started by this run.
     """
     return services.start_due_tournaments()
+
+
+@shared_task(name="tournaments.tasks.start_tournament", ignore_result=True)
+def start_tournament(tournament_id: int) -> bool:
+    """Start one tournament due now (sent when a tournament without a start time is created).
+
+    Idempotent (``services.tournament_start``'s conditional UPDATE): True if this run started it.
+    """
+    return services.tournament_start(tournament_id)

@@ -75,6 +75,7 @@ def _play(
         seed=match.seed,
         config=config,
         on_event=on_event,
+        best_of=match.best_of,
     )
     return record.to_dict()
 
