@@ -26,6 +26,24 @@ from tournaments.standings import (
     standings,
 )
 
+
+@dataclass
+class Tie:
+    """One tie of a bracket: ``high`` the higher seed, ``low`` the other (None: a bye).
+    ``winner`` is None while undecided; ``decided_by`` says how (``knockout.BY_*``);
+    ``match_points`` is the high seed's points in the main match (None if not played);
+    ``deciders`` the high seed's points in each decisive game played (None for an aborted
+    one); ``waiting`` is True while the main match has not been paired."""
+
+    high: int
+    low: int | None
+    winner: int | None = None
+    decided_by: str = ""
+    match_points: float | None = None
+    deciders: tuple[float | None, ...] = ()
+    waiting: bool = False
+
+
 #: Kinds of ``Played`` items.
 MATCH = "match"  # a best-of-three match
 DECISIVE = "decisive"  # a one-game decider (knockout, after a drawn match)
@@ -168,11 +186,30 @@ class TournamentFormat:
             return [(p.a, p.b) for rnd in self.schedule(n) for p in rnd]
         return [(i, j) for i in range(n) for j in range(i + 1, n)]
 
-    def order(self, field: Field, history: Sequence[Played]) -> list[StandingRow]:
-        """The ordered standings from the points in ``history`` (match points only: the
-        selector adds game-level columns with ``standings`` itself)."""
-        results, awards = split_history(history)
+    @property
+    def ranking(self) -> tuple[str, ...]:
+        """What orders the standings, first to last (shown by the API)."""
+        return ("points", *self.tie_breaks)
+
+    def table(
+        self,
+        field: Field,
+        history: Sequence[Played],
+        results: Sequence[MatchResult],
+        awards: Sequence[Award],
+    ) -> list[StandingRow]:
+        """The ordered standings from ``results`` (with their games, for the W/D/L columns)
+        and ``awards``; ``history`` is what the format reads for any order of its own."""
         return standings(field.n, results, awards, tie_breaks=self.tie_breaks)
+
+    def order(self, field: Field, history: Sequence[Played]) -> list[StandingRow]:
+        """The ordered standings from the match points in ``history`` alone."""
+        results, awards = split_history(history)
+        return self.table(field, history, results, awards)
+
+    def bracket(self, field: Field, history: Sequence[Played]) -> list[list[Tie]] | None:
+        """The bracket of an elimination format (None for the others)."""
+        return None
 
 
 def with_withdrawals(field: Field, number: int, pairings: Sequence[Pairing]) -> Round:

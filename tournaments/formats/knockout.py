@@ -23,7 +23,6 @@ losers of each earlier round), engines out in the same round sharing a rank, lis
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import ClassVar
 
 from tournaments.formats.base import (
@@ -34,11 +33,11 @@ from tournaments.formats.base import (
     Finished,
     Played,
     Round,
+    Tie,
     TournamentFormat,
-    split_history,
 )
 from tournaments.pairing import Pairing
-from tournaments.standings import StandingRow, standings
+from tournaments.standings import Award, MatchResult, StandingRow, standings
 
 #: Decisive-game attempts after a drawn match, before the higher seed advances.
 DECIDER_ATTEMPTS = 2
@@ -63,22 +62,6 @@ def slot_seeds(size: int) -> list[int]:
         mirror = 2 * len(order) + 1
         order = [s for seed in order for s in (seed, mirror - seed)]
     return order
-
-
-@dataclass
-class Tie:
-    """One tie of the bracket: ``high`` the higher seed, ``low`` the other (None: a bye).
-    ``winner`` is None while undecided; ``decided_by`` says how (``BY_*``); ``match_points``
-    is the high seed's points in the main match (None if not played); ``deciders`` the high
-    seed's points in each decisive game played (None for an aborted one)."""
-
-    high: int
-    low: int | None
-    winner: int | None = None
-    decided_by: str = ""
-    match_points: float | None = None
-    deciders: tuple[float | None, ...] = ()
-    waiting: bool = False
 
 
 def _points_for(p: Played, player: int) -> float | None:
@@ -207,8 +190,20 @@ class Knockout(TournamentFormat):
                 forfeits.append(Pairing(p.b, p.a))
         return Round(number, tuple(played), forfeits=tuple(forfeits), best_of=best_of)
 
-    def order(self, field: Field, history: Sequence[Played]) -> list[StandingRow]:
-        results, awards = split_history(history)
+    @property
+    def ranking(self) -> tuple[str, ...]:
+        return self.tie_breaks
+
+    def bracket(self, field: Field, history: Sequence[Played]) -> list[list[Tie]] | None:
+        return bracket(field, history)
+
+    def table(
+        self,
+        field: Field,
+        history: Sequence[Played],
+        results: Sequence[MatchResult],
+        awards: Sequence[Award],
+    ) -> list[StandingRow]:
         rows = {r.player: r for r in standings(field.n, results, awards)}
         reached = {p: 0 for p in range(field.n)}
         champion: int | None = None
