@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import networkx as nx
@@ -20,18 +21,19 @@ from tournaments.formats.swiss import Swiss, side_records
 ROOT = Path(__file__).resolve().parents[3]
 
 
-def _independent_min_cost(players: list[int], points2: dict[int, int], forbidden: set[frozenset[int]],
-                          cost: object) -> int:
+def _independent_min_cost(
+    players: list[int], forbidden: set[frozenset[int]], cost: Callable[[int, int], int]
+) -> int:
     """The least total ``cost(a, b)`` of a perfect repeat-free pairing of ``players``, by a
     min-weight matching of its own (checks the lexicographic weights of the format)."""
     graph: nx.Graph[int] = nx.Graph()
     for k, a in enumerate(players):
         for b in players[k + 1:]:
             if frozenset((a, b)) not in forbidden:
-                graph.add_edge(a, b, weight=cost(a, b))  # type: ignore[operator]
+                graph.add_edge(a, b, weight=cost(a, b))
     matching = nx.min_weight_matching(graph)
     assert len(matching) * 2 == len(players)
-    return sum(cost(a, b) for a, b in matching)  # type: ignore[operator]
+    return sum(cost(a, b) for a, b in matching)
 
 
 def _check_round(sim: SimulatedSwiss, index: int) -> None:
@@ -68,12 +70,12 @@ def _check_round(sim: SimulatedSwiss, index: int) -> None:
     players = sorted(paired)
     cross = sum(points2[pr.a] != points2[pr.b] for pr in rnd.pairings)
     least_cross = _independent_min_cost(
-        players, points2, forbidden, lambda a, b: int(points2[a] != points2[b]))
+        players, forbidden, lambda a, b: int(points2[a] != points2[b]))
     assert cross == least_cross
     big = 10_000
     squares = sum((points2[pr.a] - points2[pr.b]) ** 2 for pr in rnd.pairings)
     least = _independent_min_cost(
-        players, points2, forbidden,
+        players, forbidden,
         lambda a, b: big * int(points2[a] != points2[b]) + (points2[a] - points2[b]) ** 2)
     assert big * cross + squares == least
     # 4. Sides: inside each pairing, South goes to the engine that was South less often.
