@@ -66,7 +66,9 @@ def live_worker(transactional_db: None, tmp_path: Path) -> Iterator[Any]:
     started: list[WorkerProcess] = []
 
     def start(**extra_env: str) -> WorkerProcess:
-        env = worker_environment(**extra_env)
+        # Tasks the worker sends itself (a retry, a tournament's matches created by its start
+        # task or by the next round) go to the same queue.
+        env = worker_environment(**({"CELERY_TASK_DEFAULT_QUEUE": queue} | extra_env))
         worker = WorkerProcess.start(
             queue=queue, env=env, log_path=tmp_path / f"worker-{len(started) + 1}.log"
         )
