@@ -150,8 +150,11 @@ class Knockout(TournamentFormat):
         ]
         if deciders:
             return self._with_forfeits(field, field.round, deciders, best_of=1)
-        if any(t.winner is None for t in current):
-            return Finished("a tie of the round was never played")  # defensive
+        unplayed = [Pairing(t.high, t.low) for t in current if t.waiting and t.low is not None]
+        if unplayed:
+            # A main match that could not be created (an engine withdrew as the round was
+            # paired): pair it again, or forfeit it now that the withdrawal is recorded.
+            return self._with_forfeits(field, field.round, unplayed, best_of=3)
         if len(current) == 1:
             return Finished()
         winners = [t.winner for t in current]

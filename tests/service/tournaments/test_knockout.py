@@ -159,3 +159,17 @@ def test_formats_known_up_front_forfeit_a_withdrawn_engines_pairings() -> None:
     assert isinstance(step2, Round)
     assert {(p.a, p.b) for p in step2.forfeits} <= {(1, 0), (2, 0), (1, 3), (2, 3)}
     assert len(step2.forfeits) == 2 and not step2.pairings
+
+
+def test_a_tie_whose_match_was_never_created_is_paired_again_or_forfeited() -> None:
+    entrants = tuple(Entrant(i, 1500.0 - i) for i in range(4))  # seeds = entry order
+    ko = Knockout()
+    history = [Played(1, 0, 3, 1.0)]  # 1 v 4 played; 2 v 3 was never created
+    again = ko.next_round(Field(entrants, round=1), history)
+    assert isinstance(again, Round)
+    assert (again.number, [(p.a, p.b) for p in again.pairings], again.best_of) == (
+        1, [(1, 2)], 3)
+    gone = tuple(Entrant(i, 1500.0 - i, withdrawn=(i == 2)) for i in range(4))
+    forfeit = ko.next_round(Field(gone, round=1), history)
+    assert isinstance(forfeit, Round)
+    assert ([(p.a, p.b) for p in forfeit.forfeits], forfeit.pairings) == ([(1, 2)], ())
