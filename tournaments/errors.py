@@ -20,6 +20,7 @@ from arena.matches.errors import (
     EngineDisabled,
     EngineNotFound,
     InvalidTimeControl,
+    UnknownStartSuite,
     VariantNotSupported,
 )
 
@@ -35,9 +36,7 @@ __all__ = [
     "RoundsNotApplicable",
     "StartAtTooLate",
     "TooFewEngines",
-    "TooManyRounds",
-    "TournamentNotCancellable",
-    "TournamentNotYours",
+    "UnknownStartSuite",
     "UnknownVariant",
     "VariantNotSupported",
 ]

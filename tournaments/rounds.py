@@ -27,6 +27,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from arena.matches.services import match_create, matches_abort
+from arena.openings import DEFAULT_SUITE, STANDARD
 from engines.models import EngineVersion
 from tournaments.errors import ApiError
 from tournaments.formats import Entrant, Field, Finished, Played, Round, get_format
@@ -155,6 +156,15 @@ def _record_ratings(tournament: Tournament, entries: Sequence[TournamentEntry]) 
     TournamentEntry.objects.bulk_update(entries, ["rating"])
 
 
+def _start_suite(tournament: Tournament, step: Round) -> str:
+    """The tournament's start choice; a one-game decider always starts from a suite position
+    (the tournament's suite, else ``arena.openings.DEFAULT_SUITE``), so that two deterministic
+    engines do not replay a game of their drawn match."""
+    if step.best_of == 1 and tournament.start_suite == STANDARD:
+        return DEFAULT_SUITE
+    return tournament.start_suite
+
+
 def _create_round(
     tournament: Tournament, entries: Sequence[TournamentEntry], step: Round
 ) -> int:
@@ -173,6 +183,7 @@ def _create_round(
                     tournament=tournament,
                     round=step.number,
                     best_of=step.best_of,
+                    start_suite=_start_suite(tournament, step),
                 )
             created += 1
         except ApiError as exc:

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 from django.db import transaction
 from django.utils import timezone
 
-from arena.matches.services import matches_abort, normalize_time_control
+from arena.matches.services import matches_abort, normalize_start_suite, normalize_time_control
+from arena.openings import STANDARD
 from arena.rules import UnknownVariantError, canonical_variant_id
 from engines.models import EngineVersion
 from engines.selectors import engine_by_name
@@ -63,6 +64,7 @@ def tournament_create(
     rated: bool = True,
     created_by: AbstractBaseUser | None = None,
     rounds: int | None = None,
+    start_suite: str = STANDARD,
 ) -> Tournament:
     """Create a scheduled tournament between the latest active versions of the named engines.
 
@@ -71,8 +73,9 @@ def tournament_create(
     number of Swiss rounds (1 to engines - 1, default ceil(log2 engines)), only for a Swiss.
     ``start_at`` at most ``MAX_START_AHEAD`` (90 days) from now; a tournament without a start
     time (or one already past) is started at once, by a task sent when the transaction commits
-    (the minute beat job starts it if the broker refused). In a gauntlet the first engine named
-    meets every other one. All checks run before anything is written.
+    (the minute beat job starts it if the broker refused). ``start_suite`` is ``"standard"`` or
+    a suite of start positions each match draws its start from by its seed. In a gauntlet the
+    first engine named meets every other one. All checks run before anything is written.
 
     Who may create what: any user may create an unrated tournament of any active, enabled
     engines (the arena's engines are public entrants). A *rated* tournament moves ratings, so,
@@ -82,11 +85,11 @@ def tournament_create(
     or a round robin with at most one foreign engine).
 
     Raises (``tournaments.errors``): ``UnknownVariant``, ``InvalidTimeControl``,
-    ``TimeControlTooLong``, ``DuplicateEngine``, ``TooFewEngines`` (fewer than 2 engines),
-    ``EngineNotFound``, ``EngineDisabled`` (disabled by its owner), ``EngineNotActive`` (no
-    active version), ``VariantNotSupported`` (the version did not announce the variant),
-    ``RatedTournamentNotAllowed`` (403, the rule above), ``TooManyRounds``,
-    ``RoundsNotApplicable``, ``StartAtTooLate``.
+    ``TimeControlTooLong``, ``UnknownStartSuite``, ``DuplicateEngine``, ``TooFewEngines``
+    (fewer than 2 engines), ``EngineNotFound``, ``EngineDisabled`` (disabled by its owner),
+    ``EngineNotActive`` (no active version), ``VariantNotSupported`` (the version did not
+    announce the variant), ``RatedTournamentNotAllowed`` (403, the rule above),
+    ``TooManyRounds``, ``RoundsNotApplicable``, ``StartAtTooLate``.
     """
     try:
         variant_id = canonical_variant_id(variant)
@@ -94,6 +97,7 @@ def tournament_create(
         raise UnknownVariant(str(exc), details={"variant": variant}) from None
     # The matches app's check: parses, and refuses a clock a worker could not finish in time.
     tc_text = normalize_time_control(time_control, variant_id)
+    start_suite = normalize_start_suite(start_suite, variant_id)
     if format not in Tournament.Format.values:
         raise ApiError(f"unknown format {format!r}", details={"format": format})
     fmt = get_format(format)
@@ -139,6 +143,7 @@ def tournament_create(
             rounds=rounds_count,
             rated=rated,
             start_at=start_at or now,
+            start_suite=start_suite,
             created_by=created_by,
         )
         TournamentEntry.objects.bulk_create(

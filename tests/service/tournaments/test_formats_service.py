@@ -88,6 +88,9 @@ def test_a_knockout_plays_decisive_games_after_a_drawn_tie(five: list[Any],
     _finish(first, 1.5, 1.5)
     (decider,) = _pending(t)
     assert (decider.engine_a.engine.name, decider.best_of, decider.round) == ("alpha", 1, 1)
+    # The tie was played from the standard start, its decider from a suite position.
+    assert (first.start_suite, decider.start_suite) == ("standard", "balanced")
+    assert decider.start_position != ""
     _finish(decider, 0.5, 0.5)
     (decider2,) = _pending(t)
     assert (decider2.engine_a.engine.name, decider2.best_of) == ("beta", 1)

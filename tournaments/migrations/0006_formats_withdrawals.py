@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('matches', '0001_initial'),
-        ('tournaments', '0004_tournament_cancel'),
+        ('tournaments', '0005_tournament_start_suite'),
     ]
 
     operations = [
