@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('matches', '0001_initial'),
-        ('tournaments', '0005_tournament_start_suite'),
+        ('tournaments', '0007_refit_after_migration'),
     ]
 
     operations = [
