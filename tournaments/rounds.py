@@ -7,7 +7,8 @@ A round may be paired with nothing to play (only byes and forfeits): the next is
 once.
 
 Withdrawals (the policy, also in the README): an entry whose engine can no longer play
-(disabled by its owner, or its version no longer ``active``) is marked ``withdrawn`` the next
+(disabled by its owner, its version no longer ``active``, or its owner's consent
+(``engines.consent``) now refusing the event) is marked ``withdrawn`` the next
 time its tournament is looked at (at the start, whenever one of its matches ends, and by the
 minute beat job). Its finished matches stand. Its pairings already made and not yet started
 (``pending`` matches) are forfeited: each match is aborted and its opponent gets a forfeit
@@ -28,6 +29,7 @@ from django.utils import timezone
 
 from arena.matches.services import match_create, matches_abort
 from arena.openings import DEFAULT_SUITE, STANDARD
+from engines.consent import PairingKind, pairing_refusal
 from engines.models import EngineVersion
 from tournaments.errors import ApiError
 from tournaments.formats import Entrant, Field, Finished, Played, Round, get_format
@@ -42,6 +44,7 @@ DONE_STATUSES = ("finished", "aborted")
 #: Why an entry was withdrawn, by cause.
 DISABLED = "engine disabled by its owner"
 NOT_ACTIVE = "engine version no longer active"
+NO_CONSENT = "the engine's owner no longer consents"
 
 
 def entries_of(tournament: Tournament) -> list[TournamentEntry]:
@@ -95,12 +98,21 @@ def history_of(tournament: Tournament, entries: Sequence[TournamentEntry]) -> li
     return history
 
 
-def _playable(version: EngineVersion) -> str:
-    """Why ``version`` can no longer play, or '' if it can."""
+def _playable(version: EngineVersion, tournament: Tournament) -> str:
+    """Why ``version`` can no longer play in ``tournament``, or '' if it can: disabled, no
+    longer active, or its owner's consent now refuses the event (``engines.consent``)."""
     if not version.engine.is_enabled:
         return DISABLED
     if version.status != EngineVersion.Status.ACTIVE:
         return NOT_ACTIVE
+    refusal = pairing_refusal(
+        version.engine,
+        kind=PairingKind.TOURNAMENT,
+        rated=tournament.rated,
+        requester=tournament.created_by,
+    )
+    if refusal is not None:
+        return f"{NO_CONSENT}: {refusal.detail}"[:200]
     return ""
 
 
@@ -112,7 +124,7 @@ def withdraw_unplayable(tournament: Tournament, *, now: dt.datetime | None = Non
     entries = entries_of(tournament)
     withdrawn: list[int] = []
     for entry in entries:
-        reason = _playable(entry.engine_version)
+        reason = _playable(entry.engine_version, tournament)
         if entry.status != TournamentEntry.Status.ACTIVE or not reason:
             continue
         TournamentEntry.objects.filter(pk=entry.pk).update(

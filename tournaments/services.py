@@ -18,6 +18,7 @@ from django.utils import timezone
 from arena.matches.services import matches_abort, normalize_start_suite, normalize_time_control
 from arena.openings import STANDARD
 from arena.rules import UnknownVariantError, canonical_variant_id
+from engines.consent import PairingKind, check_pairing
 from engines.models import EngineVersion
 from engines.selectors import engine_by_name
 from tournaments.errors import (
@@ -89,7 +90,9 @@ def tournament_create(
     (fewer than 2 engines), ``EngineNotFound``, ``EngineDisabled`` (disabled by its owner),
     ``EngineNotActive`` (no active version), ``VariantNotSupported`` (the version did not
     announce the variant), ``RatedTournamentNotAllowed`` (403, the rule above),
-    ``TooManyRounds``, ``RoundsNotApplicable``, ``StartAtTooLate``.
+    ``TooManyRounds``, ``RoundsNotApplicable``, ``StartAtTooLate``, ``PairingRefused`` (403
+    ``pairing_refused``: an engine's owner does not consent, ``engines.consent``). Pairings
+    between two engines of one owner are played unrated (``match_create``).
     """
     try:
         variant_id = canonical_variant_id(variant)
@@ -132,6 +135,10 @@ def tournament_create(
     except FormatError as exc:
         raise FORMAT_ERRORS[exc.code](str(exc), details=exc.details) from None
     versions = [_entry_version(n, variant_id) for n in names]
+    for version in versions:
+        check_pairing(
+            version.engine, kind=PairingKind.TOURNAMENT, rated=rated, requester=created_by
+        )
     if rated:
         _check_rated_allowed(created_by, versions, fmt)
     with transaction.atomic():
