@@ -15,13 +15,18 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
 from django.utils import timezone
+from django.views.decorators.http import require_POST
+from rest_framework.exceptions import APIException
 
+from arena.api.errors import describe
 from arena.matches.serializers import ChallengeInput
 from arena.matches.services import match_challenge
 from arena.openings import start_choices
 from arena.rules import VARIANTS
 from arena.web.forms import Field, FieldMap, FormErrors, form_page, submit
+from arena.web.views import not_found
 from engines import selectors as engine_selectors
 from engines import services as engine_services
 from engines.serializers import EngineUploadInputSerializer
@@ -159,6 +164,9 @@ TOURNAMENT_ERRORS: FieldMap = {
     "variant_not_supported": "engines",
     "rated_tournament_not_allowed": "rated",
     "pairing_refused": "engines",
+    "too_many_rounds": "rounds",
+    "rounds_not_applicable": "rounds",
+    "start_at_too_late": "start_at",
 }
 
 
@@ -168,6 +176,8 @@ def _tournament_fields() -> list[Field]:
         _variant_field(),
         Field("format", "Format", kind="select", value=Tournament.Format.ROUND_ROBIN,
               choices=[(f.value, f.label) for f in Tournament.Format]),
+        Field("rounds", "Rounds (Swiss only)", kind="number",
+              help="Empty: the format's own number (a Swiss plays about log2 of the field)."),
         Field("engines", "Engines", required=True,
               help="Engine names separated by spaces or commas; in a gauntlet the first one "
                    "meets every other."),
@@ -188,14 +198,15 @@ def tournament_new(request: HttpRequest) -> HttpResponse:
     if request.method != "POST":
         return form_page(request, "web/tournament_new.html", fields, {}, None)
     values = {k: request.POST.get(k, "") for k in
-              ("name", "variant", "format", "engines", "time_control", "start_suite",
+              ("name", "variant", "format", "rounds", "engines", "time_control", "start_suite",
                "start_at")}
     values["rated"] = "true" if request.POST.get("rated") else "false"
     data: dict[str, Any] = {**values, "engines": _names(values["engines"])}
     if values["start_at"]:
         data["start_at"] = _utc(values["start_at"])
-    else:
-        data.pop("start_at")
+    for optional in ("start_at", "rounds"):  # an empty field means "not given"
+        if not values[optional]:
+            data.pop(optional)
     result = submit(request, scope="tournaments", serializer=TournamentCreateInput, data=data,
                     call=lambda d: tournament_services.tournament_create(
                         **d, created_by=request.user),
@@ -219,3 +230,23 @@ def _utc(text: str) -> str:
     if timezone.is_naive(when):
         when = when.replace(tzinfo=dt.UTC)
     return when.isoformat()
+
+
+@login_required
+@require_POST
+def tournament_cancel(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """``POST /tournaments/<id>/cancel/``: its creator (or staff) stops it early
+    (``tournament_cancel_by``, as ``POST /api/tournaments/{id}/cancel/``)."""
+    reason = request.POST.get("reason", "").strip()
+    try:
+        aborted = tournament_services.tournament_cancel_by(
+            request.user, tournament_id, reason=reason or "cancelled by its creator")
+    except APIException as exc:
+        code, message, _ = describe(exc)
+        if code == "not_found":
+            return not_found(request, f"There is no tournament {tournament_id}.")
+        return render(request, "web/forbidden.html", {"message": message},
+                      status=exc.status_code)
+    messages.success(request, f"The tournament is cancelled; {aborted} unfinished "
+                              f"match{'es' if aborted != 1 else ''} aborted.")
+    return HttpResponseRedirect(f"/tournaments/{tournament_id}/")

@@ -22,7 +22,7 @@ from arena.web.paging import Listing, listing
 from arena.web.views import not_found
 from engines import selectors as engine_selectors
 from engines.serializers import EngineFilterInputSerializer
-from tournaments import pairing, selectors
+from tournaments import selectors
 from tournaments.models import Tournament
 from tournaments.serializers import TournamentListQuery
 
@@ -180,9 +180,52 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     return render(request, "web/match.html", {"m": match, "games": _games(match), "live": live})
 
 
+#: How the standings' order is named on the page (``TournamentFormat.ranking``).
+RANKING_NAMES = {
+    "points": "points", "sonneborn_berger": "Sonneborn-Berger", "buchholz": "Buchholz",
+    "head_to_head": "head-to-head", "games_won": "games won", "round_reached": "round reached",
+    "seed": "seed",
+}
+#: Tie-breaks shown as columns of their own (the others are read from the other columns).
+TIE_BREAK_COLUMNS = ("buchholz", "sonneborn_berger")
+
+
+#: How a knockout tie was decided (``tournaments.formats.knockout.BY_*``), for people.
+DECIDED_BY = {
+    "bye": "a bye", "match": "won the match", "decisive_game": "won the decisive game",
+    "higher_seed": "the higher seed, the decisive games drawn", "forfeit": "by forfeit",
+}
+
+
+def _bracket(rounds: list[list[Any]], names: list[str]) -> list[list[dict[str, Any]]]:
+    """The knockout's rounds paired so far, then the rounds to come down to the final, each
+    tie to come named by the two ties whose winners meet there."""
+    drawn = [
+        [{"tie": tie, "high": names[tie.high],
+          "low": None if tie.low is None else names[tie.low], "how": _decided(tie)}
+         for tie in ties]
+        for ties in rounds
+    ]
+    while drawn and len(drawn[-1]) > 1:
+        before = len(drawn)
+        drawn.append([
+            {"tie": None, "high": f"winner of round {before} tie {i + 1}",
+             "low": f"winner of round {before} tie {i + 2}", "how": "to come"}
+            for i in range(0, len(drawn[-1]), 2)
+        ])
+    return drawn
+
+
+def _decided(tie: Any) -> str:
+    if tie.winner is None:
+        return "waiting for its match" if tie.waiting else "being played"
+    return DECIDED_BY.get(tie.decided_by, tie.decided_by)
+
+
 def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
-    """``/tournaments/<id>/``: progress, standings, crosstable, the pairings being played and
-    the next ones, live games, every match by round."""
+    """``/tournaments/<id>/``: progress, standings (ordered as its format says), crosstable,
+    the knockout bracket, the pairings being played and the next ones, live games, every
+    round with its matches, byes and forfeits; the creator (or staff) may cancel it."""
     tournament = Tournament.objects.select_related("created_by").filter(pk=tournament_id).first()
     if tournament is None:
         return not_found(request, f"There is no tournament {tournament_id}.")
@@ -191,30 +234,42 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     matches = [(m, _games(m)) for m in selectors.tournament_matches(tournament)]
     current = [m for m, _ in matches if m.status == Match.Status.RUNNING]
     upcoming = [m for m, _ in matches if m.status == Match.Status.PENDING]
-    # Before it starts there are no matches yet: its first round from the schedule.
-    planned: list[tuple[str, str]] = []
-    if not matches and tournament.status == Tournament.Status.SCHEDULED and len(names) > 1:
-        schedule = (pairing.gauntlet if tournament.format == Tournament.Format.GAUNTLET
-                    else pairing.round_robin)(len(names))
-        planned = [(names[p.a], names[p.b]) for p in schedule[0]]
-    rounds: dict[Any, list[Any]] = {}
+    planned: list[tuple[str, str | None]] = []
+    if not matches and tournament.status == Tournament.Status.SCHEDULED:
+        planned = [(names[a], None if b is None else names[b])
+                   for a, b in selectors.tournament_first_round(tournament)]
+    rounds: dict[int | None, dict[str, Any]] = {
+        r.number: {"matches": [], "byes": [names[i] for i in r.byes], "forfeits": r.forfeits}
+        for r in table.rounds
+    }
     for m, games in matches:
-        rounds.setdefault(m.round, []).append((m, games))
+        rounds.setdefault(m.round, {"matches": [], "byes": [], "forfeits": []})
+        rounds[m.round]["matches"].append((m, games))
+    user = request.user
+    may_cancel = tournament.status in (Tournament.Status.SCHEDULED, Tournament.Status.RUNNING) and (
+        bool(getattr(user, "is_staff", False))
+        or (user.is_authenticated and tournament.created_by_id == user.pk))
+    columns = [t for t in TIE_BREAK_COLUMNS if t in table.ranking]
     return render(request, "web/tournament.html", {
         "t": tournament,
         "progress": selectors.tournament_progress(tournament),
-        "standings": [(row, names[row.player], table.entries[row.player])
-                      for row in table.standings],
+        "ranking": [RANKING_NAMES.get(r, r) for r in table.ranking],
+        "columns": [RANKING_NAMES[c] for c in columns],
+        "standings": [
+            (row, table.entries[row.player], [getattr(row, c) for c in columns])
+            for row in table.standings
+        ],
         "names": names,
-        "entries": table.entries,
         "cross": [
             (names[i], [(j == i, cell) for j, cell in enumerate(row)])
             for i, row in enumerate(table.crosstable)
         ],
+        "bracket": None if table.bracket is None else _bracket(table.bracket, names),
         "current": current,
         "upcoming": upcoming[:10],
         "upcoming_more": max(0, len(upcoming) - 10),
         "planned": planned,
         "live": list(match_selectors.tournament_live_games(tournament.pk)),
         "rounds": sorted(rounds.items(), key=lambda item: (item[0] is None, item[0] or 0)),
+        "may_cancel": may_cancel,
     })

@@ -17,6 +17,8 @@ urlpatterns = [
     path("tournaments/", pages.tournament_list, name="web-tournaments"),
     path("tournaments/new/", actions.tournament_new, name="web-tournament-new"),
     path("tournaments/<int:tournament_id>/", pages.tournament_page, name="web-tournament"),
+    path("tournaments/<int:tournament_id>/cancel/", actions.tournament_cancel,
+         name="web-tournament-cancel"),
     path("games/<int:game_id>/", views.game_replay, name="web-game"),
     path("live/", views.live_list, name="web-live-list"),
     path("live/<int:live_id>/", views.live_game, name="web-live"),

@@ -4,6 +4,7 @@ each API error code is shown next to the field it concerns, with the API's statu
 
 from __future__ import annotations
 
+import datetime as dt
 import html as html_text
 import re
 import shutil
@@ -205,14 +206,15 @@ def test_a_tournament_through_the_form(world: Any, alice: Any) -> None:
     from tournaments.models import Tournament
 
     world(0)
+    start = (dt.datetime.now(dt.UTC) + dt.timedelta(days=10)).replace(second=0, microsecond=0)
     response = logged_in(alice).post("/tournaments/new/", {
         "name": "Kete open", "variant": "bao-la-kete", "format": "gauntlet",
         "engines": "alpha, beta", "time_control": "10+0.1", "start_suite": "balanced",
-        "start_at": "2030-01-02T03:04", "rated": "on"})
+        "start_at": start.strftime("%Y-%m-%dT%H:%M"), "rated": "on"})  # read as UTC
     t = Tournament.objects.get(name="Kete open")
     assert response["Location"] == f"/tournaments/{t.pk}/"
-    assert (t.format, t.rated, t.start_suite, t.start_at.isoformat()) == (
-        "gauntlet", True, "balanced", "2030-01-02T03:04:00+00:00")
+    assert (t.format, t.rated, t.start_suite, t.start_at) == (
+        "gauntlet", True, "balanced", start)
     assert [e.engine_version.engine.name for e in t.entries.order_by("seed_no")] == [
         "alpha", "beta"]
 
@@ -224,6 +226,9 @@ def test_a_tournament_through_the_form(world: Any, alice: Any) -> None:
     ({"engines": "beta alpha", "format": "gauntlet"}, 403, "rated",
      "a rated tournament may only pair engines with one of yours"),
     ({"start_at": "tomorrow"}, 400, "start_at", "Datetime has wrong format."),
+    ({"start_at": "2099-01-01T00:00"}, 400, "start_at", "start_at may be at most 90 days"),
+    ({"format": "swiss", "rounds": "5"}, 400, "rounds", "a Swiss of 2 engines has 1 to 1"),
+    ({"rounds": "2"}, 400, "rounds", "a round_robin has no choice of rounds"),
     ({"name": ""}, 400, "name", "This field may not be blank."),
 ])
 def test_tournament_errors_sit_next_to_their_fields(

@@ -217,17 +217,18 @@ def test_the_match_page_lists_its_games_and_live_game(world: Any) -> None:
     _html(Client(), "/matches/999999/", 404)
 
 
-@pytest.mark.parametrize("url", ["/", "/engines/", "/engines/alpha/", "/matches/",
-                                 "/tournaments/", "TOURNAMENT"])
+@pytest.mark.parametrize(("url", "budget"), [
+    ("/", 12), ("/engines/", 4), ("/engines/alpha/", 10), ("/matches/", 4),
+    ("/tournaments/", 3), ("TOURNAMENT", 16)])
 def test_pages_read_a_fixed_number_of_queries_whatever_the_rows(
-        world: Any, url: str, django_assert_max_num_queries: Any) -> None:
+        world: Any, url: str, budget: int, django_assert_max_num_queries: Any) -> None:
     w = world(12)
     if url == "TOURNAMENT":
         url = f"/tournaments/{w['tournament'].pk}/"
     client = Client()
     client.get(url)  # warm: session, content types
     # 12 matches, 24 games: a query per row would be far over any of these budgets.
-    with django_assert_max_num_queries(12):
+    with django_assert_max_num_queries(budget):
         assert client.get(url).status_code == 200
 
 
@@ -239,3 +240,59 @@ def test_the_owner_engine_page_reads_a_fixed_number_of_queries(
     client.get("/engines/alpha/")
     with django_assert_max_num_queries(14):
         assert client.get("/engines/alpha/").status_code == 200
+
+
+def _more_engines(owner: Any, *names: str) -> None:
+    from engines.models import Engine, EngineVersion
+
+    for name in names:
+        engine = Engine.objects.create(owner=owner, name=name)
+        EngineVersion.objects.create(engine=engine, number=1, status="active",
+                                     sha256="2" * 64, original_filename=name, size_bytes=1,
+                                     storage_path=f"{name}/1", variants=["bao-la-kete"])
+
+
+def test_a_knockout_shows_its_bracket_and_a_swiss_its_first_round(world: Any, bob: Any) -> None:
+    from tournaments import services
+
+    world(0)
+    _more_engines(bob, "gamma", "delta")
+    ko = services.tournament_create(name="KO", variant="kete", format="knockout",
+                                    engines=["alpha", "beta", "gamma", "delta"],
+                                    time_control="10+0.1", rated=False)
+    services.tournament_start(ko.pk)
+    html = _html(Client(), f"/tournaments/{ko.pk}/")
+    bracket = html[html.index('id="bracket-h"'):html.index("<h2>Crosstable</h2>")]
+    assert bracket.count('<li class="tie') == 3  # two semi-finals, the final
+    assert "<h3>Final</h3>" in bracket and bracket.count("being played") == 2
+    assert "winner of round 1 tie 1</span>" in bracket
+    assert "ordered by round reached, seed." in html
+    swiss = services.tournament_create(name="Swiss", variant="kete", format="swiss", rounds=2,
+                                       engines=["alpha", "beta", "gamma", "delta"],
+                                       time_control="10+0.1", rated=False)
+    html = _html(Client(), f"/tournaments/{swiss.pk}/")
+    preview = html[html.index('id="next-pairings"'):html.index("</ul>",
+                   html.index('id="next-pairings"'))]
+    assert preview.count("<li>") == 2 and "bracket-h" not in html
+    assert "ordered by points, Buchholz, Sonneborn-Berger." in html
+    assert "<th scope=\"col\">Buchholz</th><th scope=\"col\">Sonneborn-Berger</th>" in html
+
+
+def test_the_creator_cancels_a_tournament_others_may_not(world: Any, alice: Any,
+                                                         bob: Any) -> None:
+    from tournaments import services
+    from tournaments.models import Tournament
+
+    world(0)
+    t = services.tournament_create(name="Mine", variant="kete", engines=["alpha", "beta"],
+                                   time_control="10+0.1", rated=False, created_by=alice)
+    assert 'id="cancel-tournament"' not in _html(logged_in(bob), f"/tournaments/{t.pk}/")
+    refused = logged_in(bob).post(f"/tournaments/{t.pk}/cancel/", {"reason": "no"})
+    assert refused.status_code == 403
+    owner = logged_in(alice)
+    assert 'id="cancel-tournament"' in _html(owner, f"/tournaments/{t.pk}/")
+    done = owner.post(f"/tournaments/{t.pk}/cancel/", {"reason": "wrong field"}, follow=True)
+    assert "The tournament is cancelled" in done.content.decode()
+    t.refresh_from_db()
+    assert (t.status, t.cancel_reason) == (Tournament.Status.CANCELLED, "wrong field")
+    assert owner.post(f"/tournaments/{t.pk}/cancel/").status_code == 409

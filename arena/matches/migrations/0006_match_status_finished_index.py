@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('matches', '0004_merge_0003_live_game_0003_match_start_position'),
+        ('matches', '0005_match_best_of'),
     ]
 
     operations = [
