@@ -257,6 +257,6 @@ def showcase(alice: Any, bob: Any) -> dict[str, Any]:
     first, moves = playout("bao-la-kete", 14, seed=8)
     live = live_game_start(running.pk, 1, running.engine_a_id, running.engine_b_id, first)
     live_game_moves(live.pk, moves)
-    t.status, t.started_at = "running", start
+    t.status, t.start_at, t.started_at = "running", start, start
     t.save()
     return {"tournament": t, "alpha": alpha}
