@@ -74,6 +74,7 @@ from typing import IO, Self, TypedDict
 
 from arena.engine_text import decode_engine_output
 from engines.package import EnginePackage
+from engines.sandbox_memory import tree_pids, usage_bytes
 from engines.sandbox_procs import UidLease, kill_uid, pids_of_uid, proc_status, scan, sigkill
 
 LOG = logging.getLogger(__name__)
@@ -458,6 +459,9 @@ class EngineProcess:
         lease: UidLease | None,
         scratch: Path | None,
         started_ns: int,
+        *,
+        memory_mounts: tuple[tuple[str, int], ...] = (),
+        contained: bool = True,
     ) -> None:
         self._popen = popen
         self.pid = popen.pid
@@ -466,6 +470,10 @@ class EngineProcess:
         self._lease = lease
         self.uid = lease.uid if lease else os.getuid()
         self.scratch = scratch
+        # What memory_bytes() measures: the tmpfs mounts as the engine sees them, and whether
+        # every process stays in the tree under ``pid`` (a pid namespace, or mode off).
+        self._memory_mounts = memory_mounts
+        self._contained = contained
         assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
         self.stdin: IO[bytes] = popen.stdin
         self._stdout = popen.stdout
@@ -552,6 +560,24 @@ class EngineProcess:
                 pids.add(self.pid)
         return pids
 
+    def memory_bytes(self) -> int:
+        """The memory the engine holds now, in bytes: the summed proportional set size of all
+        its processes plus the bytes used in its size-capped tmpfs mounts
+        (``engines.sandbox_memory``). About 20-50 us per process; 0 once it is gone."""
+        pids = tree_pids(self.pid)
+        if not self._contained:  # no pid namespace: a double fork leaves the tree
+            pids |= pids_of_uid(self.uid)
+        inside = next((pid for pid in pids if pid != self.pid), None)
+        return usage_bytes(pids, inside if self._memory_mounts else None, self._memory_mounts)
+
+    def sigkill_all(self) -> None:
+        """SIGKILL every process of the engine at once, from any thread (the referee's memory
+        watchdog). Only signals: the pipes, the scratch directory and the uid stay until
+        ``kill()``, which the thread that owns the engine calls."""
+        self._signal_all()
+        if self.mode != "off":
+            kill_uid(self.uid)
+
     def kill(self) -> None:
         """SIGKILL every process the engine started and reap; close the pipes, remove the scratch
         directory, release the uid. Idempotent. Logs an ERROR if something survives 2 s."""
@@ -628,11 +654,15 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
         ids: _RunAs = {}
         env = _base_env()
         cwd = str(root)
+        mounts: tuple[tuple[str, int], ...] = ()
+        contained = True
+        tmp, scratch_cap = config.limits.tmp_bytes, config.limits.scratch_bytes
         if mode == "bwrap":
             assert lease is not None
             env.update(HOME=_SCRATCH_IN, PYTHONPATH=_LIB_IN)
             argv = _bwrap_argv(package, lease.uid, config.limits)
             ids = {"user": lease.uid, "group": lease.uid, "extra_groups": []}
+            mounts = ((_SCRATCH_IN, scratch_cap), ("/tmp", tmp), ("/dev/shm", tmp))
         else:
             scratch = Path(tempfile.mkdtemp(prefix="scratch-", dir=STATE_DIR))
             if lease is None:
@@ -645,6 +675,9 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
                 argv = _fallback_argv(
                     package, lease.uid, scratch, config.limits, found.unshare_ok, found.mounts_ok
                 )
+                contained = found.unshare_ok
+                if found.mounts_ok:
+                    mounts = (("/tmp", tmp), ("/dev/shm", tmp), (str(scratch), scratch_cap))
         started = time.monotonic_ns()
         popen = subprocess.Popen(
             argv,
@@ -664,7 +697,10 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
     except BaseException:
         _undo_start(scratch, lease)
         raise
-    return EngineProcess(popen, mode, config.limits, lease, scratch, started)
+    return EngineProcess(
+        popen, mode, config.limits, lease, scratch, started,
+        memory_mounts=mounts, contained=contained,
+    )  # fmt: skip
 
 
 def _undo_start(scratch: Path | None, lease: UidLease | None) -> None:

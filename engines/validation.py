@@ -73,7 +73,11 @@ def referee_config() -> Any:
     sandbox = SandboxConfig(
         mode=settings.BAO_SANDBOX_MODE, require_full=settings.BAO_SANDBOX_REQUIRE_FULL
     )
-    return RefereeConfig(sandbox=sandbox, ply_cap=VALIDATION_PLY_CAP)
+    return RefereeConfig(
+        sandbox=sandbox,
+        ply_cap=VALIDATION_PLY_CAP,
+        memory_cap_bytes=int(settings.BAO_ENGINE_MEMORY_BYTES),
+    )
 
 
 def opponent_package(unpack_dir: Path) -> Any:
@@ -177,6 +181,7 @@ def validate_version_now(version_id: int, *, config: Any = None) -> str:
     ``validating``.
     """
     from engines.package import EnginePackageError
+    from engines.storage import checkout
 
     open_states = (EngineVersion.Status.PENDING, EngineVersion.Status.VALIDATING)
     claimed = EngineVersion.objects.filter(
@@ -191,7 +196,8 @@ def validate_version_now(version_id: int, *, config: Any = None) -> str:
         return status or "missing"
     version = EngineVersion.objects.select_related("engine").get(pk=version_id)
     try:
-        verdict = check_package(version.package(), config=config)
+        with checkout(version) as package:  # fetched into this host's cache if needed
+            verdict = check_package(package, config=config)
     except (
         EnginePackageError
     ) as exc:  # the stored files are gone or broken: nothing to run

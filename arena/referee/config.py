@@ -10,6 +10,9 @@ from typing import Any
 
 from .transport import DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_STDOUT_BYTES
 
+#: Default memory cap of one engine (all its processes and tmpfs), bytes: 1 GiB.
+DEFAULT_MEMORY_CAP_BYTES = 1 << 30
+
 
 class TimeControlError(ValueError):
     """A time control text that does not parse (``"10+0.1"``, ``"5"``, ``"movetime=200"``) or
@@ -130,7 +133,9 @@ class RefereeConfig:
     this name gets a per-game seed derived from the match seed (reproducible, varied matches
     of randomised engines); None disables it. ``starter``/``transport_factory``: how engines are
     started and connected (default: ``engines.sandbox.start_engine`` and ``PipeTransport``; tests
-    swap them).
+    swap them). ``memory_cap_bytes``: the most memory one engine may hold, all its processes
+    and its tmpfs together (``watchdog.MemoryWatchdog`` samples it every ``memory_interval_ms``,
+    1 to 20, and kills it at the cap: ``memory_limit``); None: no cap.
     """
 
     sandbox: Any = field(default_factory=_default_sandbox)
@@ -146,8 +151,14 @@ class RefereeConfig:
     seed_option: str | None = "Seed"
     starter: Callable[..., Any] | None = None
     transport_factory: Callable[..., Any] | None = None
+    memory_cap_bytes: int | None = DEFAULT_MEMORY_CAP_BYTES
+    memory_interval_ms: int = 20
 
     def __post_init__(self) -> None:
+        if self.memory_cap_bytes is not None and self.memory_cap_bytes <= 0:
+            raise ValueError("memory_cap_bytes must be positive (None: no cap)")
+        if not 1 <= self.memory_interval_ms <= 20:
+            raise ValueError("memory_interval_ms must be 1 to 20")
         for name in ("handshake_timeout_ms", "ready_timeout_ms", "quit_timeout_ms"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive")

@@ -1,8 +1,9 @@
 """The referee of one game: the same checks in the same order every ply.
 
-Per ply (docs/referee.md, "One game"): (1) both engines' stderr is within its cap (checked
-again every ``client.WATCH_INTERVAL_MS`` while any reply is awaited, so an engine flooding
-stderr loses at once with ``output_limit``, even during the opponent's turn), (2) liveness
+Per ply (docs/referee.md, "One game"): (1) both engines' stderr is within its cap and neither
+was killed by its memory watchdog (checked again every ``client.WATCH_INTERVAL_MS`` while any
+reply is awaited, so an engine flooding stderr loses at once with ``output_limit``, one over
+its memory cap with ``memory_limit``, even during the opponent's turn), (2) liveness
 ping ``isready``/``readyok`` (``stall``), (3) ``position`` + ``go`` with both clocks,
 (4) ``info`` lines until ``bestmove`` before clock + grace (``time_forfeit``), (5) the clock
 is charged from the ``go`` written to the ``bestmove`` read, then the Fischer increment added,
@@ -173,7 +174,7 @@ def _run(
     def watch() -> None:
         for watched in (SOUTH, NORTH):
             try:
-                slots[watched].check_stderr()
+                slots[watched].check_limits()
             except EngineFault as fault:
                 raise _SideFault(watched, fault) from None
 
@@ -188,7 +189,7 @@ def _run(
         # Between games each engine is watched on its own again (restarts, resyncs).
         for slot in slots.values():
             if slot.client is not None:
-                slot.client.watch = slot.check_stderr
+                slot.client.watch = slot.check_limits
 
 
 def _play_plies(
@@ -291,11 +292,12 @@ def _fault(
 ) -> None:
     """The engine on ``side`` committed ``fault``: it loses, the opponent wins."""
     slot = slots[side]
+    fault = slot.fault_cause(fault)
     detail = fault.detail
     if fault.code == T.CRASH:
         detail = f"{detail}; {slot.exit_detail()}"
         slot.kill()
-    elif fault.code in (T.STALL, T.OUTPUT_LIMIT, T.HANDSHAKE_FAILED):
+    elif fault.code in (T.STALL, T.OUTPUT_LIMIT, T.HANDSHAKE_FAILED, T.MEMORY_LIMIT):
         slot.kill()  # unusable stream or stuck process: restarted before its next game
     winner_side = NORTH if side == SOUTH else SOUTH
     _finish(

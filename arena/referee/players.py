@@ -19,6 +19,7 @@ from arena.engine_text import clean_engine_text
 from .client import EngineClient, EngineFault, EngineId
 from .config import RefereeConfig
 from .transport import PipeTransport
+from .watchdog import MemoryWatchdog
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +39,7 @@ class EngineSlot:
         self.process: Any = None
         self.client: EngineClient | None = None
         self.ident: EngineId | None = None
+        self.watchdog: MemoryWatchdog | None = None  # of the current process, if it has a cap
         self.starts = 0  # how many processes were started (restarts = starts - 1)
         self._last_stderr = ""  # the stderr tail of a process killed since the last start
 
@@ -45,6 +47,7 @@ class EngineSlot:
 
     def _start(self) -> None:
         self.kill()
+        self.watchdog = None
         self._last_stderr = ""
         starter = self.config.starter
         if starter is None:
@@ -61,6 +64,11 @@ class EngineSlot:
         except Exception as exc:  # SandboxError and anything else the starter raises: ours
             raise StartError(f"cannot start {self.name}: {type(exc).__name__}: {exc}") from exc
         self.starts += 1
+        cap = self.config.memory_cap_bytes
+        if cap is not None and MemoryWatchdog.supports(self.process):
+            self.watchdog = MemoryWatchdog(
+                self.process, cap, interval_ms=self.config.memory_interval_ms
+            ).start()
         factory = self.config.transport_factory
         if factory is None:
             transport = PipeTransport.for_process(
@@ -72,7 +80,7 @@ class EngineSlot:
             transport = factory(self.process)
         # The handshake already watches stderr: an engine flooding it instead of answering
         # is an output_limit at once, not a handshake_failed at the timeout.
-        self.client = EngineClient(transport, watch=self.check_stderr)
+        self.client = EngineClient(transport, watch=self.check_limits)
         self.ident = self.client.handshake(self.config.handshake_timeout_ms)
 
     def prepare(self, variant_id: str, options: dict[str, str] | None = None) -> EngineClient:
@@ -127,6 +135,34 @@ class EngineSlot:
             what = f"{cap} bytes" if isinstance(cap, int) else "the sandbox's max_stderr_bytes"
             raise EngineFault(T.OUTPUT_LIMIT, f"more than {what} on stderr")
 
+    def check_memory(self) -> None:
+        """Raises ``EngineFault(memory_limit)`` once the memory watchdog killed the current
+        process (docs/referee.md: an engine over its memory cap loses)."""
+        fault = self._memory_fault()
+        if fault is not None:
+            raise fault
+
+    def check_limits(self) -> None:
+        """``check_stderr`` and ``check_memory``: the engine client's ``watch``."""
+        self.check_stderr()
+        self.check_memory()
+
+    def fault_cause(self, fault: EngineFault) -> EngineFault:
+        """The fault to record for ``fault``: ``memory_limit`` if the watchdog killed the
+        engine (its pipes closing may be what the referee saw first: a ``crash``), else
+        ``fault`` itself."""
+        return self._memory_fault() or fault
+
+    def _memory_fault(self) -> EngineFault | None:
+        dog = self.watchdog
+        if dog is None or dog.exceeded_bytes is None:
+            return None
+        return EngineFault(
+            T.MEMORY_LIMIT,
+            f"held {dog.exceeded_bytes / 2**20:.0f} MiB (all processes and tmpfs), "
+            f"the cap is {dog.cap_bytes / 2**20:.0f} MiB",
+        )
+
     def stderr_tail(self) -> str:
         """The last stderr of the current process, or of the one killed since the last start
         (a crashed engine's traceback must reach the record), as clean text (control
@@ -163,6 +199,8 @@ class EngineSlot:
         if self.process is not None:
             self._last_stderr = self.stderr_tail()
         process, self.process = self.process, None
+        if self.watchdog is not None:
+            self.watchdog.stop()  # its verdict stays readable until the next start
         if self.client is not None:
             self.client.transport.close()
         self.client = None

@@ -58,13 +58,15 @@ for line in sys.stdin:
 
 @pytest.fixture(autouse=True)
 def engines_dir(settings) -> Iterator[Path]:  # type: ignore[no-untyped-def]
-    """A fresh ``BAO_ENGINES_DIR`` per test. Not pytest's tmp_path: its parents are mode 0700
-    and the sandboxed engine (another uid) must be able to reach its files."""
-    root = Path(tempfile.mkdtemp(prefix="bao-test-engines-"))
-    os.chmod(root, 0o755)
-    settings.BAO_ENGINES_DIR = root
-    yield root
-    shutil.rmtree(root, ignore_errors=True)
+    """A fresh ``VAR_DIR`` per test, its ``BAO_ENGINES_DIR`` (where uploads are checked)
+    returned; the package cache is its ``engine-cache``. Not pytest's tmp_path: its parents are
+    mode 0700 and the sandboxed engine (another uid) must be able to reach its files."""
+    var = Path(tempfile.mkdtemp(prefix="bao-test-engines-"))
+    os.chmod(var, 0o755)
+    settings.VAR_DIR = var
+    settings.BAO_ENGINES_DIR = var / "engines"
+    yield var / "engines"
+    shutil.rmtree(var, ignore_errors=True)
 
 
 def stored_files(root: Path) -> list[str]:
