@@ -17,11 +17,14 @@ Environment variables:
   BAO_ENGINE_STORAGE (database|s3; s3 reads BAO_S3_BUCKET, BAO_S3_ENDPOINT_URL, BAO_S3_REGION,
   BAO_S3_PREFIX), BAO_ENGINE_CACHE_BYTES (per-host package cache cap, bytes),
   BAO_THROTTLE_CHALLENGES / _UPLOADS / _TOURNAMENTS / _REGISTER / _LOGIN ('<n>/<period>' or
-  'off'), BAO_CACHE_URL ("locmem" default, or redis://host:port/db shared by web processes).
+  'off'), BAO_CACHE_URL ("locmem" default, or redis://host:port/db shared by web processes),
+  BAO_WORKER_METRICS_PORT (a worker's Prometheus port, 0 = off), PROMETHEUS_MULTIPROC_DIR
+  (default <BAO_VAR_DIR>/metrics).
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import dj_database_url
@@ -40,6 +43,10 @@ from arena.env import (
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("BAO_VAR_DIR", str(BASE_DIR / "var"))).resolve()
 VAR_DIR.mkdir(parents=True, exist_ok=True)
+# Prometheus samples of every process of this checkout (arena.metrics), read when scraped.
+# Set before anything imports prometheus_client, which reads it at import.
+os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", str(VAR_DIR / "metrics"))
+Path(os.environ["PROMETHEUS_MULTIPROC_DIR"]).mkdir(parents=True, exist_ok=True)
 
 DEBUG = env_bool("DJANGO_DEBUG", True)
 SECRET_KEY = env_str("DJANGO_SECRET_KEY", "")
@@ -70,6 +77,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "arena.metrics.RequestLatencyMiddleware",  # first: it times everything below it
     "django.middleware.security.SecurityMiddleware",
     # Serves /static/ (admin CSS, the Swagger UI of /api/docs/) also with DEBUG off, where
     # Django's runserver does not; gunicorn in docker-compose has no other static server.
@@ -236,6 +244,8 @@ BAO_ENGINE_MAX_BYTES = env_int("BAO_ENGINE_MAX_BYTES", 16 * 1024 * 1024, minimum
 # watchdog kills it at the cap: memory_limit). Default 1 GiB.
 BAO_ENGINE_MEMORY_BYTES = env_int("BAO_ENGINE_MEMORY_BYTES", 1 << 30, minimum=16 << 20)
 BAO_MATCH_LEASE_SECONDS = env_int("BAO_MATCH_LEASE_SECONDS", 900, minimum=10)
+# A worker serves its host's Prometheus samples on this port (0: not served; arena.metrics).
+BAO_WORKER_METRICS_PORT = env_int("BAO_WORKER_METRICS_PORT", 0, minimum=0)
 # Where uploads are received and checked before they go to the package storage (local).
 BAO_ENGINES_DIR = VAR_DIR / "engines"
 

@@ -27,6 +27,7 @@ from typing import Any
 from django.conf import settings
 from django.db import DataError
 
+from arena import metrics
 from arena.engine_text import storable_text
 from arena.matches.leases import (
     Claim,
@@ -119,6 +120,7 @@ def _record(claim: Claim, record: dict[str, Any]) -> str:
         return ABORTED if match_abort(claim.match_id, error, claim=claim) else LOST_LEASE
     if not done:
         return LOST_LEASE
+    metrics.count_recorded_games(record.get("games", []))
     return ABORTED if record.get("aborted") else RECORDED
 
 
@@ -150,6 +152,8 @@ def execute_match(
         config = default_referee_config()
     elif config.sandbox is None:
         config = replace(config, sandbox=default_referee_config().sandbox)
+    if config.on_metric is None:
+        config = replace(config, on_metric=metrics.observe_referee)
     heartbeat = LeaseHeartbeat(claim, interval=heartbeat_interval)
     heartbeat.start()
     publisher = LivePublisher(match)  # each move to the live page, from a queue (live.py)

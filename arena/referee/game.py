@@ -209,6 +209,7 @@ def _play_plies(
     inc_ns = tc.increment_ms * MS
     grace_ns = config.grace_ms * MS
     while game.outcome is None:
+        ply_began = time.monotonic_ns()
         side = game.position.side
         slot = slots[side]
         client = slot.client
@@ -265,6 +266,8 @@ def _play_plies(
             info=reply.info,
         )
         record.moves.append(entry)
+        # The referee's own time on this ply: what is not the engine thinking (docs/referee.md).
+        config.metric("move_overhead_seconds", (time.monotonic_ns() - ply_began - elapsed) / 1e9)
         emit(
             on_event,
             {

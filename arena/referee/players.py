@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import signal
+import time
 from typing import Any
 
 from arena import terminations as T
@@ -49,6 +50,7 @@ class EngineSlot:
         self.kill()
         self.watchdog = None
         self._last_stderr = ""
+        began = time.monotonic()
         starter = self.config.starter
         if starter is None:
             try:
@@ -82,6 +84,7 @@ class EngineSlot:
         # is an output_limit at once, not a handshake_failed at the timeout.
         self.client = EngineClient(transport, watch=self.check_limits)
         self.ident = self.client.handshake(self.config.handshake_timeout_ms)
+        self.config.metric("engine_start_seconds", time.monotonic() - began)
 
     def prepare(self, variant_id: str, options: dict[str, str] | None = None) -> EngineClient:
         """Make the engine ready for a new game of ``variant_id``, send ``setoption`` for each
