@@ -12,10 +12,15 @@ think time. So it includes both pipe round trips and the engine's own line handl
 the cost a real match pays per move besides thinking. The first ply of each game also pays the
 resync and ``newgame`` and is left out of the per-move figures (it is in games/s).
 
+Memory watchdog: with ``--watchdog off,on`` every configuration runs without and with the
+referee's memory watchdog (``RefereeConfig.memory_cap_bytes``: one thread per engine sampling
+every 20 ms), so the difference of the medians is the watchdog's overhead per move; the cost
+of one sample (``EngineProcess.memory_bytes()`` of an idle engine) is printed too.
+
 Everything (referee and engines) is pinned to one CPU. Usage::
 
     python benchmarks/bench_referee.py [--games 40] [--variants bao-kingulu,bao-la-kete]
-        [--modes off,auto]
+        [--modes off,auto] [--watchdog off,on]
 """
 
 from __future__ import annotations
@@ -65,15 +70,20 @@ def first_move_game(variant_id: str) -> list[str]:
     return [str(m) for m in game.moves]
 
 
-def measure(variant_id: str, mode: str, games: int, work: Path) -> dict[str, Any]:
+def measure(variant_id: str, mode: str, games: int, work: Path, watchdog: bool) -> dict[str, Any]:
     from engines.package import load_engine
     from engines.sandbox import SandboxConfig
 
     script = work / f"instant-{variant_id}.py"
     script.write_text(ENGINE.format(moves=first_move_game(variant_id), variant=variant_id))
     script.chmod(0o755)
-    pkg = load_engine(script, unpack_dir=work / f"pkg-{variant_id}-{mode}")
-    config = RefereeConfig(sandbox=SandboxConfig(mode=mode), ready_timeout_ms=5000, grace_ms=1000)
+    pkg = load_engine(script, unpack_dir=work / f"pkg-{variant_id}-{mode}-{watchdog}")
+    config = RefereeConfig(
+        sandbox=SandboxConfig(mode=mode),
+        ready_timeout_ms=5000,
+        grace_ms=1000,
+        memory_cap_bytes=(1 << 30) if watchdog else None,
+    )
     slots = (EngineSlot(pkg, "a", config), EngineSlot(pkg, "b", config))
     stamps: list[tuple[str, int]] = []
 
@@ -101,6 +111,8 @@ def measure(variant_id: str, mode: str, games: int, work: Path) -> dict[str, Any
                 overhead_us.append((moves[k][1] - moves[k - 1][1]) / 1000 - think)
         elapsed = (time.monotonic_ns() - t0) / 1e9
         actual_mode = slots[0].process.mode
+        samples = [slot.watchdog.samples for slot in slots if slot.watchdog is not None]
+        sample_us = _sample_cost_us(slots[0].process)
     finally:
         for slot in slots:
             slot.close()
@@ -114,7 +126,20 @@ def measure(variant_id: str, mode: str, games: int, work: Path) -> dict[str, Any
         "games_per_s": games / elapsed,
         "moves_per_s": plies / elapsed,
         "first_game_ms": startup_ms,
+        "watchdog": "on" if watchdog else "off",
+        "samples_per_s": sum(samples) / elapsed if samples else 0.0,
+        "sample_us": sample_us,
     }
+
+
+def _sample_cost_us(process: Any, n: int = 200) -> float:
+    """Median wall time of one ``memory_bytes()`` (what the watchdog does every 20 ms)."""
+    costs = []
+    for _ in range(n):
+        t = time.perf_counter_ns()
+        process.memory_bytes()
+        costs.append((time.perf_counter_ns() - t) / 1000)
+    return statistics.median(costs)
 
 
 def main() -> int:
@@ -122,6 +147,7 @@ def main() -> int:
     p.add_argument("--games", type=int, default=40)
     p.add_argument("--variants", default="bao-kingulu,bao-la-kete")
     p.add_argument("--modes", default="off,auto")
+    p.add_argument("--watchdog", default="off,on", help="run without and/or with the watchdog")
     p.add_argument(
         "--cpu", type=int, default=None, help="CPU to pin to (default: the first allowed)"
     )
@@ -132,18 +158,22 @@ def main() -> int:
     os.chmod(work, 0o755)
     print(f"referee overhead per move (wall per ply minus engine think), one core (cpu {cpu}), "
           f"{args.games} games each; target: median < 200 us")
-    print(f"{'variant':18} {'sandbox':8} {'plies':>5} {'median us':>10} {'p90 us':>8} "
-          f"{'games/s':>8} {'moves/s':>8} {'1st game ms':>11}")
+    print(f"{'variant':18} {'sandbox':8} {'watchdog':8} {'plies':>5} {'median us':>10} "
+          f"{'p90 us':>8} {'games/s':>8} {'moves/s':>8} {'1st game ms':>11} {'samples/s':>9} "
+          f"{'us/sample':>9}")
     try:
         for variant_id in args.variants.split(","):
             for mode in args.modes.split(","):
-                r = measure(variant_id, mode, args.games, work)
-                print(
-                    f"{r['variant']:18} {r['mode']:8} {r['plies_per_game']:5d} "
-                    f"{r['median_us']:10.0f} {r['p90_us']:8.0f} {r['games_per_s']:8.1f} "
-                    f"{r['moves_per_s']:8.0f} {r['first_game_ms']:11.1f}",
-                    flush=True,
-                )
+                for dog in args.watchdog.split(","):
+                    r = measure(variant_id, mode, args.games, work, dog == "on")
+                    print(
+                        f"{r['variant']:18} {r['mode']:8} {r['watchdog']:8} "
+                        f"{r['plies_per_game']:5d} {r['median_us']:10.0f} {r['p90_us']:8.0f} "
+                        f"{r['games_per_s']:8.1f} {r['moves_per_s']:8.0f} "
+                        f"{r['first_game_ms']:11.1f} {r['samples_per_s']:9.0f} "
+                        f"{r['sample_us']:9.0f}",
+                        flush=True,
+                    )
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
