@@ -33,7 +33,7 @@ from tournaments.errors import (
     VariantNotSupported,
 )
 from tournaments.models import Tournament, TournamentEntry
-from tournaments.rating_services import rate_match
+from tournaments.rating_services import ratings_match_recorded
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -285,12 +285,13 @@ def tournament_refresh_status(tournament_id: int) -> bool:
 
 
 def match_finished(match: Match) -> None:
-    """Record that ``match`` has ended: rate its games, advance its tournament.
+    """Record that ``match`` has ended: request a rating refit, advance its tournament.
 
     Called by ``match_record_result`` inside its transaction after the games are written; safe
-    to call again for the same match (games are rated once, the tournament finishes once).
+    to call again for the same match (a refit reads every game once, the tournament finishes
+    once). The refit runs after commit, debounced (``rating_services.ratings_match_recorded``).
     """
-    rate_match(match)
+    ratings_match_recorded(match)
     if match.tournament_id is not None:
         tournament_refresh_status(match.tournament_id)
 
