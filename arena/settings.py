@@ -243,6 +243,10 @@ BAO_ENGINE_MAX_BYTES = env_int("BAO_ENGINE_MAX_BYTES", 16 * 1024 * 1024, minimum
 # The most memory one engine may hold, all its processes and its tmpfs together (the referee's
 # watchdog kills it at the cap: memory_limit). Default 1 GiB.
 BAO_ENGINE_MEMORY_BYTES = env_int("BAO_ENGINE_MEMORY_BYTES", 1 << 30, minimum=16 << 20)
+# Optional kernel cap on top: a cgroup v2 directory delegated to the service ("" = off). Each
+# engine then runs in a child cgroup of it (memory.max = BAO_ENGINE_MEMORY_BYTES); the service
+# never creates cgroups anywhere else (engines.sandbox_cgroup).
+BAO_ENGINE_CGROUP_PARENT = env_str("BAO_ENGINE_CGROUP_PARENT", "").strip()
 BAO_MATCH_LEASE_SECONDS = env_int("BAO_MATCH_LEASE_SECONDS", 900, minimum=10)
 # A worker serves its host's Prometheus samples on this port (0: not served; arena.metrics).
 BAO_WORKER_METRICS_PORT = env_int("BAO_WORKER_METRICS_PORT", 0, minimum=0)

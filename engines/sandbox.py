@@ -74,6 +74,7 @@ from typing import IO, Self, TypedDict
 
 from arena.engine_text import decode_engine_output
 from engines.package import EnginePackage
+from engines.sandbox_cgroup import CgroupError, EngineCgroup
 from engines.sandbox_memory import tree_pids, usage_bytes
 from engines.sandbox_procs import UidLease, kill_uid, pids_of_uid, proc_status, scan, sigkill
 
@@ -163,6 +164,10 @@ class SandboxConfig:
     mode: str = "auto"
     require_full: bool = False
     limits: SandboxLimits = field(default_factory=SandboxLimits)
+    #: A delegated cgroup v2 directory ("" = none): each engine then also runs in a child
+    #: cgroup of it with ``memory.max = cgroup_memory_bytes`` (``engines.sandbox_cgroup``).
+    cgroup_parent: str = ""
+    cgroup_memory_bytes: int = 1 << 30
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -474,6 +479,7 @@ class EngineProcess:
         # every process stays in the tree under ``pid`` (a pid namespace, or mode off).
         self._memory_mounts = memory_mounts
         self._contained = contained
+        self.cgroup: EngineCgroup | None = None  # the kernel cap, if the config asks for one
         assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
         self.stdin: IO[bytes] = popen.stdin
         self._stdout = popen.stdout
@@ -570,6 +576,10 @@ class EngineProcess:
         inside = next((pid for pid in pids if pid != self.pid), None)
         return usage_bytes(pids, inside if self._memory_mounts else None, self._memory_mounts)
 
+    def oom_killed(self) -> bool:
+        """Whether the kernel killed the engine at its cgroup's memory cap (False without one)."""
+        return self.cgroup is not None and self.cgroup.oom_killed()
+
     def sigkill_all(self) -> None:
         """SIGKILL every process of the engine at once, from any thread (the referee's memory
         watchdog). Only signals: the pipes, the scratch directory and the uid stay until
@@ -612,6 +622,8 @@ class EngineProcess:
                 with contextlib.suppress(OSError):
                     stream.close()
             self._drainer.join(1.0)
+            if self.cgroup is not None:
+                self.cgroup.remove()
             if self.scratch is not None:
                 shutil.rmtree(self.scratch, ignore_errors=True)
             if self._lease is not None:
@@ -697,10 +709,20 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
     except BaseException:
         _undo_start(scratch, lease)
         raise
-    return EngineProcess(
+    process = EngineProcess(
         popen, mode, config.limits, lease, scratch, started,
         memory_mounts=mounts, contained=contained,
     )  # fmt: skip
+    if config.cgroup_parent and mode != "off":
+        try:
+            process.cgroup = EngineCgroup.create(
+                Path(config.cgroup_parent), f"engine-{process.uid}", config.cgroup_memory_bytes
+            )
+            process.cgroup.adopt(process.pid)
+        except CgroupError as exc:
+            process.kill()
+            raise SandboxError(f"cannot start engine {package.name!r} ({mode}): {exc}") from exc
+    return process
 
 
 def _undo_start(scratch: Path | None, lease: UidLease | None) -> None:

@@ -65,16 +65,26 @@ class Verdict:
     author: str = ""
 
 
+def sandbox_config() -> Any:
+    """The ``SandboxConfig`` of this host's settings (``BAO_SANDBOX_MODE``,
+    ``BAO_SANDBOX_REQUIRE_FULL``, the optional cgroup ``BAO_ENGINE_CGROUP_PARENT`` capped at
+    ``BAO_ENGINE_MEMORY_BYTES``): validation and matches start engines alike."""
+    from engines.sandbox import SandboxConfig
+
+    return SandboxConfig(
+        mode=settings.BAO_SANDBOX_MODE,
+        require_full=settings.BAO_SANDBOX_REQUIRE_FULL,
+        cgroup_parent=settings.BAO_ENGINE_CGROUP_PARENT,
+        cgroup_memory_bytes=int(settings.BAO_ENGINE_MEMORY_BYTES),
+    )
+
+
 def referee_config() -> Any:
     """The ``RefereeConfig`` used for validation (sandbox from the settings, short ply cap)."""
     from arena.referee import RefereeConfig
-    from engines.sandbox import SandboxConfig
 
-    sandbox = SandboxConfig(
-        mode=settings.BAO_SANDBOX_MODE, require_full=settings.BAO_SANDBOX_REQUIRE_FULL
-    )
     return RefereeConfig(
-        sandbox=sandbox,
+        sandbox=sandbox_config(),
         ply_cap=VALIDATION_PLY_CAP,
         memory_cap_bytes=int(settings.BAO_ENGINE_MEMORY_BYTES),
     )

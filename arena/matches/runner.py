@@ -56,15 +56,13 @@ RETRY_DELAY_S = 10
 
 
 def default_referee_config() -> RefereeConfig:
-    """The referee settings of a worker: the sandbox from ``settings.BAO_SANDBOX_MODE`` and
-    ``settings.BAO_SANDBOX_REQUIRE_FULL``, the memory cap per engine from
+    """The referee settings of a worker: the sandbox of the settings
+    (``engines.validation.sandbox_config``), the memory cap per engine from
     ``settings.BAO_ENGINE_MEMORY_BYTES``."""
-    from engines.sandbox import SandboxConfig
+    from engines.validation import sandbox_config
 
     return RefereeConfig(
-        sandbox=SandboxConfig(
-            mode=settings.BAO_SANDBOX_MODE, require_full=settings.BAO_SANDBOX_REQUIRE_FULL
-        ),
+        sandbox=sandbox_config(),
         memory_cap_bytes=int(settings.BAO_ENGINE_MEMORY_BYTES),
     )
 

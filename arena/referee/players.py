@@ -157,6 +157,11 @@ class EngineSlot:
         return self._memory_fault() or fault
 
     def _memory_fault(self) -> EngineFault | None:
+        oom_killed = getattr(self.process, "oom_killed", None)
+        if callable(oom_killed) and oom_killed():
+            return EngineFault(
+                T.MEMORY_LIMIT, "killed by the kernel at the memory cap of its cgroup"
+            )
         dog = self.watchdog
         if dog is None or dog.exceeded_bytes is None:
             return None
