@@ -27,8 +27,9 @@ modification time of ``.pin``, touched at every use) until the cache holds at mo
 may be passed while they run. Every process on the host (worker pool children) shares one
 cache; the flocks make that safe.
 
-File modes: entries are the service's files. The sandbox decides what the engine's uid may read
-(it runs the engine from ``root``); the cache keeps the modes ``load_engine`` gives.
+File modes: the cache root is ``0700`` (``engines.sandbox_files.private_dir``), the service's
+alone: no engine uid reads a cached package. The sandbox runs each engine from a private copy
+of an entry's ``root`` that only the engine's uid can read (``sandbox_files.give_to_uid``).
 
 Standard library only; no Django (``engines.storage`` binds it to the settings).
 """
@@ -54,6 +55,7 @@ from engines.package import (
     EnginePackageError,
     load_engine,
 )
+from engines.sandbox_files import private_dir
 
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _FILE_NAME = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,254}$")
@@ -223,7 +225,7 @@ class PackageCache:
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
-        self.root.mkdir(parents=True, exist_ok=True)
+        private_dir(self.root)
         fd = os.open(self.root / ".lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)

@@ -59,8 +59,8 @@ for line in sys.stdin:
 @pytest.fixture(autouse=True)
 def engines_dir(settings) -> Iterator[Path]:  # type: ignore[no-untyped-def]
     """A fresh ``VAR_DIR`` per test, its ``BAO_ENGINES_DIR`` (where uploads are checked)
-    returned; the package cache is its ``engine-cache``. Not pytest's tmp_path: its parents are
-    mode 0700 and the sandboxed engine (another uid) must be able to reach its files."""
+    returned; the package cache is its ``engine-cache`` (the sandbox runs each engine from a
+    private copy, so the modes do not matter to the engine)."""
     var = Path(tempfile.mkdtemp(prefix="bao-test-engines-"))
     os.chmod(var, 0o755)
     settings.VAR_DIR = var
