@@ -126,8 +126,8 @@ def test_with_s3_configured_uploads_go_to_the_bucket(alice_client, settings, oth
 def test_the_migration_moves_existing_files_into_the_database(engines_dir, alice):
     from django.db.migrations.executor import MigrationExecutor
 
-    before = ("engines", "0003_engine_name_unique_ignoring_case")
-    after = ("engines", "0004_package_blobs")
+    before = ("engines", "0004_engine_consent_and_failed_variants")
+    after = ("engines", "0005_package_blobs")
     executor = MigrationExecutor(connection)
     executor.migrate([before])
     old = executor.loader.project_state([before]).apps

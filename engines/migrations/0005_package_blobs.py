@@ -90,7 +90,7 @@ def _back_to_files(apps, schema_editor):  # type: ignore[no-untyped-def]
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("engines", "0003_engine_name_unique_ignoring_case"),
+        ("engines", "0004_engine_consent_and_failed_variants"),
     ]
 
     operations = [
