@@ -58,9 +58,11 @@ def main() -> int:
     os.chmod(work, 0o755)
     results: dict[str, list[float]] = {"off": [], "on": []}
     try:
-        for _ in range(args.rounds):
+        for n in range(args.rounds):
             for dog, cap in (("off", None), ("on", 1 << 30)):
-                r = measure_moves(args.variant, args.mode, args.games, work, memory_cap_bytes=cap)
+                here = work / f"round-{n}"  # each round unpacks its engines afresh
+                here.mkdir(mode=0o755, exist_ok=True)
+                r = measure_moves(args.variant, args.mode, args.games, here, memory_cap_bytes=cap)
                 results[dog].append(r["median_us"])
         cost = sample_cost_us(args.variant, args.mode, work)
     finally:
@@ -70,7 +72,7 @@ def main() -> int:
           f"median of {args.rounds} rounds of {args.games} games")
     for dog, median in (("off", off), ("on", on)):
         rounds = ", ".join(f"{x:.0f}" for x in results[dog])
-        print(f"  watchdog {dog:3}: {median:7.1f} us   (rounds: {rounds})")
+        print(f"  watchdog {dog + ':':4} {median:7.1f} us   (rounds: {rounds})")
     print(f"  difference:   {on - off:+7.1f} us per move")
     print(f"one sample (memory_bytes of an idle engine): {cost:.0f} us; every 20 ms that is "
           f"{cost / 20_000:.1%} of a core per engine")
