@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('matches', '0005_match_best_of'),
+        ('matches', '0006_game_termination_memory_limit'),
     ]
 
     operations = [
