@@ -186,8 +186,8 @@ def _tournament_fields() -> list[Field]:
         _start_field(),
         Field("start_at", "Start (UTC, optional)", kind="datetime-local",
               help="Empty: it starts within a minute."),
-        Field("rated", "Rated (needs one of your engines in every pairing, unless you are "
-                       "staff)", kind="checkbox", value="true"),
+        Field("rated", "Rated (every pairing the format may make needs one of your engines, "
+                       "unless you are staff)", kind="checkbox", value="true"),
     ]
 
 

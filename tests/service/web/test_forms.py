@@ -154,6 +154,16 @@ def test_upload_errors_sit_next_to_their_fields(
     assert list(engines_dir.rglob("*.py")) == []  # a refused upload stores nothing
 
 
+def test_an_upload_over_the_size_limit_is_413_next_to_the_file(
+        alice: Any, engines_dir: Path, settings: Any) -> None:
+    settings.BAO_ENGINE_MAX_BYTES = 1024
+    response = logged_in(alice).post("/engines/upload/", {
+        "name": "gamma", "file": SimpleUploadedFile("e.py", SCRIPT + b"#" * 2000)})
+    assert response.status_code == 413
+    assert field_errors(response.content.decode(), "file") == [
+        "The upload is larger than 1024 bytes."]
+
+
 def test_web_and_api_uploads_share_one_rate_limit(alice: Any, settings: Any,
                                                    engines_dir: Path) -> None:
     settings.BAO_THROTTLE_RATES = {**settings.BAO_THROTTLE_RATES, "uploads": "1/hour"}
