@@ -12,12 +12,14 @@ from typing import TYPE_CHECKING
 
 from django.db import transaction
 
+from arena.matches.events import MatchEnded
+from arena.matches.models import Match
 from arena.terminations import is_rated
 from tournaments import ratings
 from tournaments.models import Rating, RatingChange
 
 if TYPE_CHECKING:
-    from arena.matches.models import Game, Match
+    from arena.matches.models import Game
 
 logger = logging.getLogger(__name__)
 
@@ -31,6 +33,14 @@ def game_is_rateable(game: Game) -> bool:
     It must be flagged rated, have a rated termination (not ``aborted``) and a result.
     """
     return bool(game.rated) and is_rated(game.termination) and game.result in _SOUTH_SCORE
+
+
+def rate_ended_match(event: MatchEnded) -> None:
+    """``MatchEnded`` subscriber (after commit): rate the games of a rated match that ended."""
+    if event.rated:
+        match = Match.objects.filter(pk=event.match_id).first()
+        if match is not None:
+            rate_match(match)
 
 
 def rate_match(match: Match) -> int:

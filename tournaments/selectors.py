@@ -62,6 +62,17 @@ def tournament_progress(tournament: Tournament) -> Progress:
     return Progress(counts["total"], counts["done"], counts["running"], games)
 
 
+def games_awaiting_rating(tournament: Tournament) -> int:
+    """How many rated games of ``tournament``'s matches have no rating change yet. Ratings are
+    applied after the result commits (``rating_services.rate_ended_match``), so a reader that
+    shows ratings once a tournament finishes waits for this to reach 0."""
+    from arena.matches.models import Game
+
+    return Game.objects.filter(
+        match__tournament=tournament, rated=True, rating_changes__isnull=True
+    ).count()
+
+
 def tournament_entries(tournament: Tournament) -> list[TournamentEntry]:
     """Entries in seed order, with their engine version and engine loaded."""
     return list(tournament.entries.select_related("engine_version__engine").order_by("seed_no"))

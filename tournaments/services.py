@@ -1,8 +1,9 @@
-"""Writes of the tournaments app: create and start tournaments, record finished matches.
+"""Writes of the tournaments app: create and start tournaments, follow their matches.
 
-``match_finished(match)`` is the hook ``arena.matches.services.match_record_result`` calls, in
-its transaction, once the games of a match are written. ``start_due_tournaments`` is what the
-periodic beat task runs every minute.
+``tournament_match_ended`` subscribes to ``arena.matches.events.MatchEnded`` inside the recording
+transaction (``TournamentsConfig.ready``), so a tournament finishes exactly when its last result
+is written; ratings follow after commit (``rating_services.rate_ended_match``).
+``start_due_tournaments`` is what the periodic beat task runs every minute.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from typing import TYPE_CHECKING
 from django.db import transaction
 from django.utils import timezone
 
-from arena.matches.services import match_create, normalize_time_control
+from arena.matches.events import MatchEnded
+from arena.matches.services import match_create, matches_cancel, normalize_time_control
 from arena.rules import UnknownVariantError, canonical_variant_id
 from engines.models import EngineVersion
 from engines.selectors import engine_by_name
@@ -231,8 +233,6 @@ def tournament_cancel(tournament_id: int, *, reason: str) -> int:
     match not claimable and returns. Idempotent: a tournament already ``finished`` or
     ``cancelled`` (or missing) is left alone. Returns how many matches this call aborted.
     """
-    from arena.matches.models import Match
-
     now = timezone.now()
     reason = reason[:200]
     with transaction.atomic():
@@ -242,16 +242,8 @@ def tournament_cancel(tournament_id: int, *, reason: str) -> int:
         ).update(status=Tournament.Status.CANCELLED, finished_at=now, cancel_reason=reason)
         if not cancelled:
             return 0
-        aborted = Match.objects.filter(
-            tournament_id=tournament_id,
-            status__in=(Match.Status.PENDING, Match.Status.RUNNING),
-        ).update(
-            status=Match.Status.ABORTED,
-            lease_token="",
-            lease_expires_at=None,
-            finished_at=now,
-            error=f"tournament cancelled: {reason}",
-        )
+        error = f"tournament cancelled: {reason}"
+        aborted = len(matches_cancel(tournament_id=tournament_id, error=error))
     logger.info("tournament %s cancelled (%s): %s matches aborted", tournament_id, reason, aborted)
     return aborted
 
@@ -277,11 +269,17 @@ def tournament_refresh_status(tournament_id: int) -> bool:
     return True
 
 
-def match_finished(match: Match) -> None:
-    """Record that ``match`` has ended: rate its games, advance its tournament.
+def tournament_match_ended(event: MatchEnded) -> None:
+    """``MatchEnded`` subscriber (in the recording transaction): finish the match's tournament
+    if that was its last open match."""
+    if event.tournament_id is not None:
+        tournament_refresh_status(event.tournament_id)
 
-    Called by ``match_record_result`` inside its transaction after the games are written; safe
-    to call again for the same match (games are rated once, the tournament finishes once).
+
+def match_finished(match: Match) -> None:
+    """Apply an ended ``match`` to this app at once: rate its games, advance its tournament
+    (what the two ``MatchEnded`` subscribers do, in one call). Safe to call again for the same
+    match (games are rated once, the tournament finishes once).
     """
     rate_match(match)
     if match.tournament_id is not None:

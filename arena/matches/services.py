@@ -4,9 +4,10 @@ Exactly once: a result is written only by the holder of the match's lease, in on
 that first flips the match from ``running`` (with that ``lease_token``) to ``finished`` or
 ``aborted`` by a conditional UPDATE. A second delivery of the same task, a worker whose lease
 was taken over, or a retry after a crash finds the row count 0 and writes nothing; the unique
-(match, index) constraint on games is the second guard. The tournament hook
-``tournaments.services.match_finished`` runs in the same transaction, so ratings move exactly
-when the games appear.
+(match, index) constraint on games is the second guard. Every service that ends a match
+publishes ``events.MatchEnded`` in its transaction: the app's consumers (tournament progress,
+ratings) subscribe there, so this module knows none of them. Tasks are sent by name through the
+project's Celery app (``arena.celery.app``): the tasks module imports this one, never the reverse.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from django.utils.dateparse import parse_datetime
 
 from arena.engine_text import storable
 from arena.matches import errors
+from arena.matches.events import MatchEnded, publish_match_ended
 from arena.matches.leases import Claim, claimable, pending_or_expired
 from arena.matches.limits import (
     fits_worker,
@@ -37,12 +39,15 @@ from arena.terminations import ABORTED, TERMINATIONS, is_rated
 from engines.models import EngineVersion
 
 if TYPE_CHECKING:
-    from tournaments.models import Tournament
+    from django.db.models import Model, QuerySet
 
 log = logging.getLogger(__name__)
 
 #: Seeds are drawn below 2**31 so they read well in URLs, records and engine logs.
 SEED_BOUND = 2**31
+
+#: The task that plays a match (``arena.matches.tasks.run_match``), sent by name.
+RUN_MATCH_TASK = "arena.matches.tasks.run_match"
 
 
 def _check_playable(version: EngineVersion, variant: str) -> None:
@@ -108,7 +113,7 @@ def match_create(
     variant: str,
     time_control: str,
     rated: bool = True,
-    tournament: Tournament | None = None,
+    tournament: Model | None = None,
     round: int | None = None,
     challenger: AbstractBaseUser | None = None,
     seed: int | None = None,
@@ -154,14 +159,17 @@ def match_enqueue(match_id: int, *, countdown: float | None = None) -> bool:
     refused (the requeue job sends it later) or the match is not claimable. Safe to call twice:
     the claim makes the second delivery a no-op.
     """
-    from arena.matches.tasks import run_match  # the tasks module imports this one
+    # Imported here: importing the Celery app resolves the broker (and may start the embedded
+    # one), which a web or management process that never queues a match must not pay for.
+    from arena.celery import app as celery_app
 
     match = Match.objects.filter(claimable(), pk=match_id).first()
     if match is None:
         return False
     limits = match_limits(match.variant, match.time_control)
     try:
-        run_match.apply_async(
+        celery_app.send_task(
+            RUN_MATCH_TASK,
             args=[match_id],
             soft_time_limit=limits.soft,
             time_limit=limits.hard,
@@ -254,16 +262,12 @@ def match_record_result(match_id: int, lease_token: str, record: dict[str, Any])
     ``record`` is ``MatchRecord.to_dict()``. A record with ``aborted`` true marks the match
     ``aborted`` (its games stored unrated). Returns False, writing nothing, if the match is not
     ``running`` under ``lease_token`` (already recorded, reclaimed by another worker, aborted).
-    Calls ``tournaments.services.match_finished(match)`` in the same transaction.
+    Publishes ``MatchEnded`` in the same transaction (``arena.matches.events``).
     Raises ``ValueError`` (nothing written) if the record does not fit the match. Text in the
     record is made storable first (NUL and lone surrogates to U+FFFD,
     ``arena.engine_text.storable``): the referee cleans engine output already, this guard keeps
     any text PostgreSQL refuses from leaving a match ``running`` for ever.
     """
-    from tournaments.services import (
-        match_finished,  # tournaments imports matches models
-    )
-
     record = storable(record)
     aborted = bool(record.get("aborted"))
     now = timezone.now()
@@ -296,39 +300,73 @@ def match_record_result(match_id: int, lease_token: str, record: dict[str, Any])
         if updated == 0:
             return False
         Game.objects.bulk_create(games)
-        match.refresh_from_db()
-        match_finished(match)
+        _publish_ended(match_id)
     return True
 
 
 def match_abort(match_id: int, error: str, *, claim: Claim | None = None) -> bool:
-    """Mark a match ``aborted`` with ``error`` (no games) and tell its tournament.
+    """Mark a match ``aborted`` with ``error`` (no games) and publish ``MatchEnded``.
 
     With ``claim``: only if we still hold its lease. Without: only if it is ``pending`` or
     ``running`` with an expired lease (the requeue job giving up on a match out of attempts).
     Returns True if this call aborted it.
     """
-    from tournaments.services import match_finished
-
-    now = timezone.now()
     with transaction.atomic():
         rows = Match.objects.filter(pk=match_id)
         if claim is not None:
             rows = rows.filter(status=Match.Status.RUNNING, lease_token=claim.token)
         else:
-            rows = rows.filter(pending_or_expired(now))
-        updated = rows.update(
-            status=Match.Status.ABORTED,
-            lease_token="",
-            lease_expires_at=None,
-            finished_at=now,
-            error=error[:10000],
-        )
-        if updated == 0:
+            rows = rows.filter(pending_or_expired(timezone.now()))
+        if _abort_rows(rows, error) == 0:
             return False
-        match_finished(Match.objects.get(pk=match_id))
+        _publish_ended(match_id)
     return True
 
+
+def matches_cancel(*, tournament_id: int, error: str) -> list[int]:
+    """Abort every match of tournament ``tournament_id`` still ``pending`` or ``running``, with
+    ``error``, releasing its lease, and publish ``MatchEnded`` for each;
+    returns the ids this call aborted.
+
+    A worker still playing one finds its lease gone and records nothing
+    (``match_record_result``); a queued task finds the match not claimable and returns. Call it
+    inside the caller's transaction to cancel together with the tournament.
+    """
+    unfinished = (Match.Status.PENDING, Match.Status.RUNNING)
+    ids = list(
+        Match.objects.filter(tournament_id=tournament_id, status__in=unfinished)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+    aborted = []
+    with transaction.atomic():
+        for match_id in ids:
+            # One conditional UPDATE each: a match recorded meanwhile is left as recorded.
+            if _abort_rows(Match.objects.filter(pk=match_id, status__in=unfinished), error):
+                _publish_ended(match_id)
+                aborted.append(match_id)
+    return aborted
+
+
+def _abort_rows(rows: QuerySet[Match], error: str) -> int:
+    """The one abort UPDATE: ``rows`` become ``aborted`` with ``error`` (at most 10000
+    characters), lease released, finished now. Returns the row count (the lock)."""
+    return rows.update(
+        status=Match.Status.ABORTED,
+        lease_token="",
+        lease_expires_at=None,
+        finished_at=timezone.now(),
+        error=error[:10000],
+    )
+
+
+def _publish_ended(match_id: int) -> None:
+    status, tournament_id, rated = Match.objects.values_list(
+        "status", "tournament_id", "rated"
+    ).get(pk=match_id)
+    publish_match_ended(
+        MatchEnded(match_id=match_id, status=status, tournament_id=tournament_id, rated=rated)
+    )
 
 
 # --------------------------------------------------------------------------- challenges

@@ -82,7 +82,9 @@ def test_a_match_whose_worker_is_killed_is_replayed_and_recorded_exactly_once(
     games = list(Game.objects.filter(match=match).order_by("index"))
     assert [g.index for g in games] == list(range(1, len(games) + 1)) and len(games) in (2, 3)
     assert done.score_a + done.score_b == len(games)
-    # Ratings: each game counted once, for each side.
+    # Ratings: each game counted once, for each side (applied just after the result commits).
+    _wait(lambda: RatingChange.objects.filter(game__match=match).count() >= 2 * len(games),
+          15, "the ratings of the replayed match")
     assert RatingChange.objects.filter(game__match=match).count() == 2 * len(games)
     for version in (old, new):
         assert Rating.objects.get(engine_version=version, variant="bao-la-kete").games == len(games)

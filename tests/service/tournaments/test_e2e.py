@@ -20,7 +20,11 @@ def _wait_finished(tournament: Tournament, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         tournament.refresh_from_db()
-        if tournament.status == Tournament.Status.FINISHED:
+        # Ratings are applied just after each result commits (arena.matches.events).
+        if (
+            tournament.status == Tournament.Status.FINISHED
+            and selectors.games_awaiting_rating(tournament) == 0
+        ):
             return
         time.sleep(0.5)
     states = list(tournament.matches.values_list("id", "status", "error"))

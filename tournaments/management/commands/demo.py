@@ -34,7 +34,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from arena.api.errors import ApiError
 from engines.services import register_bundled_engines
-from tournaments import report, services
+from tournaments import report, selectors, services
 from tournaments.models import Tournament
 
 #: Most parallel matches the demo starts (each match runs two engine processes).
@@ -215,7 +215,12 @@ class Command(BaseCommand):
                 shown.add(match.pk)
                 self.stdout.write(report.match_line(match, len(shown), total))
             tournament.refresh_from_db()
-            if tournament.status == Tournament.Status.FINISHED and len(shown) >= total:
+            # Ratings follow each result just after it commits: the leaderboard waits for them.
+            if (
+                tournament.status == Tournament.Status.FINISHED
+                and len(shown) >= total
+                and selectors.games_awaiting_rating(tournament) == 0
+            ):
                 return
             if worker.popen.poll() is not None:
                 raise CommandError(
