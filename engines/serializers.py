@@ -142,13 +142,11 @@ class EngineListOutputSerializer(serializers.ModelSerializer):
 
 class EngineDetailOutputSerializer(EngineListOutputSerializer):
     versions = serializers.SerializerMethodField()
-    ratings = serializers.SerializerMethodField()
 
     class Meta(EngineListOutputSerializer.Meta):
         fields = (
             *EngineListOutputSerializer.Meta.fields,
             "versions",
-            "ratings",
         )
 
     @extend_schema_field(EngineVersionOutputSerializer(many=True))
@@ -158,7 +156,3 @@ class EngineDetailOutputSerializer(EngineListOutputSerializer):
                 engine.versions.all(), many=True, context=self.context
             ).data
         )
-
-    @extend_schema_field(serializers.ListField(child=serializers.DictField()))
-    def get_ratings(self, engine: Engine) -> list[dict[str, Any]]:
-        return list(self.context.get("ratings", []))

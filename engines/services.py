@@ -17,8 +17,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 
-from arena.api import errors
-from engines import storage
+from engines import errors, storage
 from engines.models import Engine, EngineVersion
 from engines.selectors import engine_by_name
 
@@ -65,7 +64,7 @@ def engine_version_create(
     refused upload leaves no row and no file. ``description``, if given, replaces the engine's.
     The new version is ``pending``; validation is enqueued when the transaction commits.
 
-    Raises (``arena.api.errors``): ``EngineNotYours`` (403, the name belongs to another user),
+    Raises (``engines.errors``): ``EngineNotYours`` (403, the name belongs to another user),
     ``UploadTooLarge`` (413, over ``settings.BAO_ENGINE_MAX_BYTES`` bytes, or over four times
     that once unpacked), ``UnsafeArchive``, ``BadManifest``, ``NotExecutable``, ``BadUpload``
     (corrupt archive, empty file) - all 400; ``DuplicateVersion`` (409, the same sha256 as the

@@ -13,11 +13,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from arena.api import parsers as api_parsers
-from arena.api.errors import NotFoundError, UploadTooLarge
+from arena.api.errors import NotFoundError
 from arena.api.schema import ERROR_RESPONSES, UPLOAD_ERROR_RESPONSES
 from arena.api.throttling import WriteRateThrottle
 from engines import selectors, services
 from engines import serializers as s
+from engines.errors import UploadTooLarge
 from engines.models import Engine
 
 #: Bytes a multipart body may carry beyond the file itself (boundaries, headers, small fields).
@@ -128,12 +129,12 @@ class EngineDetailView(APIView):
 
     @extend_schema(
         operation_id="engines_retrieve",
-        summary="An engine with its versions and ratings",
+        summary="An engine with its versions",
         responses={200: s.EngineDetailOutputSerializer, **ERROR_RESPONSES},
     )
     def get(self, request: Request, name: str) -> Response:
         engine = selectors.engine_get(name)
-        context = {"ratings": selectors.engine_ratings(engine), "request": request}
+        context = {"request": request}
         return Response(s.EngineDetailOutputSerializer(engine, context=context).data)
 
     @extend_schema(
@@ -150,7 +151,7 @@ class EngineDetailView(APIView):
         data.is_valid(raise_exception=True)
         services.engine_update(engine=engine, **data.validated_data)
         engine = selectors.engine_get(name)
-        context = {"ratings": selectors.engine_ratings(engine), "request": request}
+        context = {"request": request}
         return Response(s.EngineDetailOutputSerializer(engine, context=context).data)
 
 

@@ -14,6 +14,7 @@ from django.db import transaction
 
 from arena.matches.events import MatchEnded
 from arena.matches.models import Match
+from arena.rules import SOUTH_POINTS
 from arena.terminations import is_rated
 from tournaments import ratings
 from tournaments.models import Rating, RatingChange
@@ -23,16 +24,13 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-# South's score for each stored game result; "*" (aborted) is absent: not rated.
-_SOUTH_SCORE = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
-
 
 def game_is_rateable(game: Game) -> bool:
     """Whether ``game`` counts for Elo.
 
     It must be flagged rated, have a rated termination (not ``aborted``) and a result.
     """
-    return bool(game.rated) and is_rated(game.termination) and game.result in _SOUTH_SCORE
+    return bool(game.rated) and is_rated(game.termination) and game.result in SOUTH_POINTS
 
 
 def rate_ended_match(event: MatchEnded) -> None:
@@ -65,7 +63,7 @@ def rate_game(game: Game, variant: str) -> bool:
     """
     if not game_is_rateable(game):
         return False
-    south_score = _SOUTH_SCORE[game.result]
+    south_score = SOUTH_POINTS[game.result]
     ids = sorted((game.south_id, game.north_id))
     with transaction.atomic():
         for version_id in ids:

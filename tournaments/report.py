@@ -3,13 +3,9 @@ match, the leaderboard, the standings with crosstable. Reads only (through the s
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from arena.matches.models import Match
 from tournaments import selectors
 from tournaments.models import Tournament
-
-if TYPE_CHECKING:
-    from arena.matches.models import Match
 
 
 def _half(x: float) -> str:
@@ -27,7 +23,7 @@ def match_line(match: Match, done: int, total: int) -> str:
     """
     a, b = match.engine_a, match.engine_b
     head = f"[{done}/{total}] round {match.round or '-'}  {a} "
-    if match.status == "aborted":
+    if match.status == Match.Status.ABORTED:
         reason = (match.error or "").splitlines()[0][:80] if match.error else "no reason"
         head += f"-- {b}  aborted: {reason}"
     else:

@@ -9,6 +9,8 @@ from typing import Any
 from django.db.models import Count, F, Q, QuerySet, Window
 from django.db.models.functions import Rank
 
+from arena.matches.models import ENDED_STATUSES, Game, Match
+from arena.rules import SOUTH_POINTS
 from tournaments import ratings
 from tournaments.models import Rating, RatingChange, Tournament, TournamentEntry
 from tournaments.standings import (
@@ -19,8 +21,6 @@ from tournaments.standings import (
     standings,
 )
 
-_SOUTH_POINTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
-
 
 def tournament_list(
     *, status: str | None = None, variant: str | None = None
@@ -29,7 +29,7 @@ def tournament_list(
     qs = Tournament.objects.all().annotate(
         matches_total=Count("matches", distinct=True),
         matches_done=Count(
-            "matches", filter=Q(matches__status__in=("finished", "aborted")), distinct=True
+            "matches", filter=Q(matches__status__in=ENDED_STATUSES), distinct=True
         ),
     )
     if status:
@@ -51,12 +51,11 @@ class Progress:
 
 def tournament_progress(tournament: Tournament) -> Progress:
     """Progress counters of ``tournament`` (all zero before it starts)."""
-    from arena.matches.models import Game
 
     counts = tournament.matches.aggregate(
         total=Count("id"),
-        done=Count("id", filter=Q(status__in=("finished", "aborted"))),
-        running=Count("id", filter=Q(status="running")),
+        done=Count("id", filter=Q(status__in=ENDED_STATUSES)),
+        running=Count("id", filter=Q(status=Match.Status.RUNNING)),
     )
     games = Game.objects.filter(match__tournament=tournament).count()
     return Progress(counts["total"], counts["done"], counts["running"], games)
@@ -66,7 +65,6 @@ def games_awaiting_rating(tournament: Tournament) -> int:
     """How many rated games of ``tournament``'s matches have no rating change yet. Ratings are
     applied after the result commits (``rating_services.rate_ended_match``), so a reader that
     shows ratings once a tournament finishes waits for this to reach 0."""
-    from arena.matches.models import Game
 
     return Game.objects.filter(
         match__tournament=tournament, rated=True, rating_changes__isnull=True
@@ -85,7 +83,11 @@ def tournament_results(tournament: Tournament, entries: list[TournamentEntry]) -
     """
     index = {e.engine_version_id: i for i, e in enumerate(entries)}
     results: list[MatchResult] = []
-    matches = tournament.matches.filter(status="finished").prefetch_related("games").order_by("id")
+    matches = (
+        tournament.matches.filter(status=Match.Status.FINISHED)
+        .prefetch_related("games")
+        .order_by("id")
+    )
     for m in matches:
         if (
             m.score_a is None
@@ -96,9 +98,9 @@ def tournament_results(tournament: Tournament, entries: list[TournamentEntry]) -
             continue
         games = []
         for g in sorted(m.games.all(), key=lambda g: g.index):
-            if g.result not in _SOUTH_POINTS:
+            if g.result not in SOUTH_POINTS:
                 continue
-            south_points = _SOUTH_POINTS[g.result]
+            south_points = SOUTH_POINTS[g.result]
             games.append(south_points if g.south_id == m.engine_a_id else 1.0 - south_points)
         results.append(
             MatchResult(

@@ -17,21 +17,23 @@ from django.db import transaction
 from django.utils import timezone
 
 from arena.matches.events import MatchEnded
+from arena.matches.models import ENDED_STATUSES, Match
 from arena.matches.services import match_create, matches_cancel, normalize_time_control
 from arena.rules import UnknownVariantError, canonical_variant_id
 from engines.models import EngineVersion
-from engines.selectors import engine_by_name
+from engines.selectors import (
+    check_playable,
+    engine_named,
+    latest_playable_version,
+    playability_error,
+)
 from tournaments import pairing
 from tournaments.errors import (
     ApiError,
     DuplicateEngine,
-    EngineDisabled,
-    EngineNotActive,
-    EngineNotFound,
     RatedTournamentNotAllowed,
     TooFewEngines,
     UnknownVariant,
-    VariantNotSupported,
 )
 from tournaments.models import Tournament, TournamentEntry
 from tournaments.rating_services import rate_match
@@ -39,12 +41,10 @@ from tournaments.rating_services import rate_match
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
 
-    from arena.matches.models import Match
-
 logger = logging.getLogger(__name__)
 
 #: Match statuses that end a match for tournament progress.
-DONE_STATUSES = ("finished", "aborted")
+DONE_STATUSES = ENDED_STATUSES
 
 
 def tournament_create(
@@ -149,20 +149,8 @@ def _check_rated_allowed(
 
 
 def _entry_version(name: str, variant: str) -> EngineVersion:
-    engine = engine_by_name(name)
-    if engine is None:
-        raise EngineNotFound(f"no engine named {name!r}", details={"engine": name})
-    if not engine.is_enabled:
-        raise EngineDisabled(f"engine {name} is disabled by its owner", details={"engine": name})
-    version = engine.latest_active_version()
-    if version is None:
-        raise EngineNotActive(f"engine {name!r} has no active version", details={"engine": name})
-    if variant not in (version.variants or []):
-        raise VariantNotSupported(
-            f"{version} does not play {variant} "
-            f"(it announced: {', '.join(version.variants or []) or 'nothing'})",
-            details={"engine": name, "variant": variant},
-        )
+    version = latest_playable_version(engine_named(name))
+    check_playable(version, variant)
     return version
 
 
@@ -198,23 +186,25 @@ def tournament_start(tournament_id: int, *, now: dt.datetime | None = None) -> b
         for round_no, pairs in enumerate(tournament_schedule(tournament), start=1):
             for p in pairs:
                 a, b = entries[p.a].engine_version, entries[p.b].engine_version
-                try:
-                    with transaction.atomic():
-                        match_create(
-                            engine_a=a,
-                            engine_b=b,
-                            variant=tournament.variant,
-                            time_control=tournament.time_control,
-                            rated=tournament.rated,
-                            tournament=tournament,
-                            round=round_no,
-                        )
-                    created += 1
-                except ApiError as exc:
+                problem = playability_error(a, tournament.variant) or playability_error(
+                    b, tournament.variant
+                )
+                if problem is not None:  # e.g. disabled by its owner since the entry
                     logger.warning(
                         "tournament %s round %s: %s vs %s not played: %s",
-                        tournament_id, round_no, a, b, exc,
+                        tournament_id, round_no, a, b, problem,
                     )
+                    continue
+                match_create(
+                    engine_a=a,
+                    engine_b=b,
+                    variant=tournament.variant,
+                    time_control=tournament.time_control,
+                    rated=tournament.rated,
+                    tournament=tournament,
+                    round=round_no,
+                )
+                created += 1
         if created == 0:
             Tournament.objects.filter(pk=tournament_id).update(
                 status=Tournament.Status.FINISHED, finished_at=now

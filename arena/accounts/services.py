@@ -10,7 +10,7 @@ from django.db import IntegrityError, transaction
 from rest_framework.authtoken.models import Token
 from rest_framework.exceptions import ValidationError
 
-from arena.api.errors import InvalidCredentials, UsernameTaken
+from arena.accounts.errors import InvalidCredentials, UsernameTaken
 
 
 def user_register(

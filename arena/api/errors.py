@@ -52,18 +52,6 @@ class UnknownVariant(ApiError):
     default_detail = "Unknown variant."
 
 
-class EngineNotYours(ApiError):
-    status_code = status.HTTP_403_FORBIDDEN
-    default_code = "engine_not_yours"
-    default_detail = "An engine with this name belongs to another user."
-
-
-class UploadTooLarge(ApiError):
-    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
-    default_code = "upload_too_large"
-    default_detail = "The uploaded file is larger than the limit."
-
-
 class RequestTooLarge(ApiError):
     """A request body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` bytes (``details.max_bytes``); engine
     uploads have their own limit and code (``upload_too_large``)."""
@@ -78,58 +66,6 @@ class BadRequest(ApiError):
 
     default_code = "bad_request"
     default_detail = "The request cannot be processed."
-
-
-class UnsafeArchive(ApiError):
-    default_code = "unsafe_archive"
-    default_detail = (
-        "The archive holds absolute paths, '..' parts or links leaving the archive."
-    )
-
-
-class BadManifest(ApiError):
-    default_code = "bad_manifest"
-    default_detail = "The archive's bao-engine.json manifest is missing or invalid."
-
-
-class NotExecutable(ApiError):
-    default_code = "not_executable"
-    default_detail = "The upload is not an executable engine."
-
-
-class BadUpload(ApiError):
-    default_code = "bad_upload"
-    default_detail = "The upload is not a usable engine file or archive."
-
-
-class DuplicateVersion(ApiError):
-    """The upload is byte-identical (same sha256) to the engine's latest version."""
-
-    status_code = status.HTTP_409_CONFLICT
-    default_code = "duplicate_version"
-    default_detail = "The upload is identical to the engine's latest version."
-
-
-class EngineNotActive(ApiError):
-    status_code = status.HTTP_409_CONFLICT
-    default_code = "engine_not_active"
-    default_detail = "The engine has no active (validated) version."
-
-
-class TooFewEngines(ApiError):
-    default_code = "too_few_engines"
-    default_detail = "Not enough engines for this operation."
-
-
-class UsernameTaken(ApiError):
-    default_code = "username_taken"
-    default_detail = "This username is already taken."
-
-
-class InvalidCredentials(ApiError):
-    status_code = status.HTTP_400_BAD_REQUEST
-    default_code = "invalid_credentials"
-    default_detail = "Unable to log in with the given username and password."
 
 
 # DRF exception class -> stable code (DRF's own ``default_code`` is close but not uniform).

@@ -37,6 +37,7 @@ from arena.referee import TimeControl, TimeControlError
 from arena.rules import UnknownVariantError, canonical_variant_id
 from arena.terminations import ABORTED, TERMINATIONS, is_rated
 from engines.models import EngineVersion
+from engines.selectors import check_playable, engine_named, latest_playable_version
 
 if TYPE_CHECKING:
     from django.db.models import Model, QuerySet
@@ -48,25 +49,6 @@ SEED_BOUND = 2**31
 
 #: The task that plays a match (``arena.matches.tasks.run_match``), sent by name.
 RUN_MATCH_TASK = "arena.matches.tasks.run_match"
-
-
-def _check_playable(version: EngineVersion, variant: str) -> None:
-    if not version.engine.is_enabled:
-        raise errors.EngineDisabled(
-            f"engine {version.engine.name} is disabled by its owner.",
-            details={"engine": version.engine.name},
-        )
-    if version.status != EngineVersion.Status.ACTIVE:
-        raise errors.EngineNotActive(
-            f"{version} is not active (status {version.status}).",
-            details={"engine": version.engine.name, "version": version.number},
-        )
-    if variant not in (version.variants or []):
-        raise errors.VariantNotSupported(
-            f"{version} does not play {variant} "
-            f"(it announced: {', '.join(version.variants or []) or 'none'}).",
-            details={"engine": version.engine.name, "variant": variant},
-        )
 
 
 def normalize_time_control(text: str, variant: str) -> str:
@@ -136,7 +118,7 @@ def match_create(
             f"{engine_a} cannot play against itself.", details={"engine": engine_a.engine.name}
         )
     for version in (engine_a, engine_b):
-        _check_playable(version, variant_id)
+        check_playable(version, variant_id)
     tc_text = normalize_time_control(time_control, variant_id)
     match = Match.objects.create(
         variant=variant_id,
@@ -388,32 +370,13 @@ def match_challenge(
     ``engine`` belongs to someone else, ``engine_not_active`` if either has no active version,
     ``engine_disabled`` if either is disabled by its owner, and every error of ``match_create``.
     """
-    from engines.selectors import engine_by_name
-
-    found = []
-    for name in (engine, opponent):
-        row = engine_by_name(name)  # any case: ALICE1 is alice1
-        if row is None:
-            raise errors.EngineNotFound(f"no engine named {name!r}.", details={"engine": name})
-        found.append(row)
-    mine, theirs = found
+    mine, theirs = (engine_named(name) for name in (engine, opponent))  # any case
     if mine.owner_id != user.pk:
         raise errors.EngineNotYours(
             f"{engine!r} belongs to another user: challenge with an engine you own.",
             details={"engine": engine},
         )
-    versions = []
-    for e in (mine, theirs):
-        if not e.is_enabled:
-            raise errors.EngineDisabled(
-                f"engine {e.name} is disabled by its owner.", details={"engine": e.name}
-            )
-        version = e.latest_active_version()
-        if version is None:
-            raise errors.EngineNotActive(
-                f"{e.name!r} has no active version.", details={"engine": e.name}
-            )
-        versions.append(version)
+    versions = [latest_playable_version(e) for e in (mine, theirs)]
     return match_create(
         engine_a=versions[0],
         engine_b=versions[1],
