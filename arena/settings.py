@@ -63,6 +63,7 @@ INSTALLED_APPS = [
     "engines",
     "arena.matches",
     "tournaments",
+    "arena.project",  # project-level commands: demo, setup_periodic_tasks
 ]
 
 MIDDLEWARE = [

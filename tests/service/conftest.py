@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from arena.worker import WorkerProcess, worker_environment
+from arena.celery_processes import WorkerProcess, worker_environment
 
 
 def _shares_database(item: pytest.Item) -> bool:
