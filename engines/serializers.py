@@ -11,7 +11,7 @@ from engines.models import Engine, EngineVersion
 from engines.selectors import version_visible_rejection_log
 
 
-class EngineFilterInputSerializer(serializers.Serializer):
+class EngineFilterInputSerializer(serializers.Serializer[Any]):
     """Query parameters of ``GET /api/engines/``."""
 
     owner = serializers.CharField(required=False, help_text="Owner's username (exact).")
@@ -30,7 +30,7 @@ class EngineFilterInputSerializer(serializers.Serializer):
     )
 
 
-class EngineUploadInputSerializer(serializers.Serializer):
+class EngineUploadInputSerializer(serializers.Serializer[Any]):
     """``POST /api/engines/`` (multipart/form-data)."""
 
     name = serializers.SlugField(
@@ -48,7 +48,7 @@ class EngineUploadInputSerializer(serializers.Serializer):
     )
 
 
-class EngineUpdateInputSerializer(serializers.Serializer):
+class EngineUpdateInputSerializer(serializers.Serializer[Any]):
     """``PATCH /api/engines/{name}/``: any subset of the fields."""
 
     description = serializers.CharField(
@@ -57,7 +57,7 @@ class EngineUpdateInputSerializer(serializers.Serializer):
     is_enabled = serializers.BooleanField(required=False)
 
 
-class EngineVersionOutputSerializer(serializers.ModelSerializer):
+class EngineVersionOutputSerializer(serializers.ModelSerializer[EngineVersion]):
     """A version. ``rejection_reason`` (code and the referee's detail) is public;
     ``rejection_log`` (the engine's stderr tail) is given to the owner and staff only, null for
     everyone else (the viewer is ``context["request"].user``)."""
@@ -91,12 +91,12 @@ class EngineVersionOutputSerializer(serializers.ModelSerializer):
         return version_visible_rejection_log(version, getattr(request, "user", None))
 
 
-class VersionSummarySerializer(serializers.Serializer):
+class VersionSummarySerializer(serializers.Serializer[Any]):
     number = serializers.IntegerField()
     status = serializers.ChoiceField(choices=EngineVersion.Status.choices)
 
 
-class EngineListOutputSerializer(serializers.ModelSerializer):
+class EngineListOutputSerializer(serializers.ModelSerializer[Engine]):
     owner = serializers.CharField(source="owner.username")
     latest_version = serializers.SerializerMethodField()
     active_version = serializers.SerializerMethodField()
@@ -104,7 +104,7 @@ class EngineListOutputSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Engine
-        fields = (
+        fields: tuple[str, ...] = (
             "name",
             "owner",
             "description",

@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import os
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -134,7 +134,8 @@ def check_package(package: Any, *, config: Any = None, opponent: Any = None) -> 
         VARIANTS
     )  # no 'variant' line: the protocol default is all games
     variant = VALIDATION_VARIANT if VALIDATION_VARIANT in variants else variants[0]
-    common = {"variants": variants, "name": ident.name, "author": ident.author}
+    # What the handshake told, kept on every verdict below.
+    handshake = Verdict(ok=True, variants=list(variants), name=ident.name, author=ident.author)
 
     south = EngineSlot(package, CANDIDATE, config)
     north = EngineSlot(opponent, OPPONENT, config)
@@ -146,15 +147,15 @@ def check_package(package: Any, *, config: Any = None, opponent: Any = None) -> 
         south.close()
         north.close()
     if record.termination == T.ABORTED:
-        return Verdict(ok=False, deferred=True, reason=record.detail, **common)
+        return replace(handshake, ok=False, deferred=True, reason=record.detail)
     if record.termination in T.ENGINE_FAULTS and record.winner != CANDIDATE:
         verdict = _reject(
             record.termination, record.detail, record.engine_errors.get(CANDIDATE, "")
         )
-        return Verdict(
-            ok=False, code=verdict.code, reason=verdict.reason, log=verdict.log, **common
+        return replace(
+            handshake, ok=False, code=verdict.code, reason=verdict.reason, log=verdict.log
         )
-    return Verdict(ok=True, **common)
+    return handshake
 
 
 def _reject(code: str, detail: str, stderr: str) -> Verdict:

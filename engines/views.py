@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.db.models import QuerySet
 from django.http import FileResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -47,7 +48,7 @@ version), `throttled` (429, `BAO_THROTTLE_UPLOADS`, default 30 an hour), `upload
 `not_authenticated` (401). A refused upload stores nothing."""
 
 
-class EngineListCreateView(GenericAPIView):
+class EngineListCreateView(GenericAPIView[Engine]):
     """``GET`` lists engines (paginated, filtered, ordered); ``POST`` uploads a version."""
 
     parser_classes = (
@@ -78,7 +79,7 @@ class EngineListCreateView(GenericAPIView):
                 )
         super().initial(request, *args, **kwargs)
 
-    def get_queryset(self):  # type: ignore[no-untyped-def]
+    def get_queryset(self) -> QuerySet[Engine]:
         params = s.EngineFilterInputSerializer(data=self.request.query_params.dict())
         params.is_valid(raise_exception=True)
         return selectors.engine_list(**params.validated_data)

@@ -5,14 +5,14 @@ from django.contrib import admin
 from tournaments.models import Rating, RatingChange, Tournament, TournamentEntry
 
 
-class TournamentEntryInline(admin.TabularInline):
+class TournamentEntryInline(admin.TabularInline[TournamentEntry, Tournament]):
     model = TournamentEntry
     extra = 0
     raw_id_fields = ["engine_version"]
 
 
 @admin.register(Tournament)
-class TournamentAdmin(admin.ModelAdmin):
+class TournamentAdmin(admin.ModelAdmin[Tournament]):
     list_display = [
         "id", "name", "variant", "time_control", "format", "status", "start_at", "finished_at",
     ]
@@ -22,13 +22,13 @@ class TournamentAdmin(admin.ModelAdmin):
 
 
 @admin.register(TournamentEntry)
-class TournamentEntryAdmin(admin.ModelAdmin):
+class TournamentEntryAdmin(admin.ModelAdmin[TournamentEntry]):
     list_display = ["tournament", "seed_no", "engine_version"]
     raw_id_fields = ["tournament", "engine_version"]
 
 
 @admin.register(Rating)
-class RatingAdmin(admin.ModelAdmin):
+class RatingAdmin(admin.ModelAdmin[Rating]):
     list_display = [
         "engine_version", "variant", "rating", "games", "wins", "draws", "losses", "provisional",
     ]
@@ -37,7 +37,7 @@ class RatingAdmin(admin.ModelAdmin):
 
 
 @admin.register(RatingChange)
-class RatingChangeAdmin(admin.ModelAdmin):
+class RatingChangeAdmin(admin.ModelAdmin[RatingChange]):
     list_display = [
         "game", "engine_version", "opponent", "variant", "score", "rating_before", "rating_after",
     ]

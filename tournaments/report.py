@@ -73,10 +73,10 @@ def standings_table(tournament: Tournament) -> str:
     lines.append("Crosstable (game points, row against column)")
     cols = [str(i + 1) for i in range(len(names))]
     lines.append(" " * (width + 4) + " ".join(f"{c:>5}" for c in cols))
-    for i, row in enumerate(table.crosstable):
+    for i, cross_row in enumerate(table.crosstable):
         cells = [
             "x" if i == j else "." if c is None else f"{_half(c.score)}-{_half(c.opponent_score)}"
-            for j, c in enumerate(row)
+            for j, c in enumerate(cross_row)
         ]
         lines.append(f"{i + 1:>2}. {names[i]:<{width}}" + " ".join(f"{c:>5}" for c in cells))
     return "\n".join(lines)

@@ -4,7 +4,7 @@ rating history. Views and the demo command call these; nothing here writes."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.db.models import Count, F, Q, QuerySet, Window
 from django.db.models.functions import Rank
@@ -128,7 +128,18 @@ def tournament_table(tournament: Tournament) -> TournamentTable:
     )
 
 
-def leaderboard(*, variant: str, provisional: bool | None = None) -> QuerySet[Rating]:
+class _Ranked(TypedDict):
+    rank: int
+
+
+if TYPE_CHECKING:  # WithAnnotations takes its TypedDict argument for the type checker only
+    from django_stubs_ext import WithAnnotations
+
+    #: A ``Rating`` annotated with its leaderboard ``rank``.
+    RankedRating = WithAnnotations[Rating, _Ranked]
+
+
+def leaderboard(*, variant: str, provisional: bool | None = None) -> QuerySet[RankedRating]:
     """Ratings of ``variant`` with at least one rated game, best first, annotated with ``rank``.
 
     ``rank`` is 1 + the number of listed ratings strictly higher (ties share a rank), computed

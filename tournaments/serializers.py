@@ -10,7 +10,7 @@ from tournaments.models import Rating, RatingChange, Tournament
 from tournaments.selectors import Progress, TournamentTable, rating_error_bars
 
 
-class TournamentCreateInput(serializers.Serializer):
+class TournamentCreateInput(serializers.Serializer[Any]):
     """``POST /api/tournaments/``.
 
     ``engines`` are engine names (their latest active versions play).
@@ -27,12 +27,12 @@ class TournamentCreateInput(serializers.Serializer):
     rated = serializers.BooleanField(default=True)
 
 
-class TournamentListQuery(serializers.Serializer):
+class TournamentListQuery(serializers.Serializer[Any]):
     status = serializers.ChoiceField(choices=Tournament.Status.choices, required=False)
     variant = serializers.CharField(required=False)
 
 
-class TournamentListOutput(serializers.ModelSerializer):
+class TournamentListOutput(serializers.ModelSerializer[Tournament]):
     matches_total = serializers.IntegerField(read_only=True)
     matches_done = serializers.IntegerField(read_only=True)
 
@@ -123,12 +123,12 @@ def tournament_detail_data(
     }
 
 
-class LeaderboardQuery(serializers.Serializer):
+class LeaderboardQuery(serializers.Serializer[Any]):
     variant = serializers.CharField(required=False, default="bao-la-kete")
     provisional = serializers.BooleanField(required=False, allow_null=True, default=None)
 
 
-class LeaderboardRowOutput(serializers.ModelSerializer):
+class LeaderboardRowOutput(serializers.ModelSerializer[Rating]):
     """One leaderboard line.
 
     ``error_bars`` is the 95% interval of the W/D/L record (Elo, see ratings).
@@ -155,11 +155,11 @@ class LeaderboardRowOutput(serializers.ModelSerializer):
         return rating_error_bars(obj)
 
 
-class RatingHistoryQuery(serializers.Serializer):
+class RatingHistoryQuery(serializers.Serializer[Any]):
     variant = serializers.CharField(required=False)
 
 
-class RatingChangeOutput(serializers.ModelSerializer):
+class RatingChangeOutput(serializers.ModelSerializer[RatingChange]):
     """One step of an engine's rating history (one rated game)."""
 
     version = serializers.IntegerField(source="engine_version.number")

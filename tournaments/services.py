@@ -39,7 +39,7 @@ from tournaments.models import Tournament, TournamentEntry
 from tournaments.rating_services import rate_match
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 logger = logging.getLogger(__name__)
 
@@ -56,7 +56,7 @@ def tournament_create(
     start_at: dt.datetime | None = None,
     format: str = Tournament.Format.ROUND_ROBIN,
     rated: bool = True,
-    created_by: AbstractBaseUser | None = None,
+    created_by: User | None = None,
 ) -> Tournament:
     """Create a scheduled tournament between the latest active versions of the named engines.
 
@@ -125,7 +125,7 @@ def tournament_create(
 
 
 def _check_rated_allowed(
-    user: AbstractBaseUser | None, versions: Sequence[EngineVersion], format: str
+    user: User | None, versions: Sequence[EngineVersion], format: str
 ) -> None:
     """Refuse a rated tournament with a match between two engines ``user`` does not own
     (``tournament_create`` docstring); staff and the service itself (None) may."""

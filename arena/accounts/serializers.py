@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from rest_framework import serializers
 
 
-class RegisterInputSerializer(serializers.Serializer):
+class RegisterInputSerializer(serializers.Serializer[Any]):
     username = serializers.CharField(
         max_length=150, validators=[UnicodeUsernameValidator()]
     )
@@ -16,25 +18,25 @@ class RegisterInputSerializer(serializers.Serializer):
     email = serializers.EmailField(required=False, allow_blank=True, default="")
 
 
-class TokenInputSerializer(serializers.Serializer):
+class TokenInputSerializer(serializers.Serializer[Any]):
     username = serializers.CharField(max_length=150)
     password = serializers.CharField(
         write_only=True, max_length=128, trim_whitespace=False
     )
 
 
-class TokenOutputSerializer(serializers.Serializer):
+class TokenOutputSerializer(serializers.Serializer[Any]):
     token = serializers.CharField(help_text="Send as 'Authorization: Token <token>'.")
 
 
-class UserOutputSerializer(serializers.Serializer):
+class UserOutputSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField()
     username = serializers.CharField()
     email = serializers.EmailField()
     date_joined = serializers.DateTimeField()
 
 
-class RegisterOutputSerializer(serializers.Serializer):
+class RegisterOutputSerializer(serializers.Serializer[Any]):
     user = UserOutputSerializer()
     token = serializers.CharField(help_text="Send as 'Authorization: Token <token>'.")
 

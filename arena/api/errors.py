@@ -36,7 +36,7 @@ class ApiError(exceptions.APIException):
     """Base of the service's own API errors: subclasses set ``status_code``, ``default_code``
     and ``default_detail``; ``details`` (a dict) is copied into the response."""
 
-    status_code = status.HTTP_400_BAD_REQUEST
+    status_code: int = status.HTTP_400_BAD_REQUEST
     default_code = "error"
     default_detail = "The request could not be processed."
 
@@ -117,9 +117,12 @@ def _details_for(exc: exceptions.APIException, code: str) -> dict[str, Any]:
             return {key: _flatten(value) for key, value in detail.items()}
         # A ValidationError raised with a list or a string is not tied to a field.
         return {"non_field_errors": _flatten(detail)}
-    if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
-        # Rounded up, as DRF's Retry-After header: 0.4 s left is "retry in 1 s", not 0.
-        return {"retry_after_seconds": math.ceil(exc.wait)}
+    if isinstance(exc, exceptions.Throttled):
+        # Throttled.__init__ sets ``wait`` (seconds or None); the DRF stubs do not declare it.
+        wait: float | None = exc.wait  # type: ignore[attr-defined]
+        if wait is not None:
+            # Rounded up, as DRF's Retry-After header: 0.4 s left is "retry in 1 s", not 0.
+            return {"retry_after_seconds": math.ceil(wait)}
     return {}
 
 

@@ -17,7 +17,7 @@ import secrets
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
@@ -97,7 +97,7 @@ def match_create(
     rated: bool = True,
     tournament: Model | None = None,
     round: int | None = None,
-    challenger: AbstractBaseUser | None = None,
+    challenger: User | None = None,
     seed: int | None = None,
 ) -> Match:
     """Create a pending match and queue ``run_match`` once the transaction commits.
@@ -127,7 +127,8 @@ def match_create(
         engine_b=engine_b,
         seed=secrets.randbelow(SEED_BOUND) if seed is None else seed,
         rated=rated,
-        tournament=tournament,
+        # By id: the matches app names no tournaments type (see arena.matches.events).
+        tournament_id=tournament.pk if tournament is not None else None,
         round=round,
         challenger=challenger,
     )
@@ -356,7 +357,7 @@ def _publish_ended(match_id: int) -> None:
 
 def match_challenge(
     *,
-    user: AbstractBaseUser,
+    user: User,
     engine: str,
     opponent: str,
     variant: str,
