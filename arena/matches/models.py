@@ -140,3 +140,41 @@ class Game(models.Model):
 
     def __str__(self) -> str:
         return f"match #{self.match_id} game {self.index}: {self.result} ({self.termination})"
+
+
+class LiveGame(models.Model):
+    """A game as it is being played, published move by move by the worker (``live``).
+
+    One row per (match, game index), reset when a retried match plays that game again.
+    ``moves`` has the shape of ``Game.moves``; ``status`` is ``running`` until the referee
+    ends the game, then ``finished`` (or ``aborted``) with its ``result``/``termination``. The
+    stored replay (``Game``) appears when the whole match is recorded.
+    """
+
+    class Status(models.TextChoices):
+        RUNNING = "running"
+        FINISHED = "finished"
+        ABORTED = "aborted"
+
+    match = models.ForeignKey(Match, related_name="live_games", on_delete=models.CASCADE)
+    index = models.PositiveSmallIntegerField()
+    south = models.ForeignKey("engines.EngineVersion", related_name="+", on_delete=models.PROTECT)
+    north = models.ForeignKey("engines.EngineVersion", related_name="+", on_delete=models.PROTECT)
+    start_position = models.CharField(max_length=256)
+    moves = models.JSONField(default=list, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
+    result = models.CharField(max_length=8, blank=True)
+    termination = models.CharField(max_length=32, blank=True)
+    detail = models.TextField(blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "index"], name="livegame_unique_match_index"),
+        ]
+        indexes = [models.Index(fields=["status"], name="livegame_status_idx")]
+
+    def __str__(self) -> str:
+        return f"live match #{self.match_id} game {self.index} ({self.status})"

@@ -89,7 +89,13 @@ def play_game(
     began = time.monotonic_ns()
     emit(
         on_event,
-        {"event": "game_start", "index": index, "south": south.name, "north": north.name},
+        {
+            "event": "game_start",
+            "index": index,
+            "south": south.name,
+            "north": north.name,
+            "start_position": record.start_position,
+        },
     )
     try:
         options = dict(config.engine_options)
@@ -267,6 +273,8 @@ def _play_plies(
                 "move": entry.move,
                 "time_ms": entry.time_ms,
                 "clock_ms": entry.clock_ms,
+                "position": entry.position,
+                "info": list(entry.info),
             },
         )
     outcome = game.outcome
