@@ -10,7 +10,7 @@ from __future__ import annotations
 from rest_framework import status
 
 from arena.api.errors import ApiError, UnknownVariant
-from arena.matches.errors import InvalidTimeControl
+from arena.matches.errors import InvalidTimeControl, UnknownStartSuite
 from engines.errors import EngineDisabled, EngineNotActive, EngineNotFound, VariantNotSupported
 
 __all__ = [
@@ -22,6 +22,7 @@ __all__ = [
     "InvalidTimeControl",
     "RatedTournamentNotAllowed",
     "TooFewEngines",
+    "UnknownStartSuite",
     "UnknownVariant",
     "VariantNotSupported",
 ]

@@ -24,6 +24,7 @@ __all__ = [
     "InvalidTimeControl",
     "SameEngine",
     "TimeControlTooLong",
+    "UnknownStartSuite",
     "UnknownVariant",
     "VariantNotSupported",
 ]
@@ -46,3 +47,6 @@ class TimeControlTooLong(ApiError):
     default_detail = "A match at this time control could outlast the worker's time limit."
 
 
+class UnknownStartSuite(ApiError):
+    default_code = "unknown_start_suite"
+    default_detail = "The start positions are neither 'standard' nor a suite of this variant."

@@ -26,6 +26,7 @@ from arena.rules import (
     SOUTH,
     IllegalMoveError,
     InvalidMoveError,
+    Position,
     Variant,
     get_variant,
 )
@@ -63,7 +64,7 @@ def play_game(
     config: RefereeConfig,
     *,
     index: int = 1,
-    start: Any = None,
+    start: Position | str | None = None,
     seed: int | None = None,
     on_event: Event | None = None,
 ) -> GameRecord:

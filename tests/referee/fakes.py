@@ -131,6 +131,9 @@ class Bot:
         if words[:2] == ["position", "startpos"]:
             self.count = TOY.pile - sum(int(t[1]) for t in words[3:])
             return []
+        if words[:2] == ["position", "text"]:  # "position text <count> <side> <ply> [moves ..]"
+            self.count = int(words[2]) - sum(int(t[1]) for t in words[6:])
+            return []
         if words and words[0] == "go":
             self.gos += 1
             text = self.replies.get(self.gos, f"bestmove {self.choose(self.count)}\n")

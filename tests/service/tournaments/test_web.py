@@ -10,6 +10,7 @@ from django.test import Client
 
 from arena.web.board import board_from_text
 from tournaments import services
+from tournaments.models import Tournament
 from tournaments.services import match_finished
 
 START_BPN = "0,0,0,0,0,0,0,0/0,2,2,6,0,0,0,0/0,0,0,0,6,2,2,0/0,0,0,0,0,0,0,0 S 22:22 n HH - 0"
@@ -139,3 +140,17 @@ def test_the_replay_header_names_a_rules_ending_once(played: dict[str, Any]) -> 
     game.save()
     html = Client().get(f"/games/{game.pk}/").content.decode()
     assert "plies. North (beta v1): no bestmove in 10050 ms</p>" in html
+
+
+@pytest.mark.django_db
+def test_the_pages_name_the_suite_a_start_position_came_from(played: dict[str, Any]) -> None:
+    t, game = played["tournament"], played["game"]
+    html = Client().get(f"/tournaments/{t.pk}/").content.decode()
+    assert "suite" not in html  # the standard start goes without saying
+    Tournament.objects.filter(pk=t.pk).update(start_suite="balanced")
+    game.match.start_suite = "balanced"
+    game.match.save(update_fields=["start_suite"])
+    html = Client().get(f"/tournaments/{t.pk}/").content.decode()
+    assert "start positions from the balanced suite" in html
+    replay = Client().get(f"/games/{game.pk}/?ply=0").content.decode()
+    assert "Start position from the balanced suite." in replay
