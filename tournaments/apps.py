@@ -6,10 +6,11 @@ class TournamentsConfig(AppConfig):
 
     def ready(self) -> None:
         # Tournament progress must agree with the recorded result: it runs in the recording
-        # transaction. Ratings follow once the result is committed (arena.matches.events).
+        # transaction. The rating refit is requested once the result is committed
+        # (arena.matches.events).
         from arena.matches.events import Phase, subscribe_match_ended
-        from tournaments.rating_services import rate_ended_match
+        from tournaments.rating_services import ratings_match_ended
         from tournaments.services import tournament_match_ended
 
         subscribe_match_ended(tournament_match_ended, phase=Phase.IN_TRANSACTION)
-        subscribe_match_ended(rate_ended_match, phase=Phase.AFTER_COMMIT)
+        subscribe_match_ended(ratings_match_ended, phase=Phase.AFTER_COMMIT)

@@ -2,7 +2,8 @@
 
 ``tournament_match_ended`` subscribes to ``arena.matches.events.MatchEnded`` inside the recording
 transaction (``TournamentsConfig.ready``), so a tournament finishes exactly when its last result
-is written; ratings follow after commit (``rating_services.rate_ended_match``).
+is written; the rating refit is requested after commit
+(``rating_services.ratings_match_ended``).
 ``start_due_tournaments`` is what the periodic beat task runs every minute.
 """
 
@@ -42,7 +43,7 @@ from tournaments.errors import (
     UnknownVariant,
 )
 from tournaments.models import Tournament, TournamentEntry
-from tournaments.rating_services import rate_match
+from tournaments.rating_services import ratings_match_recorded
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -279,11 +280,12 @@ def tournament_match_ended(event: MatchEnded) -> None:
 
 
 def match_finished(match: Match) -> None:
-    """Apply an ended ``match`` to this app at once: rate its games, advance its tournament
-    (what the two ``MatchEnded`` subscribers do, in one call). Safe to call again for the same
-    match (games are rated once, the tournament finishes once).
+    """Apply an ended ``match`` to this app at once: request a rating refit (after commit,
+    debounced: ``rating_services.ratings_match_recorded``), advance its tournament; what the
+    two ``MatchEnded`` subscribers do, in one call. Safe to call again for the same match (a
+    refit reads every game once, the tournament finishes once).
     """
-    rate_match(match)
+    ratings_match_recorded(match)
     if match.tournament_id is not None:
         tournament_refresh_status(match.tournament_id)
 

@@ -40,12 +40,14 @@ class MatchEnded:
     """A match became ``finished`` or ``aborted`` (ids, not rows: an after-commit subscriber
     reads the committed state itself).
 
-    ``status`` is the match's new status (``MatchStatus.FINISHED`` or ``ABORTED``);
-    ``tournament_id`` None for a match outside a tournament (a challenge).
+    ``status`` is the match's new status (``Match.Status.FINISHED`` or ``ABORTED``);
+    ``variant`` its variant id; ``tournament_id`` None for a match outside a tournament (a
+    challenge).
     """
 
     match_id: int
     status: str
+    variant: str
     tournament_id: int | None
     rated: bool
 

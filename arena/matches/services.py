@@ -375,11 +375,17 @@ def _abort_rows(rows: QuerySet[Match], error: str) -> int:
 
 
 def _publish_ended(match_id: int) -> None:
-    status, tournament_id, rated = Match.objects.values_list(
-        "status", "tournament_id", "rated"
+    status, variant, tournament_id, rated = Match.objects.values_list(
+        "status", "variant", "tournament_id", "rated"
     ).get(pk=match_id)
     publish_match_ended(
-        MatchEnded(match_id=match_id, status=status, tournament_id=tournament_id, rated=rated)
+        MatchEnded(
+            match_id=match_id,
+            status=status,
+            variant=variant,
+            tournament_id=tournament_id,
+            rated=rated,
+        )
     )
 
 

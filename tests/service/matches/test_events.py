@@ -59,7 +59,9 @@ def test_both_phases_hear_a_recorded_match_in_order(
 
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         assert match_record_result(match.pk, claim.token, _record(match))
-    ended = MatchEnded(match_id=match.pk, status="finished", tournament_id=None, rated=True)
+    ended = MatchEnded(
+        match_id=match.pk, status="finished", variant="bao-la-kete", tournament_id=None, rated=True
+    )
     assert heard == [("inside", ended)]  # the after-commit one waits for the commit
     for callback in callbacks:
         callback()
@@ -101,14 +103,17 @@ def test_an_after_commit_failure_is_logged_and_the_result_stands(
 
 
 
-def test_the_tournaments_app_finishes_in_the_transaction_and_rates_after_commit(
+def test_the_tournaments_app_finishes_in_the_transaction_and_refits_after_commit(
     greedy: Any, randomer: Any, monkeypatch: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
     from arena.celery import app
-    from tournaments.models import RatingChange
+    from tournaments.models import RatingPool
     from tournaments.services import tournament_create, tournament_start
+    from tournaments.tasks import refit_ratings
 
     monkeypatch.setattr(app, "send_task", lambda name, **kw: None)
+    refits: list[list[str]] = []
+    monkeypatch.setattr(refit_ratings, "apply_async", lambda args, countdown: refits.append(args))
     cup = tournament_create(
         name="Cup", variant="kete", engines=["greedy", "random"], time_control="2+0.1"
     )
@@ -120,7 +125,8 @@ def test_the_tournaments_app_finishes_in_the_transaction_and_rates_after_commit(
         assert match_record_result(match.pk, claim.token, _record(match))
     cup.refresh_from_db()
     assert cup.status == "finished"
-    assert not RatingChange.objects.exists()
+    assert refits == [] and not RatingPool.objects.filter(requested__gt=0).exists()
     for callback in callbacks:
         callback()
-    assert RatingChange.objects.filter(game__match=match).count() == 2
+    assert refits == [["bao-la-kete"]]
+    assert RatingPool.objects.get(variant="bao-la-kete").requested == 1
