@@ -53,8 +53,10 @@ def leaderboard_table(variant: str) -> str:
             f"{f'{r.wins}/{r.draws}/{r.losses}':<9} {100 * r.points / max(r.games, 1):>5.1f}% "
             f"{los:>6}{flag}"
         )
-    for r in selectors.leaderboard_excluded(variant=variant):
-        lines.append(f"   -  {r.engine_version!s:<16} not rated: {r.excluded_reason}")
+    for left_out in selectors.leaderboard_excluded(variant=variant):
+        lines.append(
+            f"   -  {left_out.engine_version!s:<16} not rated: {left_out.excluded_reason}"
+        )
     return "\n".join(lines)
 
 
