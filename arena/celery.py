@@ -7,8 +7,9 @@ Start a worker with ``celery -A arena.celery worker``. With the default broker s
 from __future__ import annotations
 
 import os
+from typing import Any
 
-from celery import Celery
+from celery import Celery, Task
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
 
@@ -32,3 +33,15 @@ def _resolve_embedded_broker() -> None:
 
 _resolve_embedded_broker()
 app.autodiscover_tasks()
+
+
+def registered_task(name: str) -> Task[Any, Any]:
+    """The task registered under ``name`` (``"arena.matches.tasks.run_match"``), for a service
+    to send without importing the tasks module (tasks import services, never the reverse).
+
+    Runs the app's autodiscovery first (idempotent), so the apps' ``tasks`` modules are loaded
+    in any process, not only in a worker. The task object (not ``send_task``) keeps the task's
+    own options and ``task_always_eager``. Raises ``KeyError`` for an unknown name.
+    """
+    app.loader.import_default_modules()
+    return app.tasks[name]

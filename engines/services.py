@@ -194,12 +194,11 @@ def _enqueue_validation(version_id: int) -> None:
 def _send_validation(version_id: int) -> None:
     """Queue ``validate_engine_version``. A broker failure is logged, not raised: the upload
     is already committed, and the version stays ``pending`` (admin action "validate again")."""
-    # By name through the project's app (tasks are leaves: nothing imports a tasks module); the
-    # registered task object, so a test's task_always_eager still runs it in process.
-    from arena.celery import app
+    # By name through the project's app (tasks are leaves: nothing imports a tasks module).
+    from arena.celery import registered_task
 
     try:
-        app.tasks[VALIDATE_TASK].delay(version_id)
+        registered_task(VALIDATE_TASK).delay(version_id)
     except Exception:
         log.exception("engine version %s: could not queue its validation", version_id)
 

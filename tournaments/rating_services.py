@@ -76,7 +76,7 @@ def rating_refit_request(variant: str) -> bool:
     minute job ``rating_refit_stale`` refits later).
     """
     # By name through the project's app (tasks are leaves: this module never imports them).
-    from arena.celery import app
+    from arena.celery import registered_task
 
     RatingPool.objects.get_or_create(variant=variant)
     RatingPool.objects.filter(variant=variant).update(requested=F("requested") + 1)
@@ -86,7 +86,7 @@ def rating_refit_request(variant: str) -> bool:
         return False
     try:
         # Celery takes any sequence of arguments; celery-types declares a tuple only.
-        app.tasks[REFIT_TASK].apply_async(
+        registered_task(REFIT_TASK).apply_async(
             args=[variant],  # type: ignore[arg-type]
             countdown=REFIT_DELAY_SECONDS,
         )

@@ -175,19 +175,18 @@ def match_enqueue(match_id: int, *, countdown: float | None = None) -> bool:
     """
     # Imported here: importing the Celery app resolves the broker (and may start the embedded
     # one), which a web or management process that never queues a match must not pay for.
-    from arena.celery import app as celery_app
+    from arena.celery import registered_task
 
     match = Match.objects.filter(claimable(), pk=match_id).first()
     if match is None:
         return False
     limits = match_limits(match.variant, match.time_control)
     try:
-        celery_app.send_task(
-            RUN_MATCH_TASK,
-            args=[match_id],
+        registered_task(RUN_MATCH_TASK).apply_async(
+            args=[match_id],  # type: ignore[arg-type]  # any sequence; celery-types says tuple
             soft_time_limit=limits.soft,
             time_limit=limits.hard,
-            countdown=countdown,
+            countdown=countdown,  # type: ignore[arg-type]  # None means now; stubs say float
         )
     except Exception:  # broker down: the match stays pending, unqueued, for the requeue job
         log.exception("match %s: could not queue run_match", match_id)

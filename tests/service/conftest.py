@@ -27,6 +27,14 @@ import pytest
 from arena.celery_processes import WorkerProcess, worker_environment
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _project_celery_app_is_current() -> None:
+    """Make the project's Celery app (``arena.celery``) the current one before any test patches
+    a task: services send tasks by name through it (``arena.celery.registered_task``), and a
+    task patched through its module's proxy must be the same object they send."""
+    import arena.celery  # noqa: F401
+
+
 def _shares_database(item: pytest.Item) -> bool:
     if item.get_closest_marker("e2e") is not None:
         return True

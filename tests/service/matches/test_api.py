@@ -22,9 +22,9 @@ KETE_START = "0,0,0,0,0,0,0,0/0,2,2,6,0,0,0,0/0,0,0,0,6,2,2,0/0,0,0,0,0,0,0,0 S 
 
 @pytest.fixture(autouse=True)
 def no_broker(monkeypatch) -> None:
-    from arena.celery import app
+    from arena.matches import tasks
 
-    monkeypatch.setattr(app, "send_task", lambda name, **kw: None)
+    monkeypatch.setattr(tasks.run_match, "apply_async", lambda **kw: None)
 
 
 @pytest.fixture

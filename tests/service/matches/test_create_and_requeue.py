@@ -19,15 +19,10 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def sent(monkeypatch) -> list[dict]:
     """Captures run_match messages instead of sending them to a broker."""
-    from arena.celery import app
+    from arena.matches import tasks
 
     calls: list[dict] = []
-
-    def send_task(name: str, **kw) -> None:  # type: ignore[no-untyped-def]
-        assert name == "arena.matches.tasks.run_match"
-        calls.append(kw)
-
-    monkeypatch.setattr(app, "send_task", send_task)
+    monkeypatch.setattr(tasks.run_match, "apply_async", lambda **kw: calls.append(kw))
     return calls
 
 

@@ -29,9 +29,9 @@ def subscribers(monkeypatch: Any) -> Iterator[dict[Phase, list[Any]]]:
 
 @pytest.fixture
 def running(greedy: Any, randomer: Any, monkeypatch: Any) -> tuple[Match, Claim]:
-    from arena.celery import app
+    from arena.matches import tasks
 
-    monkeypatch.setattr(app, "send_task", lambda name, **kw: None)
+    monkeypatch.setattr(tasks.run_match, "apply_async", lambda **kw: None)
     match = match_create(engine_a=greedy, engine_b=randomer, variant="kete", time_control="2+0.1")
     claim = match_claim(match.pk, lease_seconds=900)
     assert claim is not None
@@ -106,12 +106,12 @@ def test_an_after_commit_failure_is_logged_and_the_result_stands(
 def test_the_tournaments_app_finishes_in_the_transaction_and_refits_after_commit(
     greedy: Any, randomer: Any, monkeypatch: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
-    from arena.celery import app
+    from arena.matches import tasks
     from tournaments.models import RatingPool
     from tournaments.services import tournament_create, tournament_start
     from tournaments.tasks import refit_ratings
 
-    monkeypatch.setattr(app, "send_task", lambda name, **kw: None)
+    monkeypatch.setattr(tasks.run_match, "apply_async", lambda **kw: None)
     refits: list[list[str]] = []
     monkeypatch.setattr(refit_ratings, "apply_async", lambda args, countdown: refits.append(args))
     cup = tournament_create(

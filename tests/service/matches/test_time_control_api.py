@@ -13,9 +13,9 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture(autouse=True)
 def no_broker(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from arena.celery import app
+    from arena.matches import tasks
 
-    monkeypatch.setattr(app, "send_task", lambda name, **kw: None)
+    monkeypatch.setattr(tasks.run_match, "apply_async", lambda **kw: None)
 
 
 @pytest.fixture(autouse=True)
