@@ -39,9 +39,12 @@ def registered_task(name: str) -> Task[Any, Any]:
     """The task registered under ``name`` (``"arena.matches.tasks.run_match"``), for a service
     to send without importing the tasks module (tasks import services, never the reverse).
 
-    Runs the app's autodiscovery first (idempotent), so the apps' ``tasks`` modules are loaded
-    in any process, not only in a worker. The task object (not ``send_task``) keeps the task's
-    own options and ``task_always_eager``. Raises ``KeyError`` for an unknown name.
+    In a process that is not a worker the apps' ``tasks`` modules may not be loaded yet: then
+    the app's autodiscovery runs first (once). Never in a worker, where every task is registered
+    at start-up and the loader's import hooks (Django's model checks) must not run inside a
+    task. The task object (not ``send_task``) keeps the task's own options and
+    ``task_always_eager``. Raises ``KeyError`` for an unknown name.
     """
-    app.loader.import_default_modules()
+    if name not in app.tasks:
+        app.loader.import_default_modules()
     return app.tasks[name]
