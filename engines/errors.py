@@ -17,6 +17,7 @@ __all__ = [
     "EngineNotFound",
     "EngineNotYours",
     "NotExecutable",
+    "PairingRefused",
     "UnsafeArchive",
     "UploadTooLarge",
     "VariantNotSupported",
@@ -88,3 +89,12 @@ class EngineDisabled(EngineNotActive):
 class VariantNotSupported(ApiError):
     default_code = "variant_not_supported"
     default_detail = "An engine did not announce this variant in its handshake."
+
+
+class PairingRefused(ApiError):
+    """The engine's owner does not consent to this pairing (``engines.consent``): ``details``
+    names the ``engine``, the ``kind`` of pairing and the consent ``setting`` and ``value``."""
+
+    status_code = status.HTTP_403_FORBIDDEN
+    default_code = "pairing_refused"
+    default_detail = "The engine's owner does not allow this pairing."

@@ -7,6 +7,11 @@ from typing import Any
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from rest_framework import serializers
 
+_TOKEN_HELP = (
+    "Send as 'Authorization: Token <token>'. Shown once: the arena keeps only a digest of it."
+)
+_EXPIRY_HELP = "When the token stops working (ISO 8601, UTC); null: never."
+
 
 class RegisterInputSerializer(serializers.Serializer[Any]):
     username = serializers.CharField(
@@ -25,8 +30,27 @@ class TokenInputSerializer(serializers.Serializer[Any]):
     )
 
 
+class PasswordChangeInputSerializer(serializers.Serializer[Any]):
+    old_password = serializers.CharField(write_only=True, max_length=128, trim_whitespace=False)
+    new_password = serializers.CharField(write_only=True, max_length=128, trim_whitespace=False)
+
+
 class TokenOutputSerializer(serializers.Serializer[Any]):
-    token = serializers.CharField(help_text="Send as 'Authorization: Token <token>'.")
+    token = serializers.CharField(help_text=_TOKEN_HELP)
+    expires_at = serializers.DateTimeField(allow_null=True, help_text=_EXPIRY_HELP)
+
+
+class TokenListOutputSerializer(serializers.Serializer[Any]):
+    """One live token as its owner sees it: never the key, only its first characters."""
+
+    prefix = serializers.CharField(
+        source="token_key",
+        help_text="The key's first characters: names the token (DELETE /api/auth/tokens/"
+        "{prefix}/ revokes it).",
+    )
+    created_at = serializers.DateTimeField(source="created")
+    expires_at = serializers.DateTimeField(source="expiry", allow_null=True, help_text=_EXPIRY_HELP)
+    current = serializers.BooleanField(help_text="The token this request was sent with.")
 
 
 class UserOutputSerializer(serializers.Serializer[Any]):
@@ -38,7 +62,8 @@ class UserOutputSerializer(serializers.Serializer[Any]):
 
 class RegisterOutputSerializer(serializers.Serializer[Any]):
     user = UserOutputSerializer()
-    token = serializers.CharField(help_text="Send as 'Authorization: Token <token>'.")
+    token = serializers.CharField(help_text=_TOKEN_HELP)
+    expires_at = serializers.DateTimeField(allow_null=True, help_text=_EXPIRY_HELP)
 
 
 class MeOutputSerializer(UserOutputSerializer):
