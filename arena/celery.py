@@ -10,6 +10,7 @@ import os
 from typing import Any
 
 from celery import Celery, Task
+from celery.signals import worker_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
 
@@ -48,3 +49,15 @@ def registered_task(name: str) -> Task[Any, Any]:
     if name not in app.tasks:
         app.loader.import_default_modules()
     return app.tasks[name]
+
+
+@worker_init.connect
+def _serve_metrics(**_: Any) -> None:
+    """In the worker's main process, before its pool starts: serve this host's Prometheus
+    samples on ``BAO_WORKER_METRICS_PORT`` (0: not served)."""
+    from django.conf import settings
+
+    if settings.BAO_WORKER_METRICS_PORT:
+        from arena.metrics import start_worker_server
+
+        start_worker_server(settings.BAO_WORKER_METRICS_PORT)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -118,6 +119,7 @@ def match_create(
     round: int | None = None,
     challenger: User | None = None,
     seed: int | None = None,
+    best_of: int = 3,
     start_suite: str = STANDARD,
 ) -> Match:
     """Create a pending match and queue ``run_match`` once the transaction commits.
@@ -125,7 +127,8 @@ def match_create(
     ``variant`` is an id or alias (stored as the id); ``time_control`` ``"<base s>+<inc s>"``;
     ``seed`` (decides South in game 3) random below 2**31 if None; ``start_suite``
     ``"standard"`` or a suite of start positions, from which the seed draws the start of every
-    game (``arena.openings.match_start``), stored in ``start_position``. A match between two
+    game (``arena.openings.match_start``), stored in ``start_position``; ``best_of`` 3, or 1
+    for a single game with A South (a knockout decider). A match between two
     engines of one owner is stored unrated whatever ``rated`` says
     (``engines.consent.rated_between``). Consent is the caller's to check
     (``engines.consent.check_pairing``).
@@ -167,6 +170,7 @@ def match_create(
         tournament_id=tournament.pk if tournament is not None else None,
         round=round,
         challenger=challenger,
+        best_of=best_of,
     )
     transaction.on_commit(lambda: match_enqueue(match.pk))
     return match
@@ -341,31 +345,6 @@ def match_abort(match_id: int, error: str, *, claim: Claim | None = None) -> boo
     return True
 
 
-def matches_cancel(*, tournament_id: int, error: str) -> list[int]:
-    """Abort every match of tournament ``tournament_id`` still ``pending`` or ``running``, with
-    ``error``, releasing its lease, and publish ``MatchEnded`` for each;
-    returns the ids this call aborted.
-
-    A worker still playing one finds its lease gone and records nothing
-    (``match_record_result``); a queued task finds the match not claimable and returns. Call it
-    inside the caller's transaction to cancel together with the tournament.
-    """
-    unfinished = (Match.Status.PENDING, Match.Status.RUNNING)
-    ids = list(
-        Match.objects.filter(tournament_id=tournament_id, status__in=unfinished)
-        .order_by("pk")
-        .values_list("pk", flat=True)
-    )
-    aborted = []
-    with transaction.atomic():
-        for match_id in ids:
-            # One conditional UPDATE each: a match recorded meanwhile is left as recorded.
-            if _abort_rows(Match.objects.filter(pk=match_id, status__in=unfinished), error):
-                _publish_ended(match_id)
-                aborted.append(match_id)
-    return aborted
-
-
 def _abort_rows(rows: QuerySet[Match], error: str) -> int:
     """The one abort UPDATE: ``rows`` become ``aborted`` with ``error`` (at most 10000
     characters), lease released, finished now. Returns the row count (the lock)."""
@@ -391,6 +370,38 @@ def _publish_ended(match_id: int) -> None:
             rated=rated,
         )
     )
+
+
+def matches_abort(
+    *,
+    error: str,
+    tournament_id: int | None = None,
+    match_ids: Sequence[int] | None = None,
+    pending_only: bool = False,
+) -> list[int]:
+    """Abort the unfinished matches of a tournament (``tournament_id``) or the given
+    ``match_ids``: each still ``pending`` (or ``running``, unless ``pending_only``) becomes
+    ``aborted`` with ``error``, its lease released, no games. Returns the ids this call aborted
+    (one conditional UPDATE per match, so a match claimed meanwhile is left to its worker when
+    ``pending_only``).
+
+    A worker still playing an aborted match finds its lease gone and records nothing
+    (``match_record_result``); a queued task finds the match not claimable and returns. No
+    hook is called: the caller (cancelling a tournament, forfeiting a withdrawn engine's
+    pairings) updates its own state in the same transaction.
+    """
+    statuses = [Match.Status.PENDING] if pending_only else [Match.Status.PENDING,
+                                                              Match.Status.RUNNING]
+    rows = Match.objects.filter(status__in=statuses)
+    if tournament_id is not None:
+        rows = rows.filter(tournament_id=tournament_id)
+    if match_ids is not None:
+        rows = rows.filter(pk__in=list(match_ids))
+    aborted = []
+    for match_id in rows.order_by("id").values_list("id", flat=True):
+        if _abort_rows(Match.objects.filter(pk=match_id, status__in=statuses), error):
+            aborted.append(match_id)
+    return aborted
 
 
 # --------------------------------------------------------------------------- challenges
