@@ -8,6 +8,7 @@ then holds a Django session instead of an API token (the API accepts the session
 from __future__ import annotations
 
 from django.contrib.auth import login, logout
+from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
@@ -52,6 +53,8 @@ def signup(request: HttpRequest) -> HttpResponse:
     if isinstance(result, FormErrors):
         return form_page(request, "web/signup.html", SIGNUP_FIELDS, values, result,
                          next_hidden=[("next", next_url(request))])
+    if not isinstance(result, User):  # the project's user model is Django's own
+        raise TypeError(f"user_register gave {type(result).__name__}, not a User")
     login(request, result, backend="django.contrib.auth.backends.ModelBackend")
     return HttpResponseRedirect(next_url(request))
 

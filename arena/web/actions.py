@@ -20,6 +20,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 from rest_framework.exceptions import APIException
 
+from arena.api.auth import request_user
 from arena.api.errors import describe
 from arena.matches.serializers import ChallengeInput
 from arena.matches.services import match_challenge
@@ -69,7 +70,8 @@ def upload(request: HttpRequest) -> HttpResponse:
     result = submit(
         request, scope="uploads", serializer=EngineUploadInputSerializer, data=data,
         call=lambda d: engine_services.engine_version_create(
-            owner=request.user, name=d["name"], upload=d["file"], description=d["description"]),
+            owner=request_user(request), name=d["name"], upload=d["file"],
+            description=d["description"]),
         fields=UPLOAD_ERRORS,
     )
     if isinstance(result, FormErrors):
@@ -143,7 +145,7 @@ def challenge(request: HttpRequest) -> HttpResponse:
     # An unticked box is not posted at all: it means "false", where the API's default is true.
     values["rated"] = "true" if request.POST.get("rated") else "false"
     result = submit(request, scope="challenges", serializer=ChallengeInput, data=values,
-                    call=lambda d: match_challenge(user=request.user, **d),
+                    call=lambda d: match_challenge(user=request_user(request), **d),
                     fields=CHALLENGE_ERRORS)
     if isinstance(result, FormErrors):
         return form_page(request, "web/challenge.html", fields, values, result)
@@ -209,7 +211,7 @@ def tournament_new(request: HttpRequest) -> HttpResponse:
             data.pop(optional)
     result = submit(request, scope="tournaments", serializer=TournamentCreateInput, data=data,
                     call=lambda d: tournament_services.tournament_create(
-                        **d, created_by=request.user),
+                        **d, created_by=request_user(request)),
                     fields=TOURNAMENT_ERRORS)
     if isinstance(result, FormErrors):
         return form_page(request, "web/tournament_new.html", fields, values, result)
@@ -240,7 +242,7 @@ def tournament_cancel(request: HttpRequest, tournament_id: int) -> HttpResponse:
     reason = request.POST.get("reason", "").strip()
     try:
         aborted = tournament_services.tournament_cancel_by(
-            request.user, tournament_id, reason=reason or "cancelled by its creator")
+            request_user(request), tournament_id, reason=reason or "cancelled by its creator")
     except APIException as exc:
         code, message, _ = describe(exc)
         if code == "not_found":

@@ -18,13 +18,14 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
-from arena.api.errors import EngineNotYours, NotFoundError
+from arena.api.errors import NotFoundError
 from arena.matches import selectors as match_selectors
 from arena.web.charts import ChartPoint, rating_chart
 from arena.web.forms import Field, FormErrors, bind, submit
 from arena.web.views import not_found
 from engines import selectors, services
 from engines.consent import consent_of
+from engines.errors import EngineNotYours
 from engines.models import ChallengeConsent, Engine, EngineVersion, RatedPairing
 from engines.serializers import EngineUpdateInputSerializer
 from tournaments import selectors as rating_selectors

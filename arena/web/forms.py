@@ -64,7 +64,7 @@ def submit(
     request: HttpRequest,
     *,
     scope: str | None,
-    serializer: type[serializers.Serializer],
+    serializer: type[serializers.Serializer[Any]],
     data: Mapping[str, Any],
     call: Callable[[dict[str, Any]], T],
     fields: FieldMap,

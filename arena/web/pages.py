@@ -219,7 +219,7 @@ def _bracket(rounds: list[list[Any]], names: list[str]) -> list[list[dict[str, A
 def _decided(tie: Any) -> str:
     if tie.winner is None:
         return "waiting for its match" if tie.waiting else "being played"
-    return DECIDED_BY.get(tie.decided_by, tie.decided_by)
+    return DECIDED_BY.get(tie.decided_by, str(tie.decided_by))
 
 
 def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
