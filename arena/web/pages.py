@@ -218,7 +218,7 @@ def _bracket(rounds: list[list[Any]], names: list[str]) -> list[list[dict[str, A
 
 def _decided(tie: Any) -> str:
     if tie.winner is None:
-        return "waiting for its match" if tie.waiting else "being played"
+        return "waiting for its match" if tie.waiting else "not decided yet"
     return DECIDED_BY.get(tie.decided_by, str(tie.decided_by))
 
 
