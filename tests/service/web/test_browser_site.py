@@ -260,3 +260,32 @@ def showcase(alice: Any, bob: Any) -> dict[str, Any]:
     t.status, t.start_at, t.started_at = "running", start, start
     t.save()
     return {"tournament": t, "alpha": alpha}
+
+
+def test_the_engine_page_shows_a_validation_outcome_when_it_comes(
+        live_server: Any, browser: Any, world: Any) -> None:
+    from engines.models import EngineVersion
+
+    w = world(0)
+    pending = EngineVersion.objects.create(
+        engine=w["alpha"], number=3, status="pending", original_filename="e.py",
+        sha256="3" * 64, size_bytes=10, storage_path="alpha/3")
+    browser.get(f"{live_server.url}/engines/alpha/")
+    assert "Validation is running for v3" in browser.find_element(By.ID, "validation-note").text
+    page = browser.find_element(By.TAG_NAME, "html")
+    pending.status, pending.variants = "active", ["bao-la-kete"]
+    pending.save()  # what the worker's validation writes
+    WebDriverWait(browser, WAIT_S).until(expected_conditions.staleness_of(page))  # reloaded
+    badge = browser.find_element(By.CSS_SELECTOR, "#version-3 .badge")
+    assert badge.text == "active" and not browser.find_elements(By.ID, "validation-note")
+
+
+def test_the_first_tab_reaches_the_skip_link(live_server: Any, browser: Any) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    browser.get(f"{live_server.url}/")
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.TAB)
+    focused = browser.switch_to.active_element
+    assert focused.text == "Skip to the content" and focused.is_displayed()
+    focused.send_keys(Keys.ENTER)
+    assert browser.current_url.endswith("#main")
