@@ -15,19 +15,17 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
-from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 from rest_framework.exceptions import APIException
 
 from arena.api.auth import request_user
-from arena.api.errors import describe
 from arena.matches.serializers import ChallengeInput
 from arena.matches.services import match_challenge
 from arena.openings import start_choices
 from arena.rules import VARIANTS
 from arena.web.forms import Field, FieldMap, FormErrors, form_page, submit
-from arena.web.views import not_found
+from arena.web.views import refused
 from engines import selectors as engine_selectors
 from engines import services as engine_services
 from engines.serializers import EngineUploadInputSerializer
@@ -243,12 +241,8 @@ def tournament_cancel(request: HttpRequest, tournament_id: int) -> HttpResponse:
     try:
         aborted = tournament_services.tournament_cancel_by(
             request_user(request), tournament_id, reason=reason or "cancelled by its creator")
-    except APIException as exc:
-        code, message, _ = describe(exc)
-        if code == "not_found":
-            return not_found(request, f"There is no tournament {tournament_id}.")
-        return render(request, "web/forbidden.html", {"message": message},
-                      status=exc.status_code)
+    except APIException as exc:  # not_found, tournament_not_yours, tournament_not_cancellable
+        return refused(request, exc, f"tournament {tournament_id}")
     messages.success(request, f"The tournament is cancelled; {aborted} unfinished "
                               f"match{'es' if aborted != 1 else ''} aborted.")
     return HttpResponseRedirect(f"/tournaments/{tournament_id}/")

@@ -17,15 +17,15 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.views.decorators.http import require_POST
+from rest_framework.exceptions import APIException
 
 from arena.api.errors import NotFoundError
 from arena.matches import selectors as match_selectors
 from arena.web.charts import ChartPoint, rating_chart
 from arena.web.forms import Field, FormErrors, bind, submit
-from arena.web.views import not_found
+from arena.web.views import not_found, refused
 from engines import selectors, services
 from engines.consent import consent_of
-from engines.errors import EngineNotYours
 from engines.models import ChallengeConsent, Engine, EngineVersion, RatedPairing
 from engines.serializers import EngineUpdateInputSerializer
 from tournaments import selectors as rating_selectors
@@ -66,6 +66,8 @@ def engine_page(request: HttpRequest, name: str) -> HttpResponse:
 def render_engine(
     request: HttpRequest, engine: Engine, errors: FormErrors | None = None
 ) -> HttpResponse:
+    """The engine page, with the ``errors`` of an owner's settings form on top (answered with
+    their status)."""
     owner = is_owner(request, engine)
     user = request.user
     versions = list(engine.versions.all())  # prefetched by engine_get, in number order
@@ -121,11 +123,8 @@ def engine_settings(request: HttpRequest, name: str) -> HttpResponse:
     service)."""
     try:
         engine = selectors.engine_for_owner(name, request.user)
-    except NotFoundError:
-        return not_found(request, f"There is no engine named {name!r}.")
-    except EngineNotYours:
-        return render(request, "web/forbidden.html",
-                      {"message": f"The engine {name} belongs to another user."}, status=403)
+    except APIException as exc:  # not_found, engine_not_yours
+        return refused(request, exc, f"engine named {name!r}")
     data: dict[str, Any] = {
         k: request.POST[k] for k in ("is_enabled", "description") if k in request.POST
     }

@@ -15,7 +15,9 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from rest_framework.exceptions import APIException
 
+from arena.api.errors import describe
 from arena.matches import selectors as match_selectors
 from arena.matches.gamerecord import move_number
 from arena.matches.replay import moves_with_traces
@@ -32,6 +34,16 @@ def not_found(request: HttpRequest, message: str) -> HttpResponse:
     return render(
         request, "404.html", {"message": message, "request_path": request.path}, status=404
     )
+
+
+def refused(request: HttpRequest, exc: APIException, what: str) -> HttpResponse:
+    """The page for an API error a page cannot put by a field: the styled 404 page for
+    ``not_found`` ("There is no <what>."), else the API's message with its status (403
+    ``engine_not_yours``, 409 ``tournament_not_cancellable``...)."""
+    if exc.status_code == 404:
+        return not_found(request, f"There is no {what}.")
+    message = describe(exc)[1]
+    return render(request, "web/forbidden.html", {"message": message}, status=exc.status_code)
 
 
 def _requested_ply(request: HttpRequest, last: int) -> int:
