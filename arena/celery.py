@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-from celery import Celery
+from celery import Celery, signals
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
 
@@ -32,3 +32,13 @@ def _resolve_embedded_broker() -> None:
 
 _resolve_embedded_broker()
 app.autodiscover_tasks()
+
+
+def _connect_worker_hooks() -> None:
+    from arena import worker_hooks
+
+    signals.celeryd_after_setup.connect(worker_hooks.check_pool_size, weak=False)
+    signals.worker_shutting_down.connect(worker_hooks.hand_back_matches, weak=False)
+
+
+_connect_worker_hooks()

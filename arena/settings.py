@@ -13,12 +13,15 @@ Environment variables:
   BAO_VAR_DIR (runtime files: database, embedded broker, uploads, match logs; default ./var),
   BAO_SANDBOX_MODE (auto|bwrap|fallback|off), BAO_SANDBOX_REQUIRE_FULL (bool),
   BAO_ENGINE_MAX_BYTES (upload size cap, bytes), BAO_MATCH_LEASE_SECONDS,
+  BAO_REQUEUE_SCAN_SECONDS, BAO_LOST_MESSAGE_SECONDS, BAO_FAIR_SHARE_WINDOW_SECONDS,
+  BAO_QUEUE_MAX_PER_USER, BAO_WORKER_SLOTS, BAO_WORKER_SLOTS_FORCE (bool),
   BAO_THROTTLE_CHALLENGES / _UPLOADS / _TOURNAMENTS / _REGISTER / _LOGIN ('<n>/<period>' or
   'off'), BAO_CACHE_URL ("locmem" default, or redis://host:port/db shared by web processes).
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import dj_database_url
@@ -228,7 +231,22 @@ CELERY_TIMEZONE = TIME_ZONE
 BAO_SANDBOX_MODE = env_choice("BAO_SANDBOX_MODE", "auto", ("auto", "bwrap", "fallback", "off"))
 BAO_SANDBOX_REQUIRE_FULL = env_bool("BAO_SANDBOX_REQUIRE_FULL", False)
 BAO_ENGINE_MAX_BYTES = env_int("BAO_ENGINE_MAX_BYTES", 16 * 1024 * 1024, minimum=1024)
-BAO_MATCH_LEASE_SECONDS = env_int("BAO_MATCH_LEASE_SECONDS", 900, minimum=10)
+# A claim lasts this long without renewal (renewed every third of it while the referee loop is
+# alive): a dead or hung worker's match is claimable again within it (arena.matches.keeper).
+BAO_MATCH_LEASE_SECONDS = env_int("BAO_MATCH_LEASE_SECONDS", 30, minimum=3)
+# The requeue scan (beat): expired leases, lost messages, undelivered validations.
+BAO_REQUEUE_SCAN_SECONDS = env_int("BAO_REQUEUE_SCAN_SECONDS", 10, minimum=1)
+# A match (or validation) queued this long ago and still waiting may have lost its message.
+BAO_LOST_MESSAGE_SECONDS = env_int("BAO_LOST_MESSAGE_SECONDS", 180, minimum=10)
+# Dispatch (arena.matches.dispatch): the window of worker time counted in a user's fair share,
+# and the most matches one user may have waiting (staff exempt; 2,016 is a 64-engine round robin).
+BAO_FAIR_SHARE_WINDOW_SECONDS = env_int("BAO_FAIR_SHARE_WINDOW_SECONDS", 3600, minimum=60)
+BAO_QUEUE_MAX_PER_USER = env_int("BAO_QUEUE_MAX_PER_USER", 2016, minimum=1)
+# Match slots of one worker host: its cores by default; more than twice the cores is refused
+# at worker start unless BAO_WORKER_SLOTS_FORCE (arena.capacity).
+BAO_WORKER_SLOTS = env_int("BAO_WORKER_SLOTS", os.cpu_count() or 1, minimum=1)
+BAO_WORKER_SLOTS_FORCE = env_bool("BAO_WORKER_SLOTS_FORCE", False)
+CELERY_WORKER_CONCURRENCY = BAO_WORKER_SLOTS
 BAO_ENGINES_DIR = VAR_DIR / "engines"
 
 LOGGING = {

@@ -15,7 +15,12 @@ from typing import TYPE_CHECKING
 from django.db import transaction
 from django.utils import timezone
 
-from arena.matches.services import match_create, normalize_time_control
+from arena.matches.services import (
+    match_create,
+    matches_cancel_for_tournament,
+    normalize_time_control,
+    queue_admit,
+)
 from arena.rules import UnknownVariantError, canonical_variant_id
 from engines.models import EngineVersion
 from engines.selectors import engine_by_name
@@ -74,7 +79,9 @@ def tournament_create(
     ``TimeControlTooLong``, ``DuplicateEngine``, ``TooFewEngines`` (fewer than 2 engines),
     ``EngineNotFound``, ``EngineDisabled`` (disabled by its owner), ``EngineNotActive`` (no
     active version), ``VariantNotSupported`` (the version did not announce the variant),
-    ``RatedTournamentNotAllowed`` (403, the rule above).
+    ``RatedTournamentNotAllowed`` (403, the rule above), ``QueueFull`` (409 ``queue_full``:
+    its matches would put more of ``created_by``'s matches in the queue than the per-user cap,
+    ``arena.matches.services.queue_admit``).
     """
     try:
         variant_id = canonical_variant_id(variant)
@@ -105,6 +112,10 @@ def tournament_create(
     versions = [_entry_version(n, variant_id) for n in names]
     if rated:
         _check_rated_allowed(created_by, versions, format)
+    rounds = pairing.gauntlet(len(versions)) if format == Tournament.Format.GAUNTLET else (
+        pairing.round_robin(len(versions))
+    )
+    queue_admit(created_by, sum(len(r) for r in rounds))
     with transaction.atomic():
         tournament = Tournament.objects.create(
             name=name,
@@ -227,12 +238,11 @@ def tournament_cancel(tournament_id: int, *, reason: str) -> int:
     ``aborted`` with the error ``"tournament cancelled: <reason>"``, its lease released.
 
     Nothing is rated for the aborted matches (they have no games). A worker still playing one
-    finds its lease gone and records nothing (``match_record_result``); a queued task finds the
-    match not claimable and returns. Idempotent: a tournament already ``finished`` or
-    ``cancelled`` (or missing) is left alone. Returns how many matches this call aborted.
+    finds its lease gone within a second, kills the engines and records nothing
+    (``arena.matches.keeper``); a queued task finds the match not claimable. Idempotent: a
+    tournament already ``finished`` or ``cancelled`` (or missing) is left alone. Returns how
+    many matches this call aborted.
     """
-    from arena.matches.models import Match
-
     now = timezone.now()
     reason = reason[:200]
     with transaction.atomic():
@@ -242,16 +252,7 @@ def tournament_cancel(tournament_id: int, *, reason: str) -> int:
         ).update(status=Tournament.Status.CANCELLED, finished_at=now, cancel_reason=reason)
         if not cancelled:
             return 0
-        aborted = Match.objects.filter(
-            tournament_id=tournament_id,
-            status__in=(Match.Status.PENDING, Match.Status.RUNNING),
-        ).update(
-            status=Match.Status.ABORTED,
-            lease_token="",
-            lease_expires_at=None,
-            finished_at=now,
-            error=f"tournament cancelled: {reason}",
-        )
+        aborted = matches_cancel_for_tournament(tournament_id, reason=reason)
     logger.info("tournament %s cancelled (%s): %s matches aborted", tournament_id, reason, aborted)
     return aborted
 

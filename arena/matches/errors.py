@@ -16,6 +16,8 @@ __all__ = [
     "EngineNotFound",
     "EngineNotYours",
     "InvalidTimeControl",
+    "MatchNotCancellable",
+    "QueueFull",
     "SameEngine",
     "TimeControlTooLong",
     "UnknownVariant",
@@ -57,3 +59,20 @@ class EngineDisabled(EngineNotActive):
 
     default_code = "engine_disabled"
     default_detail = "The engine is disabled by its owner."
+
+
+class QueueFull(ApiError):
+    """The user already has ``settings.BAO_QUEUE_MAX_PER_USER`` matches waiting (409; details
+    ``queued``, ``adding``, ``limit``). Staff are exempt."""
+
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "queue_full"
+    default_detail = "You have too many matches waiting to be played."
+
+
+class MatchNotCancellable(ApiError):
+    """Only a pending or running match can be cancelled (409)."""
+
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "match_not_cancellable"
+    default_detail = "The match is already over."

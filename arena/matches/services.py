@@ -23,7 +23,7 @@ from django.utils.dateparse import parse_datetime
 
 from arena.engine_text import storable
 from arena.matches import errors
-from arena.matches.leases import Claim, claimable, pending_or_expired
+from arena.matches.leases import Claim, max_attempts, pending_or_expired, release_rows
 from arena.matches.limits import (
     fits_worker,
     longest_clock_ms,
@@ -112,11 +112,16 @@ def match_create(
     round: int | None = None,
     challenger: AbstractBaseUser | None = None,
     seed: int | None = None,
+    priority: int = Match.Priority.INTERACTIVE,
+    submitter: AbstractBaseUser | None = None,
 ) -> Match:
     """Create a pending match and queue ``run_match`` once the transaction commits.
 
     ``variant`` is an id or alias (stored as the id); ``time_control`` ``"<base s>+<inc s>"``;
-    ``seed`` (decides South in game 3) random below 2**31 if None.
+    ``seed`` (decides South in game 3) random below 2**31 if None. ``priority`` is the dispatch
+    class (``Match.Priority``); ``submitter`` the user whose fair share it uses (default: the
+    challenger, else the tournament's creator). The per-user cap on queued matches is the
+    caller's check (``queue_admit``), made once for a whole batch.
     Raises (``ApiError`` subclasses, by stable code): ``unknown_variant``, ``same_engine`` (the
     same engine version on both sides), ``engine_disabled`` (409, disabled by its owner),
     ``engine_not_active`` (409, a version not ``active``), ``variant_not_supported`` (not
@@ -143,30 +148,53 @@ def match_create(
         tournament=tournament,
         round=round,
         challenger=challenger,
+        priority=priority,
+        submitter=submitter or challenger or (tournament.created_by if tournament else None),
     )
     transaction.on_commit(lambda: match_enqueue(match.pk))
     return match
 
 
+def queued_count(user: AbstractBaseUser) -> int:
+    """Matches of ``user`` waiting for a slot (pending, as submitter)."""
+    return Match.objects.filter(submitter=user, status=Match.Status.PENDING).count()
+
+
+def queue_admit(user: AbstractBaseUser | None, adding: int) -> None:
+    """Refuse a creation that would put more than ``settings.BAO_QUEUE_MAX_PER_USER`` matches
+    of ``user`` in the queue: ``QueueFull`` (409 ``queue_full``, details ``queued``, ``adding``,
+    ``limit``). Staff and the system (None) are exempt; the fair share, not this cap, keeps one
+    user from holding every slot."""
+    from django.conf import settings
+
+    if user is None or getattr(user, "is_staff", False):
+        return
+    limit = int(settings.BAO_QUEUE_MAX_PER_USER)
+    queued = queued_count(user)
+    if queued + adding > limit:
+        raise errors.QueueFull(
+            f"you have {queued} matches queued; {adding} more would exceed the limit of {limit}."
+            " Wait for some to be played.",
+            details={"queued": queued, "adding": adding, "limit": limit},
+        )
+
+
 def match_enqueue(match_id: int, *, countdown: float | None = None) -> bool:
-    """Send a ``run_match`` task for a claimable match (pending, or running with an expired
-    lease) with its own time limits, and note when (``queued_at``). Returns False if the broker
-    refused (the requeue job sends it later) or the match is not claimable. Safe to call twice:
-    the claim makes the second delivery a no-op.
+    """Send a ``run_match`` message ("a slot may be free"; the match id is a hint for the
+    dispatcher) for a match nobody plays (pending, or running with an expired lease), and note
+    when (``queued_at``). Returns False if the broker refused (the requeue job sends it later)
+    or the match is played, done or out of attempts. Safe to call twice: a message that finds
+    nothing to claim does nothing.
     """
     from arena.matches.tasks import run_match  # the tasks module imports this one
 
-    match = Match.objects.filter(claimable(), pk=match_id).first()
-    if match is None:
+    waiting = Match.objects.filter(
+        pending_or_expired(timezone.now()), attempts__lt=max_attempts(), pk=match_id
+    )
+    if not waiting.exists():
         return False
-    limits = match_limits(match.variant, match.time_control)
     try:
-        run_match.apply_async(
-            args=[match_id],
-            soft_time_limit=limits.soft,
-            time_limit=limits.hard,
-            countdown=countdown,
-        )
+        run_match.apply_async(args=[match_id], countdown=countdown)
     except Exception:  # broker down: the match stays pending, unqueued, for the requeue job
         log.exception("match %s: could not queue run_match", match_id)
         return False
@@ -330,6 +358,67 @@ def match_abort(match_id: int, error: str, *, claim: Claim | None = None) -> boo
     return True
 
 
+def match_cancel(match_id: int, *, reason: str) -> bool:
+    """Stop a pending or running match for good: it becomes ``aborted`` with the error
+    ``"cancelled: <reason>"``, no games and nothing rated, and its tournament is told.
+
+    A worker playing it finds its lease gone within a second (``arena.matches.keeper``),
+    kills the engines and records nothing. Permission is the caller's (the view lets the
+    challenger and staff). Returns False if the match is already over (or missing).
+    """
+    from tournaments.services import match_finished
+
+    now = timezone.now()
+    with transaction.atomic():
+        updated = Match.objects.filter(
+            pk=match_id, status__in=(Match.Status.PENDING, Match.Status.RUNNING)
+        ).update(
+            status=Match.Status.ABORTED,
+            lease_token="",
+            lease_expires_at=None,
+            finished_at=now,
+            error=f"cancelled: {reason}"[:10000],
+        )
+        if updated == 0:
+            return False
+        match_finished(Match.objects.get(pk=match_id))
+    log.info("match %s cancelled: %s", match_id, reason)
+    return True
+
+
+def matches_cancel_for_tournament(tournament_id: int, *, reason: str) -> int:
+    """Abort every pending or running match of a tournament (one UPDATE) with the error
+    ``"tournament cancelled: <reason>"``; running ones stop within a second as in
+    ``match_cancel``. The tournament's own state is the caller's. Returns how many."""
+    return Match.objects.filter(
+        tournament_id=tournament_id,
+        status__in=(Match.Status.PENDING, Match.Status.RUNNING),
+    ).update(
+        status=Match.Status.ABORTED,
+        lease_token="",
+        lease_expires_at=None,
+        finished_at=timezone.now(),
+        error=f"tournament cancelled: {reason}"[:10000],
+    )
+
+
+def matches_hand_back(worker: str) -> list[int]:
+    """A worker shutting down gives back the matches it plays: ``pending`` again at once, the
+    claim not counted as an attempt, and a ``run_match`` message each so another worker takes
+    them. Its own slots see the lease gone and stop within a second. Returns the match ids."""
+    rows = Match.objects.filter(status=Match.Status.RUNNING, worker=worker)
+    ids = list(rows.values_list("pk", flat=True))
+    if not ids:
+        return []
+    handed = release_rows(
+        rows.filter(pk__in=ids), f"handed back by {worker} (shutting down)", count_attempt=False
+    )
+    log.warning("worker %s shutting down: %s matches handed back %s", worker, handed, ids)
+    for match_id in ids:
+        match_enqueue(match_id)
+    return ids
+
+
 
 # --------------------------------------------------------------------------- challenges
 
@@ -376,6 +465,7 @@ def match_challenge(
                 f"{e.name!r} has no active version.", details={"engine": e.name}
             )
         versions.append(version)
+    queue_admit(user, 1)
     return match_create(
         engine_a=versions[0],
         engine_b=versions[1],

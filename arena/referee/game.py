@@ -32,6 +32,7 @@ from arena.rules import (
 
 from .client import MS, EngineFault
 from .config import RefereeConfig, TimeControl
+from .control import MatchControl, MatchStopped
 from .players import EngineSlot, StartError
 from .records import GameRecord, MoveRecord
 
@@ -66,16 +67,21 @@ def play_game(
     start: Any = None,
     seed: int | None = None,
     on_event: Event | None = None,
+    control: MatchControl | None = None,
 ) -> GameRecord:
     """Play one game, ``south`` moving first from ``start`` (default: the start position).
 
     ``seed``: sent as ``config.seed_option`` to engines that declare that option.
+    ``control``: checked before the game, every ply and during every wait (``MatchStopped``
+    propagates once a stop was requested; ``arena.referee.control``).
 
     Returns the ``GameRecord``; never raises for engine misbehaviour (it becomes the
     termination). A failure to start an engine (``StartError``) or an error of our own code
-    gives ``aborted``, result ``"*"``. ``KeyboardInterrupt`` propagates (the match kills the
-    engines).
+    gives ``aborted``, result ``"*"``. ``KeyboardInterrupt`` and ``MatchStopped`` propagate
+    (the match kills the engines).
     """
+    if control is not None:
+        control.check()
     v = resolve_variant(variant)
     game = v.new_game(start, ply_cap=config.ply_cap, repetitions=config.repetitions)
     slots = {SOUTH: south, NORTH: north}
@@ -95,7 +101,9 @@ def play_game(
         options = dict(config.engine_options)
         if seed is not None and config.seed_option:
             options[config.seed_option] = str(seed)
-        _run(v, game, slots, time_control, config, record, options, on_event)
+        _run(v, game, slots, time_control, config, record, options, on_event, control)
+    except MatchStopped:
+        raise
     except StartError as exc:
         _finish(record, game, T.ABORTED, None, str(exc), aborted=True)
     except Exception as exc:
@@ -154,6 +162,7 @@ def _run(
     record: GameRecord,
     options: dict[str, str],
     on_event: Event | None,
+    control: MatchControl | None = None,
 ) -> None:
     # Prepare both engines (restart if needed, resync, newgame); a fault here loses the game.
     for side in (SOUTH, NORTH):
@@ -164,6 +173,8 @@ def _run(
             return
 
     def watch() -> None:
+        if control is not None:
+            control.check()  # a stop, and the loop's liveness (lease renewal)
         for watched in (SOUTH, NORTH):
             try:
                 slots[watched].check_stderr()
@@ -181,7 +192,7 @@ def _run(
         # Between games each engine is watched on its own again (restarts, resyncs).
         for slot in slots.values():
             if slot.client is not None:
-                slot.client.watch = slot.check_stderr
+                slot.client.watch = slot.watch
 
 
 def _play_plies(

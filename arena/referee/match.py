@@ -15,6 +15,7 @@ from arena import terminations as T
 from arena.rules import Variant
 
 from .config import RefereeConfig, TimeControl
+from .control import MatchControl, MatchStopped
 from .game import Event, emit, play_game, resolve_variant
 from .players import EngineSlot
 from .records import MatchRecord
@@ -50,17 +51,23 @@ def play_match(
     seed: int,
     config: RefereeConfig | None = None,
     on_event: Event | None = None,
+    control: MatchControl | None = None,
 ) -> MatchRecord:
     """Play a best-of-three match between two ``EnginePackage`` s; returns the full record.
 
-    ``seed`` (int) decides who is South in game 3. Raises ``UnknownVariantError`` for an
-    unknown variant; never raises for engine misbehaviour. Processes are killed before
-    returning or raising.
+    ``seed`` (int) decides who is South in game 3. ``control``: a stop channel and liveness
+    clock (``arena.referee.control``). Raises ``UnknownVariantError`` for an unknown variant
+    and ``MatchStopped`` once ``control`` asked for a stop (the games played so far are
+    dropped); never raises for engine misbehaviour. Processes are killed before returning or
+    raising.
     """
     config = config or RefereeConfig()
     v = resolve_variant(variant)
     name_a, name_b = engine_names(engine_a, engine_b)
-    slots = [EngineSlot(engine_a, name_a, config), EngineSlot(engine_b, name_b, config)]
+    slots = [
+        EngineSlot(engine_a, name_a, config, control),
+        EngineSlot(engine_b, name_b, config, control),
+    ]
     record = MatchRecord(
         variant=v.id, seed=seed, time_control=str(time_control), engines=[name_a, name_b]
     )
@@ -81,7 +88,12 @@ def play_match(
                 index=index,
                 seed=game_seed(seed, index),
                 on_event=on_event,
+                control=control,
             )
+            if control is not None:
+                # A stop during the game may have made it look like an engine's fault (a
+                # killed engine "crashed"): the game does not count.
+                control.check()
             record.games.append(game)
             if game.termination == T.ABORTED:
                 record.aborted = True
@@ -89,6 +101,10 @@ def play_match(
             a, b = record.score
             if abs(a - b) > GAMES - index:
                 break  # the remaining games cannot change the result
+    except MatchStopped:
+        for slot in slots:
+            slot.kill()  # no quit handshake: the owner wants the engines gone now
+        raise
     finally:
         for slot in slots:
             slot.close()

@@ -18,6 +18,7 @@ from arena.engine_text import clean_engine_text
 
 from .client import EngineClient, EngineFault, EngineId
 from .config import RefereeConfig
+from .control import MatchControl
 from .transport import PipeTransport
 
 log = logging.getLogger(__name__)
@@ -31,10 +32,17 @@ class StartError(RuntimeError):
 class EngineSlot:
     """A named engine package taking part in a match (``name`` is unique within the match)."""
 
-    def __init__(self, package: Any, name: str, config: RefereeConfig) -> None:
+    def __init__(
+        self,
+        package: Any,
+        name: str,
+        config: RefereeConfig,
+        control: MatchControl | None = None,
+    ) -> None:
         self.package = package
         self.name = name
         self.config = config
+        self.control = control
         self.process: Any = None
         self.client: EngineClient | None = None
         self.ident: EngineId | None = None
@@ -61,6 +69,9 @@ class EngineSlot:
         except Exception as exc:  # SandboxError and anything else the starter raises: ours
             raise StartError(f"cannot start {self.name}: {type(exc).__name__}: {exc}") from exc
         self.starts += 1
+        if self.control is not None:
+            self.control.attach(self.process)  # a stop kills it from any thread
+            self.control.check()  # stopped while it started: it is dead already
         factory = self.config.transport_factory
         if factory is None:
             transport = PipeTransport.for_process(
@@ -72,7 +83,7 @@ class EngineSlot:
             transport = factory(self.process)
         # The handshake already watches stderr: an engine flooding it instead of answering
         # is an output_limit at once, not a handshake_failed at the timeout.
-        self.client = EngineClient(transport, watch=self.check_stderr)
+        self.client = EngineClient(transport, watch=self.watch)
         self.ident = self.client.handshake(self.config.handshake_timeout_ms)
 
     def prepare(self, variant_id: str, options: dict[str, str] | None = None) -> EngineClient:
@@ -126,6 +137,13 @@ class EngineSlot:
             cap = getattr(limits, "max_stderr_bytes", None)
             what = f"{cap} bytes" if isinstance(cap, int) else "the sandbox's max_stderr_bytes"
             raise EngineFault(T.OUTPUT_LIMIT, f"more than {what} on stderr")
+
+    def watch(self) -> None:
+        """The engine client's ``watch`` between games: the match control's ``check()`` (stop,
+        liveness), then ``check_stderr()``."""
+        if self.control is not None:
+            self.control.check()
+        self.check_stderr()
 
     def stderr_tail(self) -> str:
         """The last stderr of the current process, or of the one killed since the last start

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from django.db import connection
+from django.utils import timezone
 
 from arena.matches import runner
 from arena.matches.models import Game, Match
@@ -163,6 +164,10 @@ def test_an_infrastructure_fault_is_retried_then_the_match_is_aborted(
     assert (match.status, match.attempts) == ("pending", 1)
     assert match.error == "SandboxError: bwrap: setting up uid map: Permission denied"
     assert sent == [(match.pk, runner.RETRY_DELAY_S)]
+    # Held back for the retry delay: no slot claims it before.
+    assert 8 < (match.available_at - timezone.now()).total_seconds() <= runner.RETRY_DELAY_S
+    assert runner.execute_match(match.pk, config=fast_referee) == runner.SKIPPED
+    Match.objects.filter(pk=match.pk).update(available_at=timezone.now())
     assert runner.execute_match(match.pk, config=fast_referee) == runner.ABORTED
     match.refresh_from_db()
     assert (match.status, match.attempts, match.lease_token) == ("aborted", 2, "")
@@ -234,30 +239,84 @@ def test_an_engine_crash_is_a_lost_game_not_a_retry(arena_user, greedy, fast_ref
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_heartbeat_renews_the_lease_from_its_own_thread(greedy, randomer) -> None:
+def test_the_keeper_renews_the_lease_while_the_referee_loop_checks_in(greedy, randomer) -> None:
     from datetime import timedelta
 
-    from django.utils import timezone
-
-    from arena.matches.leases import LeaseHeartbeat, match_claim
+    from arena.matches.keeper import LeaseKeeper
+    from arena.matches.leases import match_claim
+    from arena.referee import MatchControl
 
     match = _match(greedy, randomer)
     claim = match_claim(match.pk, lease_seconds=30)
     assert claim is not None
     Match.objects.filter(pk=match.pk).update(lease_expires_at=timezone.now() + timedelta(seconds=1))
-    beat = LeaseHeartbeat(claim, interval=0.05)
-    beat.start()
+    control = MatchControl()
+    keeper = LeaseKeeper(claim, control, poll_s=0.05, renew_s=0.05)
+    keeper.start()
     try:
         deadline = timezone.now() + timedelta(seconds=10)
         while (
             Match.objects.get(pk=match.pk).lease_expires_at
             < timezone.now() + timedelta(seconds=20)
         ):
-            assert timezone.now() < deadline, "the heartbeat never renewed the lease"
+            control.check()  # the referee loop is alive
+            assert timezone.now() < deadline, "the keeper never renewed the lease"
     finally:
-        beat.stop()
-    assert beat.lost is False
-    # Taken over by another worker: the next renewal notices.
-    Match.objects.filter(pk=match.pk).update(lease_token="other")
-    beat.on_event({"event": "game_end"})
-    assert beat.lost is True
+        keeper.stop()
+    assert keeper.lost is False and not control.stopped
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_keeper_does_not_renew_for_a_silent_referee_loop(greedy, randomer) -> None:
+    import time
+
+    from arena.matches.keeper import LeaseKeeper
+    from arena.matches.leases import match_claim
+    from arena.referee import MatchControl
+
+    match = _match(greedy, randomer)
+    claim = match_claim(match.pk, lease_seconds=30)
+    assert claim is not None
+    expires = Match.objects.get(pk=match.pk).lease_expires_at
+    control = MatchControl()
+    keeper = LeaseKeeper(claim, control, poll_s=0.05, renew_s=0.05, stall_s=0.2)
+    control.check()
+    keeper.start()
+    try:
+        time.sleep(1.0)  # the loop never checks in again: stuck in our own code
+    finally:
+        keeper.stop()
+    assert Match.objects.get(pk=match.pk).lease_expires_at == expires
+    assert keeper.renewals <= 4  # only within the first 0.2 s
+    assert keeper.lost is False and not control.stopped
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_keeper_stops_the_match_once_its_lease_is_gone(greedy, randomer) -> None:
+    import time
+
+    from arena.matches.keeper import LEASE_LOST, LeaseKeeper
+    from arena.matches.leases import match_claim
+    from arena.referee import MatchControl
+
+    class Engine:
+        killed = 0
+
+        def kill(self) -> None:
+            Engine.killed += 1
+
+    match = _match(greedy, randomer)
+    claim = match_claim(match.pk, lease_seconds=30)
+    assert claim is not None
+    control = MatchControl()
+    control.attach(Engine())
+    keeper = LeaseKeeper(claim, control, poll_s=0.05)
+    keeper.start()
+    try:
+        Match.objects.filter(pk=match.pk).update(lease_token="other")  # taken over
+        deadline = time.monotonic() + 5
+        while not control.stopped and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        keeper.stop()
+    assert (keeper.lost, control.reason, Engine.killed) == (True, LEASE_LOST, 1)

@@ -17,7 +17,7 @@ from tournaments import periodic as tournaments_periodic
 
 
 class Command(BaseCommand):
-    help = "Register the minute beat jobs (start due tournaments, requeue expired match leases)."
+    help = "Register the beat jobs (start due tournaments, requeue expired match leases)."
 
     def handle(self, *args: Any, **options: Any) -> None:
         tasks = (
@@ -25,5 +25,5 @@ class Command(BaseCommand):
             matches_periodic.ensure_periodic_tasks(),
         )
         for task in tasks:
-            # str(IntervalSchedule) already reads "every minute".
+            # str(IntervalSchedule) already reads "every minute" / "every 10 seconds".
             self.stdout.write(f"{task.name}: {task.task} {task.interval}")
