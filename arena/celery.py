@@ -36,9 +36,11 @@ app.autodiscover_tasks()
 
 def _connect_worker_hooks() -> None:
     from arena import worker_hooks
+    from arena.beat_pool import BeatPool
 
     signals.celeryd_after_setup.connect(worker_hooks.check_pool_size, weak=False)
     signals.worker_shutting_down.connect(worker_hooks.hand_back_matches, weak=False)
+    app.steps["worker"].add(BeatPool)
 
 
 _connect_worker_hooks()

@@ -224,7 +224,17 @@ CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "celery").strip
 # A match task must finish well before the broker redelivers it (visibility timeout).
 CELERY_BROKER_VISIBILITY_TIMEOUT = env_int("CELERY_BROKER_VISIBILITY_TIMEOUT", 3600, minimum=60)
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_BROKER_VISIBILITY_TIMEOUT}
-CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+CELERY_BEAT_SCHEDULER = "arena.beat:RetryingDatabaseScheduler"
+# Periodic jobs go to a queue of their own, served by the small beat pool every worker starts
+# beside its match slots (arena.beat_pool), so they never wait behind a match.
+BAO_BEAT_QUEUE = env_str("BAO_BEAT_QUEUE", f"{CELERY_TASK_DEFAULT_QUEUE}.beat").strip()
+CELERY_TASK_ROUTES = {
+    name: {"queue": BAO_BEAT_QUEUE}
+    for name in (
+        "arena.matches.tasks.requeue_expired_leases",
+        "tournaments.tasks.start_due_tournaments",
+    )
+}
 CELERY_TIMEZONE = TIME_ZONE
 
 # --- Bao Arena ----------------------------------------------------------------------------

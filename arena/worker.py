@@ -89,6 +89,14 @@ def _stat(pid: int) -> tuple[int, int] | None:
     return int(fields[1]), int(fields[19])
 
 
+def _is_beat_pool(pid: int) -> bool:
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return b"--pool=threads" in argv
+
+
 @dataclass(frozen=True)
 class ProcessId:
     """A process identity that survives pid reuse: pid plus start time (clock ticks)."""
@@ -205,8 +213,9 @@ class WorkerProcess:
         """The worker's live processes: main process, pool children, engines they started."""
         return process_tree(self.pid)
 
-    def pool_children(self) -> list[int]:
-        """Pids of the main process's direct children (the prefork pool's processes)."""
+    def children(self) -> list[int]:
+        """Pids of the main process's direct children: the prefork pool's processes and the
+        beat pool (``arena.beat_pool``)."""
         found = []
         for entry in Path("/proc").iterdir():
             if entry.name.isdigit():
@@ -214,6 +223,10 @@ class WorkerProcess:
                 if stat is not None and stat[0] == self.pid:
                     found.append(int(entry.name))
         return sorted(found)
+
+    def pool_children(self) -> list[int]:
+        """Pids of the prefork pool's processes (the match slots)."""
+        return [pid for pid in self.children() if not _is_beat_pool(pid)]
 
     def kill(self) -> None:
         """SIGKILL the whole process group at once (a machine losing the worker)."""

@@ -101,3 +101,23 @@ def test_a_workers_slots_follow_the_cores_and_too_many_are_refused_unless_forced
     started = time.monotonic()
     forced.stop()
     figure("forced worker stopped", time.monotonic() - started)
+
+
+def test_a_beat_job_runs_at_once_while_every_match_slot_is_busy(
+    live_worker, arena_user, greedy
+) -> None:
+    from arena.matches.tasks import requeue_expired_leases
+
+    thinker = make_version(arena_user, "thinker", THINKER)
+    worker = live_worker(concurrency=1)
+    match = match_create(engine_a=thinker, engine_b=greedy, variant="kete",
+                         time_control="30+0.5")
+    wait_for(lambda: Match.objects.get(pk=match.pk).status == "running", 30, "the match")
+    sent = time.monotonic()
+    # Routed to the beat queue (settings.BAO_BEAT_QUEUE: this test's queue + ".beat").
+    requeue_expired_leases.apply_async(queue=f"{worker.queue}.beat")
+    assert worker.wait_for_log("requeue_expired_leases", 20), worker.log_text()[-3000:]
+    assert worker.wait_for_log("succeeded", 20)
+    figure("beat job done while the only match slot plays", time.monotonic() - sent)
+    assert Match.objects.get(pk=match.pk).status == "running"
+    assert "beat pool started" in worker.log_text()

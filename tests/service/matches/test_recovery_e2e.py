@@ -9,6 +9,8 @@ its measured times (``[figure]`` lines, ``-s`` to see them); bounds are generous
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -21,7 +23,13 @@ from arena.matches.models import Game, Match
 from arena.matches.periodic import ensure_periodic_tasks
 from arena.matches.services import match_create
 from arena.matches.tasks import requeue_expired_leases
-from arena.worker import BeatProcess, WorkerProcess, database_url, worker_environment
+from arena.worker import (
+    BeatProcess,
+    WorkerProcess,
+    database_url,
+    process_tree,
+    worker_environment,
+)
 
 from ..e2e import figure, postgres_target, wait_for
 from ..faults import PrivateRedis, TcpProxy, broker_switched, via_proxy
@@ -34,8 +42,9 @@ HANG_LAUNCHER = Path(__file__).parent / "hang_worker.py"
 
 
 def _engines_of(worker: WorkerProcess) -> int:
-    """Processes of the worker beyond its main process and pool children (engines)."""
-    return len(worker.tree()) - 1 - len(worker.pool_children())
+    """Processes of the worker beyond its main process, pool children and beat pool
+    (engines)."""
+    return len(worker.tree()) - 1 - len(worker.children())
 
 
 def _state(match: Match) -> dict[str, Any]:
@@ -157,10 +166,8 @@ def test_a_killed_pool_childs_redelivered_message_waits_for_the_lease_and_plays(
     wait_for(lambda: _engines_of(worker) >= 2, 20, "the engines")
     time.sleep(2)
     (child,) = worker.pool_children()
-    doomed = {p for p in worker.tree() if p.pid != worker.pid}
-    import os
-    import signal
-
+    doomed = process_tree(child)  # the pool child and the engines it started
+    assert len(doomed) >= 3
     os.kill(child, signal.SIGKILL)
     killed = time.monotonic()
     wait_for(lambda: not any(p.alive() for p in doomed), 15, "the dead child's engines")
