@@ -70,6 +70,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # A view failing on an unreachable database/broker/cache answers 503 with Retry-After.
+    "arena.api.outages.OutageMiddleware",
     # Serves /static/ (admin CSS, the Swagger UI of /api/docs/) also with DEBUG off, where
     # Django's runserver does not; gunicorn in docker-compose has no other static server.
     "whitenoise.middleware.WhiteNoiseMiddleware",

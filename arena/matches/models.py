@@ -166,3 +166,21 @@ class Game(models.Model):
 
     def __str__(self) -> str:
         return f"match #{self.match_id} game {self.index}: {self.result} ({self.termination})"
+
+
+class WorkerNode(models.Model):
+    """A running Celery worker and the match slots it offers, refreshed by the worker itself
+    every ``arena.worker_hooks.PRESENCE_S`` seconds (``last_seen``) and removed at its warm
+    shutdown; a row not seen for three periods is a worker that died. For the queue view."""
+
+    name = models.CharField(max_length=200, unique=True)
+    slots = models.PositiveIntegerField()
+    cores = models.PositiveIntegerField()
+    started_at = models.DateTimeField()
+    last_seen = models.DateTimeField()
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.slots} slots)"

@@ -7,7 +7,7 @@ from typing import Any
 from rest_framework import serializers
 
 from arena.matches.models import Game, Match
-from arena.matches.selectors import game_visible_engine_errors
+from arena.matches.selectors import game_visible_engine_errors, queue_position
 
 
 class EngineVersionRefOutput(serializers.Serializer):
@@ -44,10 +44,34 @@ class MatchListOutput(serializers.ModelSerializer):
 
 
 class MatchDetailOutput(MatchListOutput):
+    """A match with its games; ``queue_position`` (pending matches only, else null) is its
+    place in the dispatcher's order, 1 = next (an estimate: shares change as matches run);
+    ``priority`` the dispatch class."""
+
     games = GameSummaryOutput(many=True, read_only=True)
+    queue_position = serializers.SerializerMethodField()
+    priority = serializers.CharField(source="get_priority_display")
 
     class Meta(MatchListOutput.Meta):
-        fields = [*MatchListOutput.Meta.fields, "games"]
+        fields = [*MatchListOutput.Meta.fields, "priority", "queue_position", "games"]
+
+    def get_queue_position(self, match: Match) -> int | None:
+        return queue_position(match)
+
+
+class MatchCancelInput(serializers.Serializer):
+    """``POST /api/matches/{id}/cancel/``: an optional reason (kept in the match's error)."""
+
+    reason = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
+
+
+class QueueOutput(serializers.Serializer):
+    """``GET /api/queue/`` (``selectors.queue_snapshot``)."""
+
+    slots = serializers.DictField()
+    running = serializers.ListField(child=serializers.DictField())
+    pending = serializers.ListField(child=serializers.DictField())
+    pending_count = serializers.IntegerField()
 
 
 class MoveOutput(serializers.Serializer):
