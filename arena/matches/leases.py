@@ -43,12 +43,13 @@ def max_attempts() -> int:
 @dataclass(frozen=True)
 class Claim:
     """A won claim: ``token`` identifies this run; ``attempts`` counts this claim; ``lease``
-    in seconds."""
+    in seconds; ``worker`` the Celery node that holds it ("" outside a worker)."""
 
     match_id: int
     token: str
     attempts: int
     lease: int
+    worker: str = ""
 
 
 def pending_or_expired(now: datetime) -> Q:
@@ -87,7 +88,9 @@ def match_claim(match_id: int, *, lease_seconds: int, worker: str = "") -> Claim
     if updated == 0:
         return None
     attempts = Match.objects.filter(pk=match_id).values_list("attempts", flat=True).first() or 0
-    return Claim(match_id=match_id, token=token, attempts=attempts, lease=lease_seconds)
+    return Claim(
+        match_id=match_id, token=token, attempts=attempts, lease=lease_seconds, worker=worker
+    )
 
 
 def match_renew_lease(claim: Claim) -> bool:

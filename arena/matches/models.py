@@ -153,6 +153,10 @@ class Game(models.Model):
     seeds_in_hand = models.PositiveIntegerField(default=0)
     engine_errors = models.JSONField(default=dict, blank=True)
     detail = models.TextField(blank=True)
+    # A time forfeit: how far past its clock the engine went and the host's load then
+    # (arena.referee.hostload): {"overrun_ms", "clock_ms", "answered", "runnable", "load1",
+    # "cores"}; None otherwise.
+    time_loss = models.JSONField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     duration_ms = models.PositiveIntegerField(default=0)
     finished_at = models.DateTimeField()

@@ -47,6 +47,7 @@ from arena.matches.leases import (
 from arena.matches.limits import match_limits
 from arena.matches.models import Match
 from arena.matches.services import match_abort, match_enqueue, match_record_result
+from arena.matches.timeloss import report_jump
 from arena.referee import MatchControl, MatchStopped, RefereeConfig, TimeControl, play_match
 
 log = logging.getLogger(__name__)
@@ -186,6 +187,11 @@ def _record(claim: Claim, record: dict[str, Any], control: MatchControl) -> str:
         return ABORTED if match_abort(claim.match_id, error, claim=claim) else LOST_LEASE
     if not done:
         return LOST_LEASE
+    if any(g.get("time_loss") for g in record.get("games") or []):
+        try:
+            report_jump(claim.worker)
+        except Exception:  # a report must not turn a recorded match into a failure
+            log.exception("match %s: the time-loss report failed", claim.match_id)
     return ABORTED if record.get("aborted") else RECORDED
 
 

@@ -72,6 +72,7 @@ class QueueOutput(serializers.Serializer):
     running = serializers.ListField(child=serializers.DictField())
     pending = serializers.ListField(child=serializers.DictField())
     pending_count = serializers.IntegerField()
+    time_loss = serializers.ListField(child=serializers.DictField(), required=False)
 
 
 class MoveOutput(serializers.Serializer):

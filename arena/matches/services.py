@@ -261,6 +261,7 @@ def _games_from_record(match: Match, record: dict[str, Any], *, aborted: bool) -
                 seeds_in_hand=int(game.get("seeds_in_hand") or 0),
                 engine_errors=engine_errors,
                 detail=game.get("detail") or "",
+                time_loss=game.get("time_loss"),
                 started_at=started,
                 duration_ms=int(game.get("duration_ms") or 0),
                 finished_at=finished,

@@ -15,7 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from arena.api.throttling import WriteRateThrottle
-from arena.matches import errors, selectors
+from arena.matches import errors, selectors, timeloss
 from arena.matches.filters import MatchFilter
 from arena.matches.gamerecord import game_record_text
 from arena.matches.serializers import (
@@ -92,11 +92,19 @@ class MatchCancelView(APIView):
 
 class QueueView(APIView):
     """``GET /api/queue/``: the dispatcher's view: slots of the live workers (total, busy, per
-    worker), the running matches and the first waiting ones with their positions."""
+    worker), the running matches and the first waiting ones with their positions; for staff
+    also each worker's time forfeits over the last hour (``timeloss.rates``)."""
 
     @extend_schema(responses={200: QueueOutput})
     def get(self, request: Request) -> Response:
-        return Response(QueueOutput(selectors.queue_snapshot()).data)
+        snapshot = selectors.queue_snapshot()
+        if getattr(request.user, "is_staff", False):
+            snapshot["time_loss"] = [
+                {"worker": w.worker, "games": w.games, "time_forfeits": w.forfeits,
+                 "rate": round(w.rate, 4)}
+                for w in timeloss.rates()
+            ]
+        return Response(QueueOutput(snapshot).data)
 
 
 class GameDetailView(generics.RetrieveAPIView):

@@ -33,6 +33,7 @@ from arena.rules import (
 from .client import MS, EngineFault
 from .config import RefereeConfig, TimeControl
 from .control import MatchControl, MatchStopped
+from .hostload import host_load
 from .players import EngineSlot, StartError
 from .records import GameRecord, MoveRecord
 
@@ -217,6 +218,7 @@ def _play_plies(
         client = slot.client
         assert client is not None
         watch()  # before anything is sent to the mover
+        budget_ns = tc.movetime_ms * MS if fixed and tc.movetime_ms else clocks_ns[side]
         try:
             client.ping(config.ready_timeout_ms)
             if fixed:
@@ -232,6 +234,7 @@ def _play_plies(
             reply = client.go(_position_command(v, game), go, budget_ns + grace_ns)
             elapsed = reply.elapsed_ns
             if elapsed > budget_ns + grace_ns:
+                record.time_loss = _time_loss(slot, (elapsed - budget_ns) // MS, budget_ns)
                 raise EngineFault(
                     T.TIME_FORFEIT,
                     f"bestmove after {elapsed // MS} ms with {budget_ns // MS} ms on the clock",
@@ -256,6 +259,9 @@ def _play_plies(
             except (IllegalMoveError, InvalidMoveError) as exc:  # defensive: checked above
                 raise EngineFault(T.ILLEGAL_MOVE, str(exc)) from exc
         except EngineFault as fault:
+            if fault.code == T.TIME_FORFEIT and record.time_loss is None:
+                # No bestmove before clock + grace: it overran by the grace at least.
+                record.time_loss = _time_loss(slot, config.grace_ms, budget_ns, answered=False)
             _fault(record, game, slots, side, fault)
             return
         entry = MoveRecord(
@@ -286,6 +292,21 @@ def _play_plies(
     record.result = outcome.result
     record.scores = list(outcome.scores) if outcome.scores is not None else None
     record.seeds_in_hand = outcome.seeds_in_hand
+
+
+def _time_loss(
+    slot: EngineSlot, overrun_ms: int, budget_ns: int, *, answered: bool = True
+) -> dict[str, Any]:
+    """``GameRecord.time_loss`` of a forfeit by ``slot``'s engine: the overrun (ms past the
+    clock; for an engine that never answered, the grace it exceeded), the clock it had, and the
+    host's load without the engine's own processes (``hostload``)."""
+    pids = getattr(slot.process, "alive_pids", None)
+    try:
+        engine_pids = sorted(pids()) if callable(pids) else []
+    except Exception:
+        engine_pids = []
+    return {"overrun_ms": overrun_ms, "clock_ms": budget_ns // MS, "answered": answered,
+            **host_load(engine_pids)}
 
 
 def _fault(

@@ -39,7 +39,9 @@ class MoveRecord:
 class GameRecord:
     """One game. ``result`` is ``"1-0"``/``"0-1"``/``"1/2-1/2"``, or ``"*"`` when aborted;
     ``winner`` an engine name or None; ``termination`` a code of ``arena.terminations``;
-    ``scores`` (Kingulu) ``[south, north]``."""
+    ``scores`` (Kingulu) ``[south, north]``. ``time_loss`` (a ``time_forfeit`` only):
+    ``{"overrun_ms", "clock_ms", "runnable", "load1", "cores"}``, how far past its clock the
+    engine answered and the host's load then (``hostload``)."""
 
     index: int
     south: str
@@ -57,6 +59,7 @@ class GameRecord:
     moves: list[MoveRecord] = field(default_factory=list)
     engine_errors: dict[str, str] = field(default_factory=dict)
     detail: str = ""
+    time_loss: dict[str, Any] | None = None
 
     def points(self, name: str) -> float:
         """Points of engine ``name`` in this game (1, 0.5 for a draw, 0; 0 when aborted)."""
@@ -84,6 +87,7 @@ class GameRecord:
             "moves": [m.to_dict() for m in self.moves],
             "engine_errors": dict(self.engine_errors),
             "detail": self.detail,
+            **({"time_loss": dict(self.time_loss)} if self.time_loss else {}),
         }
 
 

@@ -131,3 +131,43 @@ def test_healthz_answers_503_when_the_broker_is_down(anon_client) -> None:
     assert (body["status"], body["database"]["ok"], body["broker"]["ok"]) == (
         "unavailable", True, False)
     assert "Connection refused" in body["broker"]["error"] or "Error" in body["broker"]["error"]
+
+
+def _game(match: Match, index: int, termination: str) -> None:
+    from arena.matches.models import Game
+
+    Game.objects.create(
+        match=match, index=index, south=match.engine_a, north=match.engine_b, result="0-1",
+        termination=termination, rated=False, start_position="x", finished_at=timezone.now(),
+        time_loss={"overrun_ms": 50, "runnable": 9, "cores": 2} if termination == "time_forfeit"
+        else None)
+
+
+def test_staff_see_each_workers_time_loss_and_a_jump_is_logged(
+    anon_client, bob, greedy, randomer, caplog
+) -> None:
+    from rest_framework.test import APIClient
+
+    from arena.matches import timeloss
+
+    for worker, forfeits in (("celery@busy", 4), ("celery@calm", 0)):
+        for n in range(4):
+            match = Match.objects.create(engine_a=greedy, engine_b=randomer, variant="bao-la-kete",
+                                         time_control="1+0.01", seed=n, worker=worker,
+                                         status="finished")
+            for index in (1, 2, 3):
+                _game(match, index, "time_forfeit" if index == 1 and n < forfeits else "score")
+    assert "time_loss" not in anon_client.get("/api/queue/").json()
+    bob.is_staff = True
+    bob.save()
+    staff = APIClient()
+    staff.force_authenticate(bob)
+    assert staff.get("/api/queue/").json()["time_loss"] == [
+        {"worker": "celery@busy", "games": 12, "time_forfeits": 4, "rate": 0.3333},
+        {"worker": "celery@calm", "games": 12, "time_forfeits": 0, "rate": 0.0}]
+    with caplog.at_level("WARNING", logger="arena.matches.timeloss"):
+        assert timeloss.report_jump("celery@calm") is None
+        jumped = timeloss.report_jump("celery@busy")
+    assert jumped is not None and jumped.forfeits == 4
+    assert "celery@busy: 4 of its last 12 games lost on time (33%; other workers 0%)" in caplog.text
+    assert "'runnable': 9" in caplog.text
