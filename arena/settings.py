@@ -66,6 +66,7 @@ INSTALLED_APPS = [
     "engines",
     "arena.matches",
     "tournaments",
+    "arena.web",  # templates and static files of the web pages
 ]
 
 MIDDLEWARE = [

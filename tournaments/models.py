@@ -20,7 +20,11 @@ VARIANT_CHOICES = [(v, v) for v in VARIANTS]
 
 
 class Tournament(models.Model):
-    """A named event: entries, a time control, a format and a start time (UTC)."""
+    """A named event: entries, a time control, a format and a start time (UTC).
+
+    ``start_suite``: where its matches start, ``"standard"`` (the variant's start position) or
+    a suite of balanced start positions (``arena.openings``), drawn per match by its seed.
+    """
 
     class Format(models.TextChoices):
         ROUND_ROBIN = "round_robin"
@@ -38,6 +42,7 @@ class Tournament(models.Model):
     format = models.CharField(max_length=16, choices=Format.choices, default=Format.ROUND_ROBIN)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.SCHEDULED)
     rated = models.BooleanField(default=True)
+    start_suite = models.CharField(max_length=32, default="standard")
     start_at = models.DateTimeField()
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,

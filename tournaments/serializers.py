@@ -25,6 +25,9 @@ class TournamentCreateInput(serializers.Serializer):
         choices=Tournament.Format.choices, default=Tournament.Format.ROUND_ROBIN
     )
     rated = serializers.BooleanField(default=True)
+    # "standard" or a suite of start positions (arena.openings); checked by the service
+    # (unknown_start_suite, with the known choices).
+    start_suite = serializers.CharField(max_length=64, default="standard")
 
 
 class TournamentListQuery(serializers.Serializer):
@@ -39,7 +42,7 @@ class TournamentListOutput(serializers.ModelSerializer):
     class Meta:
         model = Tournament
         fields = [
-            "id", "name", "variant", "time_control", "format", "status", "rated",
+            "id", "name", "variant", "time_control", "format", "status", "rated", "start_suite",
             "start_at", "started_at", "finished_at", "matches_total", "matches_done",
         ]
 
@@ -71,6 +74,7 @@ def tournament_detail_data(
         "status": tournament.status,
         "cancel_reason": tournament.cancel_reason,
         "rated": tournament.rated,
+        "start_suite": tournament.start_suite,
         "start_at": serializers.DateTimeField().to_representation(tournament.start_at),
         "started_at": tournament.started_at
         and serializers.DateTimeField().to_representation(tournament.started_at),

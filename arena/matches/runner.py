@@ -45,6 +45,7 @@ from arena.matches.leases import (
     max_attempts,
 )
 from arena.matches.limits import match_limits
+from arena.matches.live import LivePublisher
 from arena.matches.models import Match
 from arena.matches.services import match_abort, match_enqueue, match_record_result
 from arena.matches.timeloss import report_jump
@@ -93,7 +94,12 @@ def default_referee_config() -> RefereeConfig:
     )
 
 
-def _play(match: Match, config: RefereeConfig, control: MatchControl) -> dict[str, Any]:
+def _play(
+    match: Match,
+    config: RefereeConfig,
+    control: MatchControl,
+    on_event: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
     # Packages run from their stored root (nothing to unpack); they are named "<engine> v<n>".
     record = play_match(
         match.engine_a.package(),
@@ -102,7 +108,9 @@ def _play(match: Match, config: RefereeConfig, control: MatchControl) -> dict[st
         TimeControl.parse(match.time_control),
         seed=match.seed,
         config=config,
+        on_event=on_event,
         control=control,
+        start=match.start_position or None,
     )
     return record.to_dict()
 
@@ -220,11 +228,13 @@ def play_claimed(claim: Claim, *, config: RefereeConfig | None = None) -> str:
     limits = match_limits(match.variant, match.time_control)
     keeper = LeaseKeeper(claim, control, deadline_s=limits.soft)
     keeper.start()
+    publisher = LivePublisher(match)  # each move to the live page, from a queue (live.py)
+    publisher.start()
     try:
         record: dict[str, Any] | None = None
         error = ""
         try:
-            record = _play(match, _worker_config(config), control)
+            record = _play(match, _worker_config(config), control, publisher.on_event)
             if record.get("aborted"):
                 error = next(
                     (
@@ -250,6 +260,7 @@ def play_claimed(claim: Claim, *, config: RefereeConfig | None = None) -> str:
         except MatchStopped:
             return LOST_LEASE
     finally:
+        publisher.stop()
         keeper.stop()
 
 

@@ -11,4 +11,6 @@ urlpatterns = [
     path("queue/", views.QueueView.as_view(), name="queue"),
     path("games/<int:pk>/", views.GameDetailView.as_view(), name="game-detail"),
     path("games/<int:pk>/record.txt", views.GameRecordView.as_view(), name="game-record"),
+    path("live/", views.LiveGameListView.as_view(), name="live-list"),
+    path("live/<int:pk>/", views.LiveGameDetailView.as_view(), name="live-detail"),
 ]

@@ -18,7 +18,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('engines', '0003_engine_name_unique_ignoring_case'),
-        ('matches', '0002_requeue_beat_job'),
+        ('matches', '0004_merge_0003_live_game_0003_match_start_position'),
         ('tournaments', '0004_tournament_cancel'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
