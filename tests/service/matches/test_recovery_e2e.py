@@ -273,3 +273,27 @@ def test_an_upload_made_while_the_broker_is_down_is_validated_after_it(
             figure("broker back -> upload validated", time.monotonic() - back)
     finally:
         broker.stop()
+
+
+def test_a_warm_shutdown_hands_the_running_match_back_at_once(
+    live_worker, arena_user, greedy
+) -> None:
+    thinker = make_version(arena_user, "thinker", THINKER)
+    leaving = live_worker()
+    match = match_create(engine_a=thinker, engine_b=greedy, variant="kete",
+                         time_control="30+0.5")
+    wait_for(lambda: _state(match)["status"] == "running", 30, "the claim")
+    wait_for(lambda: _engines_of(leaving) >= 2, 20, "the engines")
+    keep = {leaving.pid, *leaving.children()}
+    engines = {p for p in leaving.tree() if p.pid not in keep}
+    asked = time.monotonic()
+    os.kill(leaving.pid, signal.SIGTERM)  # as `docker compose stop` does: the main process only
+    leaving.popen.wait(timeout=30)
+    figure("SIGTERM -> worker exited, match handed back", time.monotonic() - asked)
+    assert not any(p.alive() for p in engines)
+    state = _state(match)
+    assert (state["status"], state["attempts"]) == ("pending", 0)
+    assert state["error"] == f"handed back by {leaving.node} (shutting down)"
+    taker = live_worker()
+    wait_for(lambda: _state(match)["status"] == "finished", 90, "the match on the next worker")
+    assert (_state(match)["worker"], _state(match)["attempts"]) == (taker.node, 1)
