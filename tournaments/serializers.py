@@ -6,14 +6,15 @@ from typing import Any
 
 from rest_framework import serializers
 
-from tournaments.models import Rating, RatingChange, Tournament
-from tournaments.selectors import Progress, TournamentTable, rating_error_bars
+from tournaments.models import Rating, RatingPoint, Tournament
+from tournaments.selectors import Progress, TournamentTable
 
 
 class TournamentCreateInput(serializers.Serializer):
     """``POST /api/tournaments/``.
 
-    ``engines`` are engine names (their latest active versions play).
+    ``engines`` are engine names (their latest active versions play); ``rounds`` is the
+    number of Swiss rounds (only for ``swiss``); ``start_at`` null or absent starts at once.
     """
 
     name = serializers.CharField(max_length=120)
@@ -28,6 +29,13 @@ class TournamentCreateInput(serializers.Serializer):
     # "standard" or a suite of start positions (arena.openings); checked by the service
     # (unknown_start_suite, with the known choices).
     start_suite = serializers.CharField(max_length=64, default="standard")
+    rounds = serializers.IntegerField(min_value=1, max_value=1000, required=False, allow_null=True)
+
+
+class TournamentCancelInput(serializers.Serializer):
+    """``POST /api/tournaments/{id}/cancel/``: an optional reason, kept with the event."""
+
+    reason = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
 
 
 class TournamentListQuery(serializers.Serializer):
@@ -60,11 +68,21 @@ def tournament_detail_data(
 ) -> dict[str, Any]:
     """The body of ``GET /api/tournaments/{id}/``.
 
-    ``standings``: ordered rows (rank, engine, points, match and game W/D/L, tie-breaks);
+    ``standings``: ordered rows (rank, engine, points, match and game W/D/L, byes and
+    forfeits, tie-breaks), ordered by ``tie_breaks`` (the format's ranking, first to last);
     ``crosstable``: ``engines`` in seed order and ``rows[i][j]`` = i's record against j
-    (``score``/``opponent_score`` in game points, ``match_points``, ``matches``) or None.
+    (``score``/``opponent_score`` in game points, ``match_points``, ``matches``) or None;
+    ``entries``: seed order, with ``status`` (``active``/``withdrawn``), ``withdrawn_at``,
+    ``withdrawn_reason`` and ``rating`` (Elo at the start); ``pairings``: each round paired
+    so far, its matches (``south`` is engine_a, South in game 1; ``best_of`` 1 for a knockout
+    decider), ``byes`` and ``forfeits``; ``bracket``: knockout rounds of ties, else None.
     """
     entries = table.entries
+    dt_field = serializers.DateTimeField()
+
+    def name(i: int | None) -> str | None:
+        return None if i is None else entries[i].engine_version.engine.name
+
     return {
         "id": tournament.pk,
         "name": tournament.name,
@@ -80,14 +98,27 @@ def tournament_detail_data(
         and serializers.DateTimeField().to_representation(tournament.started_at),
         "finished_at": tournament.finished_at
         and serializers.DateTimeField().to_representation(tournament.finished_at),
-        "tie_breaks": ["points", "sonneborn_berger", "head_to_head", "games_won"],
+        "rounds": tournament.rounds,
+        "current_round": tournament.current_round,
+        "end_reason": tournament.end_reason,
+        "tie_breaks": list(table.ranking),
         "progress": {
             "matches_total": progress.matches_total,
             "matches_done": progress.matches_done,
             "matches_running": progress.matches_running,
             "games_played": progress.games_played,
         },
-        "entries": [{"seed_no": e.seed_no, **_engine_ref(e.engine_version)} for e in entries],
+        "entries": [
+            {
+                "seed_no": e.seed_no,
+                **_engine_ref(e.engine_version),
+                "status": e.status,
+                "withdrawn_at": e.withdrawn_at and dt_field.to_representation(e.withdrawn_at),
+                "withdrawn_reason": e.withdrawn_reason,
+                "rating": None if e.rating is None else round(e.rating, 1),
+            }
+            for e in entries
+        ],
         "standings": [
             {
                 "rank": row.rank,
@@ -104,8 +135,55 @@ def tournament_detail_data(
                 "game_losses": row.game_losses,
                 "sonneborn_berger": row.sonneborn_berger,
                 "head_to_head": row.head_to_head,
+                "buchholz": row.buchholz,
+                "byes": row.byes,
+                "forfeit_wins": row.forfeit_wins,
+                "forfeit_losses": row.forfeit_losses,
+                "status": entries[row.player].status,
             }
             for row in table.standings
+        ],
+        "pairings": [
+            {
+                "round": rnd.number,
+                "matches": [
+                    {
+                        "id": m.pk,
+                        "south": m.engine_a.engine.name,
+                        "north": m.engine_b.engine.name,
+                        "best_of": m.best_of,
+                        "status": m.status,
+                        "score": [m.score_a, m.score_b],
+                    }
+                    for m in rnd.matches
+                ],
+                "byes": [name(i) for i in rnd.byes],
+                "forfeits": [
+                    {
+                        "winner": u.entry.engine_version.engine.name,
+                        "loser": u.opponent and u.opponent.engine_version.engine.name,
+                        "match": u.match_id,
+                    }
+                    for u in rnd.forfeits
+                ],
+            }
+            for rnd in table.rounds
+        ],
+        "bracket": None
+        if table.bracket is None
+        else [
+            [
+                {
+                    "high": name(t.high),
+                    "low": name(t.low),
+                    "winner": name(t.winner),
+                    "decided_by": t.decided_by,
+                    "match_points": t.match_points,
+                    "deciders": list(t.deciders),
+                }
+                for t in ties
+            ]
+            for ties in table.bracket
         ],
         "crosstable": {
             "engines": [entries[i].engine_version.engine.name for i in range(len(entries))],
@@ -133,9 +211,13 @@ class LeaderboardQuery(serializers.Serializer):
 
 
 class LeaderboardRowOutput(serializers.ModelSerializer):
-    """One leaderboard line.
+    """One leaderboard line: a version's place in the latest whole-history fit (Elo).
 
-    ``error_bars`` is the 95% interval of the W/D/L record (Elo, see ratings).
+    ``low``/``high`` bound the 95% interval and ``margin`` is its half-width; ``score`` is
+    points per game (0..1); ``superiority`` is the likelihood (0..1) that this version is
+    stronger than the next one down the variant's full list (null for the last); ``prior`` is
+    true when the rating needed the weak prior (only wins or only losses); ``provisional``
+    while ``margin`` exceeds 100.
     """
 
     rank = serializers.IntegerField(read_only=True)
@@ -143,38 +225,86 @@ class LeaderboardRowOutput(serializers.ModelSerializer):
     version = serializers.IntegerField(source="engine_version.number")
     engine_version_id = serializers.IntegerField()
     rating = serializers.SerializerMethodField()
-    error_bars = serializers.SerializerMethodField()
+    low = serializers.SerializerMethodField()
+    high = serializers.SerializerMethodField()
+    margin = serializers.SerializerMethodField()
+    points = serializers.FloatField()
+    score = serializers.SerializerMethodField()
+    superiority = serializers.SerializerMethodField()
 
     class Meta:
         model = Rating
         fields = [
-            "rank", "engine", "version", "engine_version_id", "variant", "rating", "error_bars",
-            "games", "wins", "draws", "losses", "provisional", "updated_at",
+            "rank", "engine", "version", "engine_version_id", "variant", "rating", "low", "high",
+            "margin", "games", "wins", "draws", "losses", "points", "score", "superiority",
+            "provisional", "prior", "updated_at",
         ]
 
     def get_rating(self, obj: Rating) -> float:
-        return round(obj.rating, 1)
+        return _elo(obj.rating)
 
-    def get_error_bars(self, obj: Rating) -> dict[str, Any] | None:
-        return rating_error_bars(obj)
+    def get_low(self, obj: Rating) -> float:
+        return _elo(obj.low)
+
+    def get_high(self, obj: Rating) -> float:
+        return _elo(obj.high)
+
+    def get_margin(self, obj: Rating) -> float:
+        return _elo(((obj.high or 0.0) - (obj.low or 0.0)) / 2)
+
+    def get_score(self, obj: Rating) -> float | None:
+        return round(obj.points / obj.games, 4) if obj.games else None
+
+    def get_superiority(self, obj: Rating) -> float | None:
+        return None if obj.superiority is None else round(obj.superiority, 4)
+
+
+def _elo(value: float | None) -> float:
+    # Rows listed on the leaderboard are rated (selectors.leaderboard): never None here.
+    return round(value or 0.0, 1)
+
+
+class LeaderboardExcludedOutput(serializers.ModelSerializer):
+    """A version with rated games that the fit did not rate, and why."""
+
+    engine = serializers.CharField(source="engine_version.engine.name")
+    version = serializers.IntegerField(source="engine_version.number")
+    engine_version_id = serializers.IntegerField()
+    reason = serializers.CharField(source="excluded_reason")
+
+    class Meta:
+        model = Rating
+        fields = ["engine", "version", "engine_version_id", "games", "reason"]
+
+
+class LeaderboardOutput(serializers.Serializer):
+    """``GET /api/leaderboard/``: a page of rows best first, plus the versions the fit left out
+    and when the variant was last fitted (null before its first refit)."""
+
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = LeaderboardRowOutput(many=True)
+    excluded = LeaderboardExcludedOutput(many=True)
+    fitted_at = serializers.DateTimeField(allow_null=True)
 
 
 class RatingHistoryQuery(serializers.Serializer):
     variant = serializers.CharField(required=False)
 
 
-class RatingChangeOutput(serializers.ModelSerializer):
-    """One step of an engine's rating history (one rated game)."""
+class RatingPointOutput(serializers.ModelSerializer):
+    """One point of an engine's rating history: the version's fitted rating (Elo, with its 95%
+    interval) after one match, as of the first refit that included the match; ``games`` and
+    ``points`` are its rated games and points in that match."""
 
     version = serializers.IntegerField(source="engine_version.number")
     opponent = serializers.CharField(source="opponent.engine.name")
     opponent_version = serializers.IntegerField(source="opponent.number")
-    match_id = serializers.IntegerField(source="game.match_id")
 
     class Meta:
-        model = RatingChange
+        model = RatingPoint
         fields = [
-            "game_id", "match_id", "variant", "version", "opponent", "opponent_version", "score",
-            "rating_before", "rating_after", "opponent_rating_before", "k_factor", "games_before",
-            "finished_at",
+            "match_id", "variant", "version", "opponent", "opponent_version", "games", "points",
+            "rating", "low", "high", "finished_at", "fitted_at",
         ]

@@ -109,6 +109,7 @@ def _play(
         seed=match.seed,
         config=config,
         on_event=on_event,
+        best_of=match.best_of,
         control=control,
         start=match.start_position or None,
     )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +36,7 @@ from arena.openings import STANDARD, OpeningError, match_start, start_choices
 from arena.referee import TimeControl, TimeControlError
 from arena.rules import UnknownVariantError, canonical_variant_id
 from arena.terminations import ABORTED, TERMINATIONS, is_rated
+from engines.consent import PairingKind, check_pairing, rated_between
 from engines.models import EngineVersion
 
 if TYPE_CHECKING:
@@ -130,6 +132,7 @@ def match_create(
     round: int | None = None,
     challenger: AbstractBaseUser | None = None,
     seed: int | None = None,
+    best_of: int = 3,
     start_suite: str = STANDARD,
     priority: int = Match.Priority.INTERACTIVE,
     submitter: AbstractBaseUser | None = None,
@@ -139,10 +142,14 @@ def match_create(
     ``variant`` is an id or alias (stored as the id); ``time_control`` ``"<base s>+<inc s>"``;
     ``seed`` (decides South in game 3) random below 2**31 if None; ``start_suite``
     ``"standard"`` or a suite of start positions, from which the seed draws the start of every
-    game (``arena.openings.match_start``), stored in ``start_position``. ``priority`` is the
-    dispatch class (``Match.Priority``); ``submitter`` the user whose fair share it uses
-    (default: the challenger, else the tournament's creator). The per-user cap on queued
-    matches is the caller's check (``queue_admit``), made once for a whole batch.
+    game (``arena.openings.match_start``), stored in ``start_position``; ``best_of`` 3, or 1
+    for a single game with A South (a knockout decider). A match between two
+    engines of one owner is stored unrated whatever ``rated`` says
+    (``engines.consent.rated_between``). Consent is the caller's to check
+    (``engines.consent.check_pairing``). ``priority`` is the dispatch class
+    (``Match.Priority``); ``submitter`` the user whose fair share it uses (default: the
+    challenger, else the tournament's creator). The per-user cap on queued matches is the
+    caller's check (``queue_admit``), made once for a whole batch.
     Raises (``ApiError`` subclasses, by stable code): ``unknown_variant``, ``same_engine`` (the
     same engine version on both sides), ``engine_disabled`` (409, disabled by its owner),
     ``engine_not_active`` (409, a version not ``active``), ``variant_not_supported`` (not
@@ -167,6 +174,7 @@ def match_create(
         start = match_start(variant_id, start_suite, seed)
     except OpeningError as exc:  # a suite file broken on disk: our fault, and loud
         raise RuntimeError(f"start positions {start_suite!r}: {exc}") from exc
+    rated = rated and rated_between(engine_a.engine, engine_b.engine)
     match = Match.objects.create(
         variant=variant_id,
         time_control=tc_text,
@@ -179,6 +187,7 @@ def match_create(
         tournament=tournament,
         round=round,
         challenger=challenger,
+        best_of=best_of,
         priority=priority,
         submitter=submitter or challenger or (tournament.created_by if tournament else None),
     )
@@ -392,7 +401,8 @@ def match_abort(match_id: int, error: str, *, claim: Claim | None = None) -> boo
 
 def match_cancel(match_id: int, *, reason: str) -> bool:
     """Stop a pending or running match for good: it becomes ``aborted`` with the error
-    ``"cancelled: <reason>"``, no games and nothing rated, and its tournament is told.
+    ``"cancelled: <reason>"``, no games and nothing rated (``matches_abort``), and its
+    tournament is told (``match_finished``).
 
     A worker playing it finds its lease gone within a second (``arena.matches.keeper``),
     kills the engines and records nothing. Permission is the caller's (the view lets the
@@ -400,38 +410,12 @@ def match_cancel(match_id: int, *, reason: str) -> bool:
     """
     from tournaments.services import match_finished
 
-    now = timezone.now()
     with transaction.atomic():
-        updated = Match.objects.filter(
-            pk=match_id, status__in=(Match.Status.PENDING, Match.Status.RUNNING)
-        ).update(
-            status=Match.Status.ABORTED,
-            lease_token="",
-            lease_expires_at=None,
-            finished_at=now,
-            error=f"cancelled: {reason}"[:10000],
-        )
-        if updated == 0:
+        if not matches_abort(match_ids=[match_id], error=f"cancelled: {reason}"):
             return False
         match_finished(Match.objects.get(pk=match_id))
     log.info("match %s cancelled: %s", match_id, reason)
     return True
-
-
-def matches_cancel_for_tournament(tournament_id: int, *, reason: str) -> int:
-    """Abort every pending or running match of a tournament (one UPDATE) with the error
-    ``"tournament cancelled: <reason>"``; running ones stop within a second as in
-    ``match_cancel``. The tournament's own state is the caller's. Returns how many."""
-    return Match.objects.filter(
-        tournament_id=tournament_id,
-        status__in=(Match.Status.PENDING, Match.Status.RUNNING),
-    ).update(
-        status=Match.Status.ABORTED,
-        lease_token="",
-        lease_expires_at=None,
-        finished_at=timezone.now(),
-        error=f"tournament cancelled: {reason}"[:10000],
-    )
 
 
 def matches_hand_back(worker: str) -> list[int]:
@@ -452,6 +436,47 @@ def matches_hand_back(worker: str) -> list[int]:
 
 
 
+def matches_abort(
+    *,
+    error: str,
+    tournament_id: int | None = None,
+    match_ids: Sequence[int] | None = None,
+    pending_only: bool = False,
+) -> list[int]:
+    """Abort the unfinished matches of a tournament (``tournament_id``) or the given
+    ``match_ids``: each still ``pending`` (or ``running``, unless ``pending_only``) becomes
+    ``aborted`` with ``error``, its lease released, no games. Returns the ids this call aborted
+    (one conditional UPDATE per match, so a match claimed meanwhile is left to its worker when
+    ``pending_only``).
+
+    A worker still playing an aborted match finds its lease gone within a second
+    (``arena.matches.keeper``), kills its engines and records nothing; a queued message finds
+    nothing to claim. No
+    hook is called: the caller (cancelling a tournament, forfeiting a withdrawn engine's
+    pairings) updates its own state in the same transaction.
+    """
+    statuses = [Match.Status.PENDING] if pending_only else [Match.Status.PENDING,
+                                                              Match.Status.RUNNING]
+    rows = Match.objects.filter(status__in=statuses)
+    if tournament_id is not None:
+        rows = rows.filter(tournament_id=tournament_id)
+    if match_ids is not None:
+        rows = rows.filter(pk__in=list(match_ids))
+    now = timezone.now()
+    aborted = []
+    for match_id in rows.order_by("id").values_list("id", flat=True):
+        updated = Match.objects.filter(pk=match_id, status__in=statuses).update(
+            status=Match.Status.ABORTED,
+            lease_token="",
+            lease_expires_at=None,
+            finished_at=now,
+            error=error[:10000],
+        )
+        if updated:
+            aborted.append(match_id)
+    return aborted
+
+
 # --------------------------------------------------------------------------- challenges
 
 
@@ -469,8 +494,10 @@ def match_challenge(
     against ``opponent`` (latest active version), by engine names in any case.
 
     Raises ``engine_not_found`` (404) for an unknown name, ``engine_not_yours`` (403) if
-    ``engine`` belongs to someone else, ``engine_not_active`` if either has no active version,
-    ``engine_disabled`` if either is disabled by its owner, and every error of ``match_create``.
+    ``engine`` belongs to someone else, ``pairing_refused`` (403) if the opponent's owner does
+    not accept this challenge (``engines.consent``), ``engine_not_active`` if either has no
+    active version, ``engine_disabled`` if either is disabled by its owner, and every error of
+    ``match_create``. A challenge between two of the user's own engines is played unrated.
     """
     from engines.selectors import engine_by_name
 
@@ -486,6 +513,7 @@ def match_challenge(
             f"{engine!r} belongs to another user: challenge with an engine you own.",
             details={"engine": engine},
         )
+    check_pairing(theirs, kind=PairingKind.CHALLENGE, rated=rated, requester=user)
     versions = []
     for e in (mine, theirs):
         if not e.is_enabled:

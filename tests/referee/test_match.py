@@ -36,6 +36,21 @@ def test_south_wins_every_game_so_the_third_decides_by_the_seed() -> None:
         assert all(p.killed for _, p in launcher.started)
 
 
+def test_both_engines_boot_together_and_are_closed_together() -> None:
+    journal: list[str] = []
+    launcher = _launcher(
+        lambda: FakeProcess(Bot(name="a", journal=journal)),
+        lambda: FakeProcess(Bot(name="b", journal=journal)),
+    )
+    play_match(Pkg("A"), Pkg("B"), TOY, TC, 1, fake_config(launcher))
+    # Both bep lines are written before either handshake is read (then the Seed option, as
+    # each bot declares it, and newgame).
+    assert journal[:6] == [
+        "a:bep", "b:bep", "a:setoption", "a:newgame", "b:setoption", "b:newgame"]
+    # Both get quit before either is killed: one shared wait, not one after the other.
+    assert journal[-4:] == ["a:quit", "b:quit", "a:kill", "b:kill"]
+
+
 def test_the_third_game_side_is_a_pure_function_of_the_seed() -> None:
     assert [third_game_south(s) for s in range(6)] == [third_game_south(s) for s in range(6)]
     assert {third_game_south(s) for s in range(20)} == {0, 1}
@@ -140,6 +155,18 @@ def test_engines_declaring_a_seed_option_get_a_per_game_seed() -> None:
     assert len({game_seed(42, i) for i in (1, 2, 3)}) == 3
 
 
+def test_a_one_game_decider_plays_game_one_only_with_a_south() -> None:
+    launcher = _launcher(lambda: FakeProcess(Bot()), lambda: FakeProcess(Bot()))
+    record = play_match(Pkg("A"), Pkg("B"), TOY, TC, 5, fake_config(launcher), best_of=1)
+    d = record.to_dict()
+    assert [(g["index"], g["south"], g["result"]) for g in d["games"]] == [(1, "A", "1-0")]
+    assert (d["score"], d["winner"]) == ([1.0, 0.0], "A")
+    assert all(p.killed for _, p in launcher.started)
+
+
+def test_a_match_of_two_games_is_refused() -> None:
+    with pytest.raises(ValueError, match="best_of"):
+        play_match(Pkg("A"), Pkg("B"), TOY, TC, 5, fake_config(_launcher(None, None)), best_of=2)
 def test_every_game_starts_from_the_given_position_with_colours_swapped() -> None:
     # From 5 seeds with North to move: the engine playing North moves first.
     launcher = _launcher(lambda: FakeProcess(Bot()), lambda: FakeProcess(Bot()))

@@ -11,6 +11,7 @@ from django.test import Client
 from arena.web.board import board_from_text
 from tournaments import services
 from tournaments.models import Tournament
+from tournaments.rating_services import rating_refit
 from tournaments.services import match_finished
 
 START_BPN = "0,0,0,0,0,0,0,0/0,2,2,6,0,0,0,0/0,0,0,0,6,2,2,0/0,0,0,0,0,0,0,0 S 22:22 n HH - 0"
@@ -51,6 +52,7 @@ def played(make_version: Any, make_finished_match: Any) -> dict[str, Any]:
                                    time_control="10+0.1")
     match = make_finished_match(a, b, ["1-0", "0-1"], tournament=t, round=1)
     match_finished(match)
+    rating_refit("bao-la-kete")
     game = Game.objects.get(match=match, index=1)
     game.start_position = START_BPN
     game.moves = [

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('engines', '0003_engine_name_unique_ignoring_case'),
+        ('engines', '0004_engine_consent_and_failed_variants'),
     ]
 
     operations = [

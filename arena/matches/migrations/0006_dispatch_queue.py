@@ -17,9 +17,9 @@ def fill_submitters(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('engines', '0003_engine_name_unique_ignoring_case'),
-        ('matches', '0004_merge_0003_live_game_0003_match_start_position'),
-        ('tournaments', '0004_tournament_cancel'),
+        ('engines', '0005_validation_queued_at'),
+        ('matches', '0005_match_best_of'),
+        ('tournaments', '0008_formats_withdrawals'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
