@@ -37,7 +37,7 @@ def ensure_minute_task(entry: str, task: str) -> PeriodicTask:
 BEAT_RETRY_POLICY = {"max_retries": 5, "interval_start": 1, "interval_step": 2, "interval_max": 5}
 
 
-class RetryingDatabaseScheduler(DatabaseScheduler):
+class RetryingDatabaseScheduler(DatabaseScheduler):  # type: ignore[misc]  # untyped base
     """django-celery-beat's database scheduler whose sends retry through short broker
     outages (``BEAT_RETRY_POLICY``) instead of dropping the tick."""
 

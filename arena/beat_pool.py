@@ -97,4 +97,5 @@ class BeatPool(bootsteps.StartStopStep):
             popen.kill()
             popen.wait()
 
-    terminate = stop
+    def terminate(self, worker: Any) -> None:
+        self.stop(worker)

@@ -65,9 +65,9 @@ def main() -> None:
     from django.core.management import call_command
 
     from arena.capacity import host_cores
+    from arena.celery_processes import WorkerProcess, worker_environment
     from arena.matches.models import Game, Match
     from arena.matches.services import match_create
-    from arena.worker import WorkerProcess, worker_environment
 
     call_command("migrate", verbosity=0)
     owner = get_user_model().objects.create(username="bench")

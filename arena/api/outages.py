@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 #: Seconds a client is asked to wait after a 503 (a restart or failover usually takes this).
 RETRY_AFTER_S = 30
 #: Seconds ``healthz`` waits for each dependency.
-PROBE_TIMEOUT_S = 2.0
+PROBE_TIMEOUT_S = 2
 
 
 def dependency_of(exc: BaseException) -> str | None:

@@ -59,6 +59,8 @@ def usage_seconds(users: set[UserId], now: datetime) -> dict[UserId, float]:
     ).values_list("submitter_id", "started_at", "finished_at", "status")
     used: dict[UserId, float] = defaultdict(float)
     for user, started, finished, status in rows:
+        if started is None:  # excluded by the query; for the type checker
+            continue
         end = now if status == Match.Status.RUNNING or finished is None else finished
         start = max(started, since)
         if end > start:

@@ -14,7 +14,7 @@ REQUEUE_ENTRY = "matches: requeue expired leases"
 def ensure_periodic_tasks() -> PeriodicTask:
     """Create or repair the ``requeue_expired_leases`` entry, every
     ``settings.BAO_REQUEUE_SCAN_SECONDS``; idempotent (one row by name). The data migrations
-    ``0002_requeue_beat_job`` and ``0007_requeue_scan_interval`` do the same at ``migrate``."""
+    ``0002_requeue_beat_job`` and ``0008_requeue_scan_interval`` do the same at ``migrate``."""
     return ensure_interval_task(
         REQUEUE_ENTRY, REQUEUE_TASK, seconds=int(settings.BAO_REQUEUE_SCAN_SECONDS)
     )

@@ -11,7 +11,8 @@ of their own for tests (``sandbox=off`` for speed). Outcomes:
   over after our lease expired, it was cancelled, or our worker handed it back): nothing
   written, the engines killed within about a second of the loss (``arena.matches.keeper``);
 * ``retry``: an infrastructure fault (sandbox could not start, referee ``aborted``, package
-  unreadable, time limit); the match is released and claimable again after a delay;
+  not fetched from the package storage or unreadable, time limit); the match is released and
+  claimable again after a delay;
 * ``aborted``: the same, on the last allowed attempt: the match is marked ``aborted``; also a
   record the database refuses or that does not fit the match (``DataError``/``ValueError`` from
   ``match_record_result``): retrying would replay the same refusal, so the match is aborted
@@ -29,12 +30,14 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from enum import StrEnum
 from typing import Any, TypeVar
 
 from django.conf import settings
 from django.db import DataError, InterfaceError, OperationalError, close_old_connections, connection
 from django.utils import timezone
 
+from arena import metrics
 from arena.engine_text import storable_text
 from arena.matches.dispatch import match_claim_next
 from arena.matches.keeper import LEASE_LOST, LeaseKeeper
@@ -50,14 +53,28 @@ from arena.matches.models import Match
 from arena.matches.services import match_abort, match_enqueue, match_record_result
 from arena.matches.timeloss import report_jump
 from arena.referee import MatchControl, MatchStopped, RefereeConfig, TimeControl, play_match
+from arena.terminations import Termination
+from engines.storage import checkout
 
 log = logging.getLogger(__name__)
 
-SKIPPED = "skipped"
-RECORDED = "recorded"
-LOST_LEASE = "lost_lease"
-RETRY = "retry"
-ABORTED = "aborted"
+
+
+class RunOutcome(StrEnum):
+    """What one ``run_match`` delivery did (module docstring)."""
+
+    SKIPPED = "skipped"
+    RECORDED = "recorded"
+    LOST_LEASE = "lost_lease"
+    RETRY = "retry"
+    ABORTED = "aborted"
+
+
+SKIPPED = RunOutcome.SKIPPED
+RECORDED = RunOutcome.RECORDED
+LOST_LEASE = RunOutcome.LOST_LEASE
+RETRY = RunOutcome.RETRY
+ABORTED = RunOutcome.ABORTED
 
 #: Seconds before a released match is tried again (a busy or broken machine may recover).
 RETRY_DELAY_S = 10
@@ -83,14 +100,14 @@ class ClaimUnavailable(RuntimeError):
 
 
 def default_referee_config() -> RefereeConfig:
-    """The referee settings of a worker: the sandbox from ``settings.BAO_SANDBOX_MODE`` and
-    ``settings.BAO_SANDBOX_REQUIRE_FULL``."""
-    from engines.sandbox import SandboxConfig
+    """The referee settings of a worker: the sandbox of the settings
+    (``engines.validation.sandbox_config``), the memory cap per engine from
+    ``settings.BAO_ENGINE_MEMORY_BYTES``."""
+    from engines.validation import sandbox_config
 
     return RefereeConfig(
-        sandbox=SandboxConfig(
-            mode=settings.BAO_SANDBOX_MODE, require_full=settings.BAO_SANDBOX_REQUIRE_FULL
-        )
+        sandbox=sandbox_config(),
+        memory_cap_bytes=int(settings.BAO_ENGINE_MEMORY_BYTES),
     )
 
 
@@ -100,19 +117,21 @@ def _play(
     control: MatchControl,
     on_event: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
-    # Packages run from their stored root (nothing to unpack); they are named "<engine> v<n>".
-    record = play_match(
-        match.engine_a.package(),
-        match.engine_b.package(),
-        match.variant,
-        TimeControl.parse(match.time_control),
-        seed=match.seed,
-        config=config,
-        on_event=on_event,
-        best_of=match.best_of,
-        control=control,
-        start=match.start_position or None,
-    )
+    # Packages run from this host's cache, fetched from the package storage by content hash
+    # and kept there for the whole match; they are named "<engine> v<n>".
+    with checkout(match.engine_a) as package_a, checkout(match.engine_b) as package_b:
+        record = play_match(
+            package_a,
+            package_b,
+            match.variant,
+            TimeControl.parse(match.time_control),
+            seed=match.seed,
+            config=config,
+            on_event=on_event,
+            best_of=match.best_of,
+            control=control,
+            start=match.start_position or None,
+        )
     return record.to_dict()
 
 
@@ -152,7 +171,7 @@ def _db_retry(action: Callable[[], T], *, control: MatchControl, what: str, matc
 
 def _give_up_or_retry(
     claim: Claim, error: str, record: dict[str, Any] | None, control: MatchControl
-) -> str:
+) -> RunOutcome:
     """An infrastructure fault on this claim: retry while attempts remain, else abort (keeping
     the games the referee did play, unrated)."""
     error = storable_text(error)  # it may quote text an exception took from a package
@@ -179,7 +198,7 @@ def _give_up_or_retry(
     return ABORTED if done else LOST_LEASE
 
 
-def _record(claim: Claim, record: dict[str, Any], control: MatchControl) -> str:
+def _record(claim: Claim, record: dict[str, Any], control: MatchControl) -> RunOutcome:
     """``match_record_result`` under our lease, retried through database outages:
     ``recorded`` (``aborted`` for an aborted record) or ``lost_lease``. A record it refuses
     (``ValueError``) or the database refuses (``DataError``, e.g. text PostgreSQL cannot hold)
@@ -196,6 +215,7 @@ def _record(claim: Claim, record: dict[str, Any], control: MatchControl) -> str:
         return ABORTED if match_abort(claim.match_id, error, claim=claim) else LOST_LEASE
     if not done:
         return LOST_LEASE
+    metrics.count_recorded_games(record.get("games", []))
     if any(g.get("time_loss") for g in record.get("games") or []):
         try:
             report_jump(claim.worker)
@@ -206,13 +226,15 @@ def _record(claim: Claim, record: dict[str, Any], control: MatchControl) -> str:
 
 def _worker_config(config: RefereeConfig | None) -> RefereeConfig:
     if config is None:
-        return default_referee_config()
-    if config.sandbox is None:
-        return replace(config, sandbox=default_referee_config().sandbox)
+        config = default_referee_config()
+    elif config.sandbox is None:
+        config = replace(config, sandbox=default_referee_config().sandbox)
+    if config.on_metric is None:
+        config = replace(config, on_metric=metrics.observe_referee)
     return config
 
 
-def play_claimed(claim: Claim, *, config: RefereeConfig | None = None) -> str:
+def play_claimed(claim: Claim, *, config: RefereeConfig | None = None) -> RunOutcome:
     """Play and record the match ``claim`` holds; returns one of the outcomes above.
 
     ``config`` None means ``default_referee_config()``; a given config gets the worker's
@@ -241,7 +263,7 @@ def play_claimed(claim: Claim, *, config: RefereeConfig | None = None) -> str:
                     (
                         f"game {g['index']}: {g.get('detail') or 'aborted'}"
                         for g in record["games"]
-                        if g["termination"] == "aborted"
+                        if g["termination"] == Termination.ABORTED
                     ),
                     "referee aborted the match",
                 )
@@ -265,7 +287,7 @@ def play_claimed(claim: Claim, *, config: RefereeConfig | None = None) -> str:
         keeper.stop()
 
 
-def execute_match(match_id: int, *, config: RefereeConfig | None = None) -> str:
+def execute_match(match_id: int, *, config: RefereeConfig | None = None) -> RunOutcome:
     """Claim match ``match_id`` itself (not the dispatcher's pick), play and record it;
     ``skipped`` if it is not claimable. For tests and tools; workers use ``execute_next``."""
     row = Match.objects.filter(pk=match_id).values("variant", "time_control").first()
@@ -323,7 +345,7 @@ def claim_next(hint: int | None = None, *, worker: str = "") -> Claim | None:
 
 def execute_next(
     hint: int | None = None, *, worker: str = "", config: RefereeConfig | None = None
-) -> str:
+) -> RunOutcome:
     """A free slot's turn: claim the dispatcher's pick (``claim_next``) and play it; ``skipped``
     when nothing is claimable. Raises ``ClaimUnavailable`` (database down too long)."""
     claim = claim_next(hint, worker=worker)

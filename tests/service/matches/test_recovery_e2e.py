@@ -19,17 +19,17 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from arena.matches.models import Game, Match
-from arena.matches.periodic import ensure_periodic_tasks
-from arena.matches.services import match_create
-from arena.matches.tasks import requeue_expired_leases
-from arena.worker import (
+from arena.celery_processes import (
     BeatProcess,
     WorkerProcess,
     database_url,
     process_tree,
     worker_environment,
 )
+from arena.matches.models import Game, Match
+from arena.matches.periodic import ensure_periodic_tasks
+from arena.matches.services import match_create
+from arena.matches.tasks import requeue_expired_leases
 
 from ..e2e import figure, postgres_target, wait_for
 from ..faults import PrivateRedis, TcpProxy, broker_switched, via_proxy

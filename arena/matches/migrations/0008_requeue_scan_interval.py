@@ -19,6 +19,6 @@ def register(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("matches", "0006_dispatch_queue")]
+    dependencies = [("matches", "0007_dispatch_queue")]
 
     operations = [migrations.RunPython(register, migrations.RunPython.noop)]

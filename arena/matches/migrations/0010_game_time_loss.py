@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('matches', '0008_worker_node'),
+        ('matches', '0009_worker_node'),
     ]
 
     operations = [

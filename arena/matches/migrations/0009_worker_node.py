@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('matches', '0007_requeue_scan_interval'),
+        ('matches', '0008_requeue_scan_interval'),
     ]
 
     operations = [

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('engines', '0004_engine_consent_and_failed_variants'),
+        ('engines', '0005_package_blobs'),
     ]
 
     operations = [

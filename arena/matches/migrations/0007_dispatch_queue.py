@@ -17,8 +17,8 @@ def fill_submitters(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('engines', '0005_validation_queued_at'),
-        ('matches', '0005_match_best_of'),
+        ('engines', '0006_validation_queued_at'),
+        ('matches', '0006_game_termination_memory_limit'),
         ('tournaments', '0008_formats_withdrawals'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
