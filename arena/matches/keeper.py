@@ -85,17 +85,16 @@ class LeaseKeeper:
         if renew:
             stalled = self.control.seconds_since_check()
             if stalled < self.stall_s:
-                if not match_renew_lease(self.claim):
-                    self._lose()
-                else:
+                if match_renew_lease(self.claim):
                     self.renewals += 1
-                return
-            log.warning(
-                "match %s: referee loop silent for %.1f s; lease not renewed",
-                self.claim.match_id,
-                stalled,
-            )
-        if not match_lease_held(self.claim):
+                    return
+            else:
+                log.warning(
+                    "match %s: referee loop silent for %.1f s; lease not renewed",
+                    self.claim.match_id,
+                    stalled,
+                )
+        if match_lease_held(self.claim) is False:
             self._lose()
 
     def _run(self) -> None:

@@ -144,8 +144,12 @@ def release_rows(
     )
 
 
-def match_lease_held(claim: Claim) -> bool:
-    """Whether ``claim`` still holds its match (one indexed read by primary key)."""
-    return Match.objects.filter(
-        pk=claim.match_id, status=Match.Status.RUNNING, lease_token=claim.token
-    ).exists()
+def match_lease_held(claim: Claim) -> bool | None:
+    """Whether ``claim`` still holds its match (one read by primary key): True, False (another
+    token or no longer running: cancelled, handed back, taken over), or None when the row is
+    not found (deleted, or not visible to this connection): nothing to stop for then, the
+    record will find out."""
+    row = Match.objects.filter(pk=claim.match_id).values_list("status", "lease_token").first()
+    if row is None:
+        return None
+    return row == (Match.Status.RUNNING, claim.token)
