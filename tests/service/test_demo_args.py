@@ -49,7 +49,7 @@ def test_bad_numbers_are_refused_up_front(args: list[str], message: str) -> None
 
 def test_more_workers_than_twice_the_cores_are_refused_unless_forced(settings) -> None:
     from arena.capacity import host_cores
-    from tournaments.management.commands import demo
+    from arena.project.management.commands import demo
 
     cores = host_cores()
     too_many = 2 * cores + 1
