@@ -1,14 +1,18 @@
-"""Reads of the matches app: match lists and details, replays, who may see engine errors."""
+"""Reads of the matches app: match lists and details, replays, who may see engine errors, the
+queue (positions, running matches, slots)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Count, Prefetch, Q, QuerySet
+from django.utils import timezone
 
-from arena.matches.models import Game, LiveGame, Match
+from arena.matches.dispatch import queue_order
+from arena.matches.models import Game, LiveGame, Match, WorkerNode
 
 DRAW = "1/2-1/2"
 
@@ -170,3 +174,63 @@ def engine_head_to_head(engine_id: int) -> list[HeadToHead]:
 def tournament_live_games(tournament_id: int) -> QuerySet[LiveGame]:
     """The games of a tournament's matches being played now (``live_games_running``)."""
     return live_games_running().filter(match__tournament_id=tournament_id)
+
+
+#: A worker whose presence row is older than this is taken for dead (three missed updates).
+WORKER_STALE_S = 30
+#: Pending matches listed by the queue view (the count gives the rest).
+QUEUE_LISTED = 50
+
+
+def queue_position(match: Match) -> int | None:
+    """1 for the match a free slot would take next, 2 after it...; None if it does not wait
+    (``dispatch.queue_order``: an estimate, shares change as matches run)."""
+    if match.status != Match.Status.PENDING:
+        return None
+    for entry in queue_order():
+        if entry.match_id == match.pk:
+            return entry.position
+    return None  # held back for a retry, or out of attempts
+
+
+def queue_snapshot() -> dict[str, Any]:
+    """What the dispatcher sees: live workers and their slots, the matches running (on which
+    worker, since when) and the first ``QUEUE_LISTED`` waiting matches with their positions.
+    Shape: ``{"slots": {"total", "busy", "workers": [{"name", "slots", "busy", "cores",
+    "last_seen"}]}, "running": [...], "pending": [...], "pending_count"}``."""
+    now = timezone.now()
+    live = list(WorkerNode.objects.filter(last_seen__gte=now - timedelta(seconds=WORKER_STALE_S)))
+    running = list(
+        Match.objects.filter(status=Match.Status.RUNNING)
+        .order_by("started_at", "pk")
+        .values("pk", "worker", "priority", "submitter_id", "started_at", "lease_expires_at",
+                "variant", "time_control")
+    )
+    busy: dict[str, int] = {}
+    for row in running:
+        busy[row["worker"]] = busy.get(row["worker"], 0) + 1
+    order = queue_order(now)
+    return {
+        "slots": {
+            "total": sum(w.slots for w in live),
+            "busy": sum(busy.get(w.name, 0) for w in live),
+            "workers": [
+                {"name": w.name, "slots": w.slots, "busy": busy.get(w.name, 0),
+                 "cores": w.cores, "last_seen": w.last_seen}
+                for w in live
+            ],
+        },
+        "running": [
+            {"match": r["pk"], "worker": r["worker"], "class": Match.Priority(r["priority"]).label,
+             "submitter": r["submitter_id"], "variant": r["variant"],
+             "time_control": r["time_control"], "started_at": r["started_at"],
+             "lease_expires_at": r["lease_expires_at"]}
+            for r in running
+        ],
+        "pending": [
+            {"match": e.match_id, "position": e.position,
+             "class": Match.Priority(e.priority).label, "submitter": e.submitter_id}
+            for e in order[:QUEUE_LISTED]
+        ],
+        "pending_count": len(order),
+    }

@@ -10,7 +10,7 @@ from rest_framework import serializers
 
 from arena.matches.models import Game, LiveGame, Match
 from arena.matches.replay import moves_with_traces
-from arena.matches.selectors import game_visible_engine_errors
+from arena.matches.selectors import game_visible_engine_errors, queue_position
 
 
 class EngineVersionRefOutput(serializers.Serializer[Any]):
@@ -52,10 +52,35 @@ class MatchListOutput(serializers.ModelSerializer[Match]):
 
 
 class MatchDetailOutput(MatchListOutput):
+    """A match with its games; ``queue_position`` (pending matches only, else null) is its
+    place in the dispatcher's order, 1 = next (an estimate: shares change as matches run);
+    ``priority`` the dispatch class."""
+
     games = GameSummaryOutput(many=True, read_only=True)
+    queue_position = serializers.SerializerMethodField()
+    priority = serializers.CharField(source="get_priority_display")
 
     class Meta(MatchListOutput.Meta):
-        fields = [*MatchListOutput.Meta.fields, "games"]
+        fields = [*MatchListOutput.Meta.fields, "priority", "queue_position", "games"]
+
+    def get_queue_position(self, match: Match) -> int | None:
+        return queue_position(match)
+
+
+class MatchCancelInput(serializers.Serializer[Any]):
+    """``POST /api/matches/{id}/cancel/``: an optional reason (kept in the match's error)."""
+
+    reason = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
+
+
+class QueueOutput(serializers.Serializer[Any]):
+    """``GET /api/queue/`` (``selectors.queue_snapshot``)."""
+
+    slots = serializers.DictField()
+    running = serializers.ListField(child=serializers.DictField())
+    pending = serializers.ListField(child=serializers.DictField())
+    pending_count = serializers.IntegerField()
+    time_loss = serializers.ListField(child=serializers.DictField(), required=False)
 
 
 class MoveOutput(serializers.Serializer[Any]):

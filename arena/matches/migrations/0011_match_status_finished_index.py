@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('matches', '0006_game_termination_memory_limit'),
+        ('matches', '0010_game_time_loss'),
     ]
 
     operations = [
