@@ -412,6 +412,33 @@ def _publish_ended(match_id: int) -> None:
     )
 
 
+def match_cancel_by(user: User, match_id: int, *, reason: str = "") -> None:
+    """``match_cancel`` on behalf of ``user``: the match's challenger, or staff (the API's
+    ``POST /api/matches/{id}/cancel/`` and the web's match page). ``reason`` "" becomes
+    "by <username>".
+
+    Raises ``NotFoundError`` (404 ``not_found``) for no such match, DRF's
+    ``PermissionDenied`` (403 ``permission_denied``) for anyone else, ``MatchNotCancellable``
+    (409 ``match_not_cancellable``) once it is over.
+    """
+    from rest_framework.exceptions import PermissionDenied
+
+    from arena.api.errors import NotFoundError
+
+    match = Match.objects.filter(pk=match_id).first()
+    if match is None:
+        raise NotFoundError(f"no match {match_id}", details={"match": match_id})
+    if not (user.is_staff or match.challenger_id == user.pk):
+        raise PermissionDenied("Only the match's challenger or staff may cancel it.")
+    if not match_cancel(match.pk, reason=reason or f"by {user.get_username()}"):
+        match.refresh_from_db(fields=["status"])
+        raise errors.MatchNotCancellable(
+            f"match {match.pk} is {match.status}: only a pending or running match can be "
+            "cancelled.",
+            details={"status": match.status},
+        )
+
+
 def match_cancel(match_id: int, *, reason: str) -> bool:
     """Stop a pending or running match for good: it becomes ``aborted`` with the error
     ``"cancelled: <reason>"``, no games and nothing rated (``matches_abort``), and the

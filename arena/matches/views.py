@@ -10,14 +10,13 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, permissions, status
-from rest_framework.exceptions import PermissionDenied
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from arena.api.auth import request_user
 from arena.api.throttling import WriteRateThrottle
-from arena.matches import errors, selectors, timeloss
+from arena.matches import selectors, timeloss
 from arena.matches.filters import MatchFilter
 from arena.matches.gamerecord import game_record_text
 from arena.matches.models import Game, LiveGame, Match
@@ -32,7 +31,7 @@ from arena.matches.serializers import (
     MatchListOutput,
     QueueOutput,
 )
-from arena.matches.services import match_cancel, match_challenge
+from arena.matches.services import match_cancel_by, match_challenge
 
 
 class MatchListView(generics.ListAPIView[Match]):
@@ -79,19 +78,9 @@ class MatchCancelView(APIView):
 
     @extend_schema(request=MatchCancelInput, responses={200: MatchDetailOutput})
     def post(self, request: Request, pk: int) -> Response:
-        match = get_object_or_404(selectors.match_detail_queryset(), pk=pk)
-        user = request.user
-        if not (getattr(user, "is_staff", False) or match.challenger_id == user.pk):
-            raise PermissionDenied("Only the match's challenger or staff may cancel it.")
         data = MatchCancelInput(data=request.data)
         data.is_valid(raise_exception=True)
-        reason = data.validated_data["reason"] or f"by {user.get_username()}"
-        if not match_cancel(match.pk, reason=reason):
-            raise errors.MatchNotCancellable(
-                f"match {match.pk} is {match.status}: only a pending or running match can be "
-                "cancelled.",
-                details={"status": match.status},
-            )
+        match_cancel_by(request_user(request), pk, reason=data.validated_data["reason"])
         match = selectors.match_detail_queryset().get(pk=pk)
         return Response(MatchDetailOutput(match).data)
 

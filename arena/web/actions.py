@@ -21,7 +21,7 @@ from rest_framework.exceptions import APIException
 
 from arena.api.auth import request_user
 from arena.matches.serializers import ChallengeInput
-from arena.matches.services import match_challenge
+from arena.matches.services import match_cancel_by, match_challenge
 from arena.openings import start_choices
 from arena.rules import VARIANTS
 from arena.web.forms import Field, FieldMap, FormErrors, form_page, submit
@@ -246,3 +246,17 @@ def tournament_cancel(request: HttpRequest, tournament_id: int) -> HttpResponse:
     messages.success(request, f"The tournament is cancelled; {aborted} unfinished "
                               f"match{'es' if aborted != 1 else ''} aborted.")
     return HttpResponseRedirect(f"/tournaments/{tournament_id}/")
+
+
+@login_required
+@require_POST
+def match_cancel(request: HttpRequest, match_id: int) -> HttpResponse:
+    """``POST /matches/<id>/cancel/``: its challenger (or staff) stops it for good
+    (``match_cancel_by``, as ``POST /api/matches/{id}/cancel/``)."""
+    try:
+        match_cancel_by(request_user(request), match_id,
+                        reason=request.POST.get("reason", "").strip()[:200])
+    except APIException as exc:  # not_found, permission_denied, match_not_cancellable
+        return refused(request, exc, f"match {match_id}")
+    messages.success(request, f"Match {match_id} is cancelled.")
+    return HttpResponseRedirect(f"/matches/{match_id}/")

@@ -172,12 +172,20 @@ def _list_page(request: HttpRequest, template: str, result: Listing,
 
 
 def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
-    """``/matches/<id>/``: the match, its games (replay links), its live games if running."""
+    """``/matches/<id>/``: the match, its games (replay links), its live games if running,
+    its place in the queue while it waits; its challenger (or staff) may cancel it."""
     match = match_selectors.match_detail_queryset().filter(pk=match_id).first()
     if match is None:
         return not_found(request, f"There is no match {match_id}.")
     live = list(match_selectors.live_game_queryset().filter(match=match).order_by("index"))
-    return render(request, "web/match.html", {"m": match, "games": _games(match), "live": live})
+    user = request.user
+    open_ = match.status in (Match.Status.PENDING, Match.Status.RUNNING)
+    return render(request, "web/match.html", {
+        "m": match, "games": _games(match), "live": live,
+        "queue_position": match_selectors.queue_position(match),
+        "may_cancel": open_ and (bool(getattr(user, "is_staff", False)) or (
+            user.is_authenticated and match.challenger_id == user.pk)),
+    })
 
 
 #: How the standings' order is named on the page (``TournamentFormat.ranking``).

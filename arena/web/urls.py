@@ -14,6 +14,7 @@ urlpatterns = [
     path("matches/", pages.match_list, name="web-matches"),
     path("matches/new/", actions.challenge, name="web-challenge"),
     path("matches/<int:match_id>/", pages.match_page, name="web-match"),
+    path("matches/<int:match_id>/cancel/", actions.match_cancel, name="web-match-cancel"),
     path("tournaments/", pages.tournament_list, name="web-tournaments"),
     path("tournaments/new/", actions.tournament_new, name="web-tournament-new"),
     path("tournaments/<int:tournament_id>/", pages.tournament_page, name="web-tournament"),

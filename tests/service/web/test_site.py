@@ -296,3 +296,26 @@ def test_the_creator_cancels_a_tournament_others_may_not(world: Any, alice: Any,
     t.refresh_from_db()
     assert (t.status, t.cancel_reason) == (Tournament.Status.CANCELLED, "wrong field")
     assert owner.post(f"/tournaments/{t.pk}/cancel/").status_code == 409
+
+
+def test_the_challenger_sees_the_queue_and_cancels_the_match(world: Any, alice: Any,
+                                                            bob: Any) -> None:
+    from arena.matches.models import Match
+
+    world(0)
+    client = logged_in(alice)
+    client.post("/matches/new/", {"engine": "alpha", "opponent": "beta", "variant": "kete",
+                                  "time_control": "10+0.1", "start_suite": "standard"})
+    match = Match.objects.get(challenger=alice)
+    html = _html(client, f"/matches/{match.pk}/")
+    # Behind the world's pending tournament match, or ahead of it (fair share): in the queue.
+    assert re.search(r'id="queue-position">Waiting for a worker: number [12] in the queue\.',
+                     html)
+    assert 'id="cancel-match"' in html
+    assert 'id="cancel-match"' not in _html(logged_in(bob), f"/matches/{match.pk}/")
+    assert logged_in(bob).post(f"/matches/{match.pk}/cancel/").status_code == 403
+    done = client.post(f"/matches/{match.pk}/cancel/", {"reason": "wrong clock"}, follow=True)
+    assert f"Match {match.pk} is cancelled." in done.content.decode()
+    match.refresh_from_db()
+    assert (match.status, match.error) == ("aborted", "cancelled: wrong clock")
+    assert client.post(f"/matches/{match.pk}/cancel/").status_code == 409
