@@ -72,8 +72,14 @@ def fill(driver: Any, values: dict[str, str]) -> None:
 
 def submit(driver: Any, wait_s: float = WAIT_S) -> None:
     """Submit the page's form and wait for the next page to load."""
+    click_to_load(driver, driver.find_element(By.CSS_SELECTOR, "form.form button[type=submit]"),
+                  wait_s)
+
+
+def click_to_load(driver: Any, element: Any, wait_s: float = WAIT_S) -> None:
+    """Click ``element`` and wait until the page it leads to has replaced this one."""
     page = driver.find_element(By.TAG_NAME, "html")
-    driver.find_element(By.CSS_SELECTOR, "form.form button[type=submit]").click()
+    element.click()
     WebDriverWait(driver, wait_s).until(expected_conditions.staleness_of(page))
 
 
@@ -116,8 +122,8 @@ def test_an_author_signs_up_logs_in_uploads_and_sees_the_validation(
     WebDriverWait(browser, WAIT_S).until(lambda d: d.find_elements(By.ID, "my-engines"))
     assert browser.find_element(By.ID, "my-engines").text == "carol"
 
-    browser.find_element(By.ID, "logout").click()
-    WebDriverWait(browser, WAIT_S).until(lambda d: d.find_elements(By.ID, "login-link"))
+    click_to_load(browser, browser.find_element(By.ID, "logout"))
+    assert browser.find_elements(By.ID, "login-link")
     browser.get(f"{url}/accounts/login/")
     fill(browser, {"username": "carol", "password": "wrong password"})
     submit(browser)
@@ -150,7 +156,7 @@ def test_a_visitor_and_another_user_never_see_the_owner_logs_or_controls(
         with pytest.raises(NoSuchElementException):
             browser.find_element(By.ID, "owner-controls")
         assert not browser.find_elements(By.CSS_SELECTOR, "details.log")
-    browser.find_element(By.ID, "logout").click()
+    click_to_load(browser, browser.find_element(By.ID, "logout"))
     log_in(browser, url, "alice", "correct horse 1")
     browser.get(f"{url}/engines/alpha/")
     assert browser.find_element(By.ID, "owner-controls").is_displayed()
