@@ -63,6 +63,7 @@ INSTALLED_APPS = [
     "engines",
     "arena.matches",
     "tournaments",
+    "arena.web",  # templates and static files of the web pages
 ]
 
 MIDDLEWARE = [

@@ -10,7 +10,7 @@ from typing import Any
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
-from rest_framework import status
+from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -23,10 +23,12 @@ from engines import selectors as engine_selectors
 from tournaments import selectors, services
 from tournaments.models import Tournament
 from tournaments.serializers import (
+    LeaderboardExcludedOutput,
+    LeaderboardOutput,
     LeaderboardQuery,
     LeaderboardRowOutput,
-    RatingChangeOutput,
     RatingHistoryQuery,
+    RatingPointOutput,
     TournamentCreateInput,
     TournamentListOutput,
     TournamentListQuery,
@@ -91,23 +93,33 @@ class TournamentDetailApi(APIView):
 
 
 class LeaderboardApi(APIView):
-    """``GET /api/leaderboard/?variant=bao-la-kete&provisional=false`` (paginated, best first)."""
+    """``GET /api/leaderboard/?variant=bao-la-kete&provisional=false`` (paginated, best first),
+    with the versions the fit left out (``excluded``) and the time of the fit (``fitted_at``)."""
 
-    @extend_schema(parameters=[LeaderboardQuery], responses=LeaderboardRowOutput(many=True))
+    @extend_schema(parameters=[LeaderboardQuery], responses=LeaderboardOutput)
     def get(self, request: Request) -> Response:
         query = LeaderboardQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
+        variant = variant_id(query.validated_data["variant"])
         qs = selectors.leaderboard(
-            variant=variant_id(query.validated_data["variant"]),
-            provisional=query.validated_data["provisional"],
+            variant=variant, provisional=query.validated_data["provisional"]
         )
-        return _paginated(request, self, qs, LeaderboardRowOutput)
+        response = _paginated(request, self, qs, LeaderboardRowOutput)
+        pool = selectors.rating_pool(variant=variant)
+        response.data["excluded"] = LeaderboardExcludedOutput(
+            selectors.leaderboard_excluded(variant=variant), many=True
+        ).data
+        fitted_at = pool.fitted_at if pool is not None else None
+        response.data["fitted_at"] = (
+            None if fitted_at is None else serializers.DateTimeField().to_representation(fitted_at)
+        )
+        return response
 
 
 class EngineRatingHistoryApi(APIView):
     """``GET /api/engines/{name}/ratings/?variant=`` (paginated, oldest first)."""
 
-    @extend_schema(parameters=[RatingHistoryQuery], responses=RatingChangeOutput(many=True))
+    @extend_schema(parameters=[RatingHistoryQuery], responses=RatingPointOutput(many=True))
     def get(self, request: Request, name: str) -> Response:
         # A name in the path: 404 not_found like the engine's other URLs (any case).
         engine = engine_selectors.engine_get(name)
@@ -117,4 +129,4 @@ class EngineRatingHistoryApi(APIView):
         qs = selectors.rating_history(
             engine_name=engine.name, variant=variant_id(variant) if variant else None
         )
-        return _paginated(request, self, qs, RatingChangeOutput)
+        return _paginated(request, self, qs, RatingPointOutput)

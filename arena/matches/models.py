@@ -25,9 +25,12 @@ class Match(models.Model):
 
     ``score_a``/``score_b`` are match points (a game win 1, a draw 0.5); ``winner`` is None for a
     drawn or aborted match. ``seed`` decides who is South in game 3 (the referee's
-    ``third_game_south``). ``attempts`` counts claims by workers (bounded retries of
-    infrastructure faults). ``queued_at`` is when a ``run_match`` task was last sent, so the
-    requeue job can tell a pending match whose message was lost.
+    ``third_game_south``). Every game starts from ``start_position`` (BPN/KPN; "" for the
+    variant's standard start), drawn once at creation from the suite named ``start_suite``
+    (``arena.openings``; ``"standard"`` for none) by the seed, so a retried attempt plays the
+    same start; games 1 and 2 play it with colours swapped. ``attempts`` counts claims by
+    workers (bounded retries of infrastructure faults). ``queued_at`` is when a ``run_match``
+    task was last sent, so the requeue job can tell a pending match whose message was lost.
     """
 
     class Status(models.TextChoices):
@@ -45,6 +48,8 @@ class Match(models.Model):
         "engines.EngineVersion", related_name="+", on_delete=models.PROTECT
     )
     seed = models.BigIntegerField()
+    start_suite = models.CharField(max_length=32, default="standard")
+    start_position = models.CharField(max_length=256, blank=True)
     rated = models.BooleanField(default=True)
     tournament = models.ForeignKey(
         "tournaments.Tournament",
@@ -135,3 +140,41 @@ class Game(models.Model):
 
     def __str__(self) -> str:
         return f"match #{self.match_id} game {self.index}: {self.result} ({self.termination})"
+
+
+class LiveGame(models.Model):
+    """A game as it is being played, published move by move by the worker (``live``).
+
+    One row per (match, game index), reset when a retried match plays that game again.
+    ``moves`` has the shape of ``Game.moves``; ``status`` is ``running`` until the referee
+    ends the game, then ``finished`` (or ``aborted``) with its ``result``/``termination``. The
+    stored replay (``Game``) appears when the whole match is recorded.
+    """
+
+    class Status(models.TextChoices):
+        RUNNING = "running"
+        FINISHED = "finished"
+        ABORTED = "aborted"
+
+    match = models.ForeignKey(Match, related_name="live_games", on_delete=models.CASCADE)
+    index = models.PositiveSmallIntegerField()
+    south = models.ForeignKey("engines.EngineVersion", related_name="+", on_delete=models.PROTECT)
+    north = models.ForeignKey("engines.EngineVersion", related_name="+", on_delete=models.PROTECT)
+    start_position = models.CharField(max_length=256)
+    moves = models.JSONField(default=list, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
+    result = models.CharField(max_length=8, blank=True)
+    termination = models.CharField(max_length=32, blank=True)
+    detail = models.TextField(blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "index"], name="livegame_unique_match_index"),
+        ]
+        indexes = [models.Index(fields=["status"], name="livegame_status_idx")]
+
+    def __str__(self) -> str:
+        return f"live match #{self.match_id} game {self.index} ({self.status})"

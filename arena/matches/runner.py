@@ -35,6 +35,7 @@ from arena.matches.leases import (
     max_attempts,
 )
 from arena.matches.limits import match_limits
+from arena.matches.live import LivePublisher
 from arena.matches.models import Match
 from arena.matches.services import match_abort, match_enqueue, match_record_result
 from arena.referee import RefereeConfig, TimeControl, play_match
@@ -75,6 +76,7 @@ def _play(
         seed=match.seed,
         config=config,
         on_event=on_event,
+        start=match.start_position or None,
     )
     return record.to_dict()
 
@@ -144,10 +146,17 @@ def execute_match(
         config = replace(config, sandbox=default_referee_config().sandbox)
     heartbeat = LeaseHeartbeat(claim, interval=heartbeat_interval)
     heartbeat.start()
+    publisher = LivePublisher(match)  # each move to the live page, from a queue (live.py)
+    publisher.start()
+
+    def on_event(event: dict[str, Any]) -> None:
+        heartbeat.on_event(event)
+        publisher.on_event(event)
+
     record: dict[str, Any] | None = None
     error = ""
     try:
-        record = _play(match, config, heartbeat.on_event)
+        record = _play(match, config, on_event)
         if record.get("aborted"):
             error = next(
                 (
@@ -162,6 +171,7 @@ def execute_match(
         error = f"{type(exc).__name__}: {exc}"
     finally:
         heartbeat.stop()
+        publisher.stop()
     if error:
         return _give_up_or_retry(claim, error, record)
     assert record is not None

@@ -7,7 +7,7 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Prefetch, QuerySet
 
-from arena.matches.models import Game, Match
+from arena.matches.models import Game, LiveGame, Match
 
 _VERSION_FIELDS = (
     "engine_a__engine",
@@ -52,3 +52,24 @@ def game_visible_engine_errors(
         return dict(errors)
     owners = {"south": game.south.engine.owner_id, "north": game.north.engine.owner_id}
     return {side: text for side, text in errors.items() if owners.get(side) == user.pk}
+
+
+def live_game_queryset() -> QuerySet[LiveGame]:
+    """Live games with their match and engines joined."""
+    return LiveGame.objects.select_related("match", "south__engine", "north__engine")
+
+
+def live_games_running() -> QuerySet[LiveGame]:
+    """The games being played now: running live rows of running matches (a row left
+    ``running`` by a worker that died belongs to a match that is no longer ``running``, or
+    is reset when the match is played again), newest first."""
+    return live_game_queryset().filter(
+        status=LiveGame.Status.RUNNING, match__status=Match.Status.RUNNING
+    )
+
+
+def live_game_replay_id(live: LiveGame) -> int | None:
+    """The id of the stored replay of a live game, once its match is recorded, else None."""
+    return Game.objects.filter(match_id=live.match_id, index=live.index).values_list(
+        "pk", flat=True
+    ).first()

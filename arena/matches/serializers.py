@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from arena.matches.models import Game, Match
+from arena.matches.models import Game, LiveGame, Match
+from arena.matches.replay import moves_with_traces
 from arena.matches.selectors import game_visible_engine_errors
 
 
@@ -38,9 +40,10 @@ class MatchListOutput(serializers.ModelSerializer):
 
     class Meta:
         model = Match
-        fields = ["id", "variant", "time_control", "engine_a", "engine_b", "seed", "rated",
-                  "tournament", "round", "status", "attempts", "score_a", "score_b", "winner",
-                  "error", "created_at", "started_at", "finished_at"]
+        fields = ["id", "variant", "time_control", "engine_a", "engine_b", "seed", "start_suite",
+                  "start_position", "rated", "tournament", "round", "status", "attempts",
+                  "score_a", "score_b", "winner", "error", "created_at", "started_at",
+                  "finished_at"]
 
 
 class MatchDetailOutput(MatchListOutput):
@@ -61,6 +64,14 @@ class MoveOutput(serializers.Serializer):
     clock_ms = serializers.IntegerField()
     position = serializers.CharField()
     info = serializers.ListField(child=serializers.CharField(), required=False)
+    trace = serializers.JSONField(
+        allow_null=True,
+        help_text=(
+            "The sowing of the move from the rules engine (arena.rules.trace): move, side,"
+            " direction, ended, laps ['c2(2)->e2', ...] and steps [{op, square, count, hand,"
+            " ...}] in order; null if the stored text cannot be traced."
+        ),
+    )
 
 
 class GameReplayOutput(serializers.ModelSerializer):
@@ -72,7 +83,7 @@ class GameReplayOutput(serializers.ModelSerializer):
     south = EngineVersionRefOutput()
     north = EngineVersionRefOutput()
     winner = EngineVersionRefOutput(allow_null=True)
-    moves = MoveOutput(many=True)
+    moves = serializers.SerializerMethodField()
     engine_errors = serializers.SerializerMethodField()
 
     class Meta:
@@ -81,6 +92,11 @@ class GameReplayOutput(serializers.ModelSerializer):
                   "result", "termination", "rated", "plies", "start_position", "final_position",
                   "moves", "scores", "seeds_in_hand", "engine_errors", "detail", "started_at",
                   "duration_ms", "finished_at"]
+
+    @extend_schema_field(MoveOutput(many=True))
+    def get_moves(self, game: Game) -> list[dict[str, Any]]:
+        moves = moves_with_traces(game.match.variant, game.start_position, game.moves or [])
+        return MoveOutput(moves, many=True).data  # type: ignore[return-value]
 
     def get_engine_errors(self, game: Game) -> dict[str, Any]:
         request = self.context.get("request")
@@ -96,3 +112,58 @@ class ChallengeInput(serializers.Serializer):
     variant = serializers.CharField(max_length=32)
     time_control = serializers.CharField(max_length=32, default="10+0.1")
     rated = serializers.BooleanField(default=True)
+    # "standard" or a suite of start positions (arena.openings); checked by the service, which
+    # answers unknown_start_suite with the known choices.
+    start_suite = serializers.CharField(max_length=64, default="standard")
+
+
+class LiveGameListOutput(serializers.ModelSerializer):
+    """A game being played: who, where, how far (``plies``)."""
+
+    match = serializers.PrimaryKeyRelatedField(read_only=True)
+    variant = serializers.CharField(source="match.variant")
+    time_control = serializers.CharField(source="match.time_control")
+    south = EngineVersionRefOutput()
+    north = EngineVersionRefOutput()
+    plies = serializers.SerializerMethodField()
+
+    class Meta:
+        model = LiveGame
+        fields = ["id", "match", "index", "variant", "time_control", "south", "north", "status",
+                  "plies", "started_at", "updated_at"]
+
+    def get_plies(self, live: LiveGame) -> int:
+        return len(live.moves or [])
+
+
+class LiveGameOutput(LiveGameListOutput):
+    """A live game with its moves from ply ``since`` + 1 on (each with its ``trace``), its
+    ``status`` (``running``, ``finished``, ``aborted``), result once ended, and ``game``: the
+    id of the stored replay once the match is recorded, else null."""
+
+    moves = serializers.SerializerMethodField()
+    since = serializers.SerializerMethodField()
+    game = serializers.SerializerMethodField()
+
+    class Meta(LiveGameListOutput.Meta):
+        fields = [*LiveGameListOutput.Meta.fields, "result", "termination", "detail",
+                  "start_position", "since", "moves", "game"]
+
+    def get_since(self, live: LiveGame) -> int:
+        return min(int(self.context.get("since", 0)), len(live.moves or []))
+
+    @extend_schema_field(MoveOutput(many=True))
+    def get_moves(self, live: LiveGame) -> list[dict[str, Any]]:
+        moves = live.moves or []
+        since = self.get_since(live)
+        traced = moves_with_traces(live.match.variant, live.start_position, moves, since)
+        return MoveOutput(traced, many=True).data  # type: ignore[return-value]
+
+    def get_game(self, live: LiveGame) -> int | None:
+        return self.context.get("game_id")
+
+
+class LiveGameInput(serializers.Serializer):
+    """``GET /api/live/{id}/?since=N``: only the moves after ply N (default 0: all)."""
+
+    since = serializers.IntegerField(min_value=0, default=0)

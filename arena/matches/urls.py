@@ -9,4 +9,6 @@ urlpatterns = [
     path("matches/<int:pk>/", views.MatchDetailView.as_view(), name="match-detail"),
     path("games/<int:pk>/", views.GameDetailView.as_view(), name="game-detail"),
     path("games/<int:pk>/record.txt", views.GameRecordView.as_view(), name="game-record"),
+    path("live/", views.LiveGameListView.as_view(), name="live-list"),
+    path("live/<int:pk>/", views.LiveGameDetailView.as_view(), name="live-detail"),
 ]

@@ -20,6 +20,9 @@ from arena.matches.gamerecord import game_record_text
 from arena.matches.serializers import (
     ChallengeInput,
     GameReplayOutput,
+    LiveGameInput,
+    LiveGameListOutput,
+    LiveGameOutput,
     MatchDetailOutput,
     MatchListOutput,
 )
@@ -81,3 +84,29 @@ class GameRecordView(APIView):
         filename = f"bao-match{game.match_id}-game{game.index}.txt"
         response["Content-Disposition"] = f'attachment; filename="{filename}"'
         return response
+
+
+class LiveGameListView(generics.ListAPIView):
+    """``GET /api/live/``: the games being played now (paginated, newest first)."""
+
+    serializer_class = LiveGameListOutput
+
+    def get_queryset(self):  # type: ignore[override]
+        return selectors.live_games_running()
+
+
+class LiveGameDetailView(APIView):
+    """``GET /api/live/{id}/?since=N``: a game as it is being played: its moves so far (after
+    ply ``since``; poll with the last ply you have), status and, once ended, result; ``game``
+    names the stored replay when the match has been recorded."""
+
+    @extend_schema(parameters=[LiveGameInput], responses={200: LiveGameOutput})
+    def get(self, request: Request, pk: int) -> Response:
+        query = LiveGameInput(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        live = get_object_or_404(selectors.live_game_queryset(), pk=pk)
+        context = {
+            "since": query.validated_data["since"],
+            "game_id": selectors.live_game_replay_id(live),
+        }
+        return Response(LiveGameOutput(live, context=context).data)

@@ -26,6 +26,7 @@ from arena.rules import (
     SOUTH,
     IllegalMoveError,
     InvalidMoveError,
+    Position,
     Variant,
     get_variant,
 )
@@ -63,7 +64,7 @@ def play_game(
     config: RefereeConfig,
     *,
     index: int = 1,
-    start: Any = None,
+    start: Position | str | None = None,
     seed: int | None = None,
     on_event: Event | None = None,
 ) -> GameRecord:
@@ -89,7 +90,13 @@ def play_game(
     began = time.monotonic_ns()
     emit(
         on_event,
-        {"event": "game_start", "index": index, "south": south.name, "north": north.name},
+        {
+            "event": "game_start",
+            "index": index,
+            "south": south.name,
+            "north": north.name,
+            "start_position": record.start_position,
+        },
     )
     try:
         options = dict(config.engine_options)
@@ -267,6 +274,8 @@ def _play_plies(
                 "move": entry.move,
                 "time_ms": entry.time_ms,
                 "clock_ms": entry.clock_ms,
+                "position": entry.position,
+                "info": list(entry.info),
             },
         )
     outcome = game.outcome

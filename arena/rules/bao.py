@@ -32,6 +32,7 @@ from typing import ClassVar
 
 from .bao_board import (
     NO_MARK,
+    SQUARE_INDEX,
     SQUARES,
     START_TEXT,
     TOKEN,
@@ -42,8 +43,17 @@ from .bao_board import (
     parse_bpn,
     parse_token,
 )
-from .bao_moves import MoveRunner, RawResult, takasia_target
-from .bao_sowing import WON, capture_landings, has_capture_candidate
+from .bao_moves import MoveRunner, RawResult, Sow, takasia_target
+from .bao_sowing import (
+    NO_CHOICE,
+    SAFARI,
+    STOP,
+    WON,
+    capture_landings,
+    has_capture_candidate,
+    sow_move,
+)
+from .bao_trace import Recorder, build_trace
 from .base import (
     BAO_HAMNA,
     NO_LEGAL_MOVE,
@@ -58,6 +68,10 @@ from .base import (
     Position,
     Variant,
 )
+from .trace import SowingTrace
+
+#: Token suffix -> the nyumba choice of a namua capture (README 4.1).
+_CHOICE_OF_SUFFIX = {"": NO_CHOICE, "s": STOP, "c": SAFARI}
 
 
 class _Bao(Variant):
@@ -189,10 +203,25 @@ class _Bao(Variant):
         opp = position.pits[1 - si]
         if not any(me[:8]) or not any(opp[:8]):
             return {}  # bao hamna: the game is over
+        ctx = self._runner(position, si, me, opp)
+        if position.reserves[si] > 0:
+            return self._namua_moves(ctx)
+        return self._mtaji_moves(ctx)
+
+    def _runner(
+        self,
+        position: BaoPosition,
+        si: int,
+        me: tuple[int, ...],
+        opp: tuple[int, ...],
+        sow: Sow = sow_move,
+    ) -> MoveRunner:
+        """The ``MoveRunner`` of ``position`` for the mover ``si`` (0 South, 1 North), whose
+        pits are ``me`` and the opponent's ``opp``; ``sow`` plays the laps."""
         mark = position.mark
         stop = mark & 15 if mark >= 0 and mark >> 4 == si else -1
         priority = mark & 15 if mark >= 0 and mark >> 4 != si else -1
-        ctx = MoveRunner(
+        return MoveRunner(
             self._tax_lift,
             TOKEN[si],
             me,
@@ -201,10 +230,8 @@ class _Bao(Variant):
             position.houses[1 - si],
             stop,
             priority,
+            sow,
         )
-        if position.reserves[si] > 0:
-            return self._namua_moves(ctx)
-        return self._mtaji_moves(ctx)
 
     def _namua_moves(self, ctx: MoveRunner) -> dict[Move, RawResult]:
         me, opp = ctx.me, ctx.opp
@@ -222,7 +249,7 @@ class _Bao(Variant):
         if out:
             return self._prioritised(out)
         # 4.1 takata moves with their fallbacks (K-16).
-        if ctx.house_me and me[4] >= 6:
+        if ctx.house_functional:
             for i in range(8):
                 if i != 4 and me[i]:
                     ctx.namua_takata(out, i)
@@ -319,6 +346,40 @@ class _Bao(Variant):
             houses = (house_opp, house_me)
             side = SOUTH
         return BaoPosition(pits, side, (res_s, res_n), houses, mark, position.ply + 1)
+
+    # ------------------------------------------------------------------ traces
+
+    def trace(self, position: Position, move: Move | str) -> SowingTrace:
+        """Every lift, drop, capture, kichwa and nyumba rule of the legal ``move`` in order
+        (``arena.rules.trace``). The move is played again by the same code as ``apply``,
+        recording its events; ``apply`` itself records nothing.
+
+        Raises ``InvalidMoveError``, ``IllegalMoveError``, ``InvalidPositionError`` (not a
+        ``BaoPosition``) and ``TraceTooLongError`` (hand-made huge counts only).
+        """
+        token = self.parse_move(move)
+        position, _, results = self._legal(position)
+        raw = results.get(token)
+        if raw is None:
+            raise IllegalMoveError(f"{token} is not legal in {position.to_text()}")
+        si = 0 if position.side == SOUTH else 1
+        recorder = Recorder()
+        ctx = self._runner(position, si, position.pits[si], position.pits[1 - si], recorder)
+        _, pit = SQUARE_INDEX[token[:2]]
+        d = 1 if token[2] == "+" else -1
+        out: dict[Move, RawResult] = {}
+        takata = raw[6]
+        tax = False
+        if position.reserves[si] == 0:
+            ctx.mtaji_move(out, pit, d, not takata)
+        elif not takata:
+            ctx.namua_capture(out, pit, d, (_CHOICE_OF_SUFFIX[token[3:]],))
+        elif pit == 4 and ctx.house_functional:  # 6.1: the tax, the only takata from it
+            tax = True
+            ctx.namua_tax(out, (d,))
+        else:
+            ctx.namua_takata(out, pit, (d,))
+        return build_trace(position, token, pit, tax, recorder.events)
 
     # ------------------------------------------------------------------ results
 

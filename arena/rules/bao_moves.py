@@ -29,9 +29,16 @@ from .bao_sowing import (
 from .base import Move
 
 RawResult = tuple[int, list[int], list[int], bool, bool, int, bool, bool]
+#: The signature of ``sow_move`` without its tracing arguments.
+Sow = Callable[
+    [list[int], list[int], int, int, int, bool, bool, bool, bool, int, int, int],
+    tuple[int, bool, bool, int, bool],
+]
 #: Seeds lifted by the namua tax from a nyumba holding n seeds, and whether it is destroyed.
 TaxRule = Callable[[int], tuple[int, bool]]
 _LEGAL_CODES = (ENDED, WON)
+_CHOICES = (NO_CHOICE, STOP, SAFARI)
+_BOTH = (1, -1)
 
 
 class MoveRunner:
@@ -43,6 +50,7 @@ class MoveRunner:
         "me",
         "opp",
         "priority",
+        "sow",
         "stop",
         "tax_rule",
         "tokens",
@@ -58,6 +66,7 @@ class MoveRunner:
         house_opp: bool,
         stop: int,
         priority: int,
+        sow: Sow = sow_move,
     ) -> None:
         self.tax_rule = tax_rule
         self.tokens = tokens
@@ -67,15 +76,27 @@ class MoveRunner:
         self.house_opp = house_opp
         self.stop = stop
         self.priority = priority
+        #: ``sow_move``, or a wrapper that records a trace (``bao_trace.Recorder``).
+        self.sow = sow
 
-    def namua_capture(self, out: dict[Move, RawResult], i: int, d: int) -> None:
-        """Namua capture at front pit ``i`` entering at the kichwa of direction ``d`` (6.1)."""
+    @property
+    def house_functional(self) -> bool:
+        """The mover's nyumba is owned and holds 6 or more (bao-la-kiswahili.md 2, K-2)."""
+        return self.house_me and self.me[4] >= 6
+
+    def namua_capture(
+        self, out: dict[Move, RawResult], i: int, d: int, choices: tuple[int, ...] = _CHOICES
+    ) -> None:
+        """Namua capture at front pit ``i`` entering at the kichwa of direction ``d`` (6.1).
+
+        ``choices``: the nyumba choices to try, in order (a trace runs the one of its token).
+        """
         slot = self.tokens[i][0 if d == 1 else 1]
-        for choice in (NO_CHOICE, STOP, SAFARI):
+        for choice in choices:
             mine = list(self.me)
             theirs = list(self.opp)
             mine[i] += 1
-            code, hm, ho, hand, prio = sow_move(
+            code, hm, ho, hand, prio = self.sow(
                 mine,
                 theirs,
                 i,
@@ -96,19 +117,21 @@ class MoveRunner:
             if choice == NO_CHOICE:
                 return
 
-    def namua_takata(self, out: dict[Move, RawResult], p: int) -> None:
-        """Namua takata from front pit ``p`` in both directions (6.1, not the tax)."""
-        for d in (1, -1):
+    def namua_takata(
+        self, out: dict[Move, RawResult], p: int, directions: tuple[int, ...] = _BOTH
+    ) -> None:
+        """Namua takata from front pit ``p`` in each of ``directions`` (6.1, not the tax)."""
+        for d in directions:
             mine = list(self.me)
             seeds = mine[p] + 1
             mine[p] = 0
             house = self.house_me and p != 4
             self._takata(out, p, d, mine, seeds, house, True)
 
-    def namua_tax(self, out: dict[Move, RawResult]) -> None:
-        """The nyumba tax, both directions (6.1; Bao la Kete D1 via ``tax_rule``)."""
+    def namua_tax(self, out: dict[Move, RawResult], directions: tuple[int, ...] = _BOTH) -> None:
+        """The nyumba tax in each of ``directions`` (6.1; Bao la Kete D1 via ``tax_rule``)."""
         lifted, destroyed = self.tax_rule(self.me[4])
-        for d in (1, -1):
+        for d in directions:
             mine = list(self.me)
             mine[4] += 1 - lifted
             self._takata(out, 4, d, mine, lifted, self.house_me and not destroyed, True)
@@ -123,7 +146,7 @@ class MoveRunner:
         house = self.house_me and p != 4
         if capture:
             theirs = list(self.opp)
-            code, hm, ho, hand, prio = sow_move(
+            code, hm, ho, hand, prio = self.sow(
                 mine,
                 theirs,
                 (p + d) & 15,
@@ -167,7 +190,7 @@ class MoveRunner:
         theirs = list(
             self.opp
         )  # a takata never changes it, but the result owns its lists
-        code, hm, ho, _, _ = sow_move(
+        code, hm, ho, _, _ = self.sow(
             mine,
             theirs,
             (p + d) & 15,

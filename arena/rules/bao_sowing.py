@@ -39,6 +39,15 @@ MAX_LAPS: Final = 10_000
 #: Lap from which lap states are recorded for the early cycle verdict.
 RECORD_FROM: Final = 200
 
+#: Event kinds recorded in a ``sow_move`` trace (see its docstring).
+T_LAP: Final = "lap"
+T_CAPTURE: Final = "capture"
+T_WON: Final = "won"
+T_NYUMBA_STOP: Final = "nyumba_stop"
+T_SAFARI: Final = "safari"
+T_TAKASIA_STOP: Final = "takasia_stop"
+T_NYUMBA_RELAY: Final = "nyumba_relay"
+
 NO_CHOICE: Final = 0
 STOP: Final = 1  # token suffix "s"
 SAFARI: Final = 2  # token suffix "c"
@@ -57,6 +66,8 @@ def sow_move(
     choice: int,
     stop_pit: int,
     priority_pit: int,
+    trace: list[tuple[object, ...]] | None = None,
+    record_from: int = RECORD_FROM,
 ) -> tuple[int, bool, bool, int, bool]:
     """Play the rest of a move whose first lap is ``n`` seeds sown from pit ``pos``.
 
@@ -73,6 +84,15 @@ def sow_move(
     Returns ``(code, house_me, house_opp, seeds_in_hand, priority_captured)``; ``code`` is
     one of ``ENDED``, ``NEVER_ENDING``, ``FRONT_ROW_EMPTIED``, ``WON`` (``seeds_in_hand`` >=
     1), ``NEEDS_CHOICE``.
+
+    ``trace``: a list that receives the move's events for ``bao_trace`` (``(LAP, pos, n, d)``
+    before each lap, ``(CAPTURE, last, target, taken, kichwa, d, house_opp)`` (kichwa -1
+    after a win), ``(WON,)``,
+    ``(NYUMBA_STOP,)``, ``(SAFARI,)``, ``(TAKASIA_STOP,)``, ``(NYUMBA_RELAY,)``); a relay and
+    an ending in an empty pit are implied. None (the default) records nothing.
+    ``record_from``: the lap after which laps are looked at one by one (for the lap-state
+    set, and for the trace: a tracing caller passes 0), so an untraced move pays nothing
+    for tracing.
     """
     takata = not capture
     laps = 0
@@ -83,16 +103,19 @@ def sow_move(
         if n:
             # ---- one lap: n seeds from pos in direction d
             laps += 1
-            if laps > RECORD_FROM:
-                if laps > MAX_LAPS:
-                    return NEVER_ENDING, house_me, house_opp, 0, priority_captured
-                state = (tuple(me), tuple(opp), pos, n, d, house_me, house_opp)
-                if seen is None:
-                    seen = {state}
-                elif state in seen:
-                    return NEVER_ENDING, house_me, house_opp, 0, priority_captured
-                else:
-                    seen.add(state)
+            if laps > record_from:
+                if trace is not None:
+                    trace.append((T_LAP, pos, n, d))
+                if laps > RECORD_FROM:
+                    if laps > MAX_LAPS:
+                        return NEVER_ENDING, house_me, house_opp, 0, priority_captured
+                    state = (tuple(me), tuple(opp), pos, n, d, house_me, house_opp)
+                    if seen is None:
+                        seen = {state}
+                    elif state in seen:
+                        return NEVER_ENDING, house_me, house_opp, 0, priority_captured
+                    else:
+                        seen.add(state)
             if n < 16:
                 if d == 1:
                     end = pos + n
@@ -143,6 +166,9 @@ def sow_move(
                 if target == priority_pit:
                     priority_captured = True
                 if not any(opp[:8]):
+                    if trace is not None:
+                        trace.append((T_CAPTURE, last, target, taken, -1, d, house_opp))
+                        trace.append((T_WON,))
                     return WON, house_me, house_opp, taken, priority_captured
                 # 5 step 3: kimbi force the kichwa (and direction), central pits keep it.
                 if last < 2:
@@ -151,20 +177,28 @@ def sow_move(
                     d = -1
                 pos = 0 if d == 1 else 7
                 n = taken
+                if trace is not None:
+                    trace.append((T_CAPTURE, last, target, taken, pos, d, house_opp))
                 continue
         if namua and last == 4 and house_me and seeds >= 6:
-            if takata:
+            if takata or choice == STOP:
+                if trace is not None:
+                    trace.append((T_NYUMBA_STOP,))
                 return ENDED, house_me, house_opp, 0, priority_captured
             if choice == NO_CHOICE:
                 return NEEDS_CHOICE, house_me, house_opp, 0, priority_captured
-            if choice == STOP:
-                return ENDED, house_me, house_opp, 0, priority_captured
             # SAFARI: relay from the nyumba below, which destroys it.
+            if trace is not None:
+                trace.append((T_SAFARI,))
         if takata and last == stop_pit:
+            if trace is not None:
+                trace.append((T_TAKASIA_STOP,))
             return ENDED, house_me, house_opp, 0, priority_captured
         # ---- relay
         me[last] = 0
         if last == 4:
+            if trace is not None and house_me:
+                trace.append((T_NYUMBA_RELAY,))
             house_me = False
         pos = (last + d) & 15
         if takata and pos > 7 and last < 8 and not any(me[:8]):

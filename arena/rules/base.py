@@ -13,7 +13,10 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Protocol
+from typing import TYPE_CHECKING, ClassVar, Protocol
+
+if TYPE_CHECKING:
+    from .trace import SowingTrace
 
 SOUTH = "S"
 NORTH = "N"
@@ -178,6 +181,15 @@ class Variant(ABC):
     def limit_outcome(self, position: Position, reason: str) -> Outcome:
         """The result when a game-level limit (``repetition`` or ``ply_cap``) ends the game in
         ``position`` (README 6.3/6.4: Bao draws, Kingulu is scored)."""
+
+    @abstractmethod
+    def trace(self, position: Position, move: Move | str) -> SowingTrace:
+        """Every step of the legal ``move`` in order: lifts, drops, captures and the rules
+        applied (``arena.rules.trace.SowingTrace``), recorded by the code ``apply`` runs.
+
+        Raises ``InvalidMoveError``, ``IllegalMoveError``, ``InvalidPositionError`` and
+        ``TraceTooLongError`` (more than ``trace.MAX_STEPS`` steps: hand-made counts only).
+        """
 
     def is_valid_strict(self, position: Position) -> bool:
         """Whether ``position`` satisfies the reachable-position invariants (README 5.1/5.2)."""

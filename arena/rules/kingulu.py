@@ -54,6 +54,8 @@ from .base import (
     Position,
     Variant,
 )
+from .kingulu_trace import T_CAPTURE, T_LAP, T_MTOTO, T_RESERVED, build_trace
+from .trace import SowingTrace
 
 #: Laps a move may use before it counts as never-ending (README 6.2).
 MAX_LAPS = 10_000
@@ -189,13 +191,15 @@ def _sow_move(
     banks: list[int],
     mover: int,
     start: int,
-    trace: list[tuple[int, int, int]] | None = None,
+    trace: list[tuple[str, int, int, int]] | None = None,
 ) -> int:
     """Play the move that lifts ring hole ``start`` for ``mover`` (0 South, 1 North), in place.
 
     Returns ``_ENDED``, ``_FIRST_LAP`` (rule 4) or ``_NEVER_ENDING`` (README 6.2); the lists
-    are only meaningful after ``_ENDED``. ``trace`` collects ``(lifted hole, seeds, last hole)``
-    per lap (ring indices) for diagnostics and tests.
+    are only meaningful after ``_ENDED``. ``trace`` collects the move's events (ring indices):
+    ``(T_LAP, lifted hole, seeds, last hole)`` per lap, then at the end ``(T_RESERVED, last,
+    0, 0)`` (rule 1), ``(T_CAPTURE, facing hole, seeds taken, last)`` (rule 2) or ``(T_MTOTO,
+    last, hole the penultimate seed came from or -1, 0)`` (rule 3); a relay is implied.
     """
     own_lo = 6 * mover
     pos = start
@@ -235,8 +239,10 @@ def _sow_move(
                 board[k] += 1
         last = (pos + seeds) % 12
         if trace is not None:
-            trace.append((pos, seeds, last))
+            trace.append((T_LAP, pos, seeds, last))
         if owners[last]:  # rule 1 (G-2)
+            if trace is not None:
+                trace.append((T_RESERVED, last, 0, 0))
             return _ENDED
         now = board[last]
         own = own_lo <= last < own_lo + 6
@@ -244,17 +250,23 @@ def _sow_move(
             if own:
                 facing = 11 - last
                 if not owners[facing] and board[facing]:
+                    if trace is not None:
+                        trace.append((T_CAPTURE, facing, board[facing], last))
                     banks[mover] += board[facing] + 1
                     board[facing] = 0
                     board[last] = 0
             return _ENDED
         if not own and now == 4:  # rule 3: kuweka mtoto
             owners[last] = mover + 1
+            moved_from = -1
             if seeds >= 2:
                 before = last - 1 if last else 11
                 if not owners[before]:  # G-4: a banked seed cannot be taken back
                     board[before] -= 1
                     board[last] += 1
+                    moved_from = before
+            if trace is not None:
+                trace.append((T_MTOTO, last, moved_from, 0))
             return _ENDED
         if own and lap == 1:  # rule 4
             return _FIRST_LAP
@@ -400,11 +412,36 @@ class BaoKingulu(Variant):
         winner = SOUTH if south > north else NORTH if north > south else None
         return Outcome(winner, reason, scores=(south, north))
 
-    def trace(self, position: KinguluPosition, move: Move | str) -> list[tuple[str, int, str]]:
+    def trace(self, position: Position, move: Move | str) -> SowingTrace:
+        """Every lift, drop (into a hole or, through a reserved hole, a bank), capture and
+        kuweka mtoto of the legal ``move`` in order (``arena.rules.trace``), recorded by the
+        same code as ``apply``.
+
+        Raises ``InvalidMoveError``, ``IllegalMoveError``, ``InvalidPositionError`` (not a
+        ``KinguluPosition``) and ``TraceTooLongError`` (hand-made huge counts only).
+        """
+        token = self.parse_move(move)
+        checked = _checked(position)
+        if token not in _successors(checked):
+            raise IllegalMoveError(f"{token} is not legal in {checked}")
+        events: list[tuple[str, int, int, int]] = []
+        mover = 0 if checked.side == SOUTH else 1
+        _sow_move(
+            list(checked.board),
+            list(checked.owners),
+            list(checked.banks),
+            mover,
+            _RING_OF_SQUARE[token],
+            events,
+        )
+        return build_trace(checked, token, events, _SQUARE_OF_RING)
+
+    def laps(self, position: KinguluPosition, move: Move | str) -> list[tuple[str, int, str]]:
         """The laps of a move as ``(lifted square, seeds, last square)``, the notation of the
-        worked examples (``c1(4)->f2``). Stops at the end, at a first-lap violation, or when
-        the move is found never-ending. Raises ``InvalidMoveError``, or ``IllegalMoveError``
-        when the square is not a playable non-empty hole of the side to move.
+        worked examples (``c1(4)->f2``), also for an illegal move (diagnostics): stops at the
+        end, at a first-lap violation, or when the move is found never-ending. Raises
+        ``InvalidMoveError``, or ``IllegalMoveError`` when the square is not a playable
+        non-empty hole of the side to move.
         """
         token = self.parse_move(move)
         position = _checked(position)
@@ -416,11 +453,15 @@ class BaoKingulu(Variant):
             or not position.board[start]
         ):
             raise IllegalMoveError(f"{token} is not a playable non-empty hole in {position}")
-        laps: list[tuple[int, int, int]] = []
+        events: list[tuple[str, int, int, int]] = []
         _sow_move(
-            list(position.board), list(position.owners), list(position.banks), mover, start, laps
+            list(position.board), list(position.owners), list(position.banks), mover, start, events
         )
-        return [(_SQUARE_OF_RING[a], n, _SQUARE_OF_RING[b]) for a, n, b in laps]
+        return [
+            (_SQUARE_OF_RING[a], n, _SQUARE_OF_RING[b])
+            for kind, a, n, b in events
+            if kind == T_LAP
+        ]
 
 
 def _checked(position: object) -> KinguluPosition:

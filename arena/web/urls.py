@@ -8,4 +8,6 @@ urlpatterns = [
     path("", views.home, name="web-home"),
     path("tournaments/<int:tournament_id>/", views.tournament_page, name="web-tournament"),
     path("games/<int:game_id>/", views.game_replay, name="web-game"),
+    path("live/", views.live_list, name="web-live-list"),
+    path("live/<int:live_id>/", views.live_game, name="web-live"),
 ]

@@ -1,32 +1,35 @@
-"""The small web page: leaderboards, recent matches and tournaments on ``/``, a tournament page,
-and a replay page per game (one board per ply, previous/next links; no JavaScript).
+"""The web pages: leaderboards, recent matches and tournaments on ``/``, a tournament page, the
+replay of a game and the games being played now (``/live/``).
 
-``arena.web`` is not an installed app, so its templates (``arena/web/templates/web/``) are read
-by a template engine of its own rather than by the project's app-directories loader.
+``arena.web`` is an app without models: its templates are ``templates/web/*.html`` (all extend
+``web/base.html``; ``404.html`` is also Django's 404 page), its static files
+``static/web/`` (``arena.css``; ``viewer.js``, the dependency-free board viewer). The board
+is drawn as SVG in the HTML (``board.svg_board``); the script animates it from the sowing
+traces the rules engine gives (``arena.matches.replay``), so no rule is written in JavaScript.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-from django.http import Http404, HttpRequest, HttpResponse
-from django.template import Context, Engine
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
 
+from arena.matches import selectors as match_selectors
 from arena.matches.gamerecord import move_number
+from arena.matches.replay import moves_with_traces
+from arena.referee import TimeControl, TimeControlError
 from arena.rules import VARIANTS
-from arena.web.board import board_from_text
+from arena.web.board import svg_board
 from tournaments import selectors
 from tournaments.models import Tournament
 
-_ENGINE = Engine(dirs=[str(Path(__file__).resolve().parent / "templates")], autoescape=True)
 LEADERBOARD_ROWS = 20
 RECENT_MATCHES = 20
 RECENT_TOURNAMENTS = 10
-
-
-def _render(name: str, context: dict[str, Any], status: int = 200) -> HttpResponse:
-    return HttpResponse(_ENGINE.get_template(name).render(Context(context)), status=status)
+#: How often the live page asks for new moves (ms): short polling, no long-lived connection
+#: that would hold one of gunicorn's sync workers.
+LIVE_POLL_MS = 1000
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -36,8 +39,7 @@ def home(request: HttpRequest) -> HttpResponse:
     boards = []
     for variant in VARIANTS:
         rows = list(selectors.leaderboard(variant=variant)[:LEADERBOARD_ROWS])
-        bars = [(r, selectors.rating_error_bars(r)) for r in rows]
-        boards.append({"variant": variant, "rows": bars})
+        boards.append({"variant": variant, "rows": rows})
     matches = list(
         Match.objects.select_related("engine_a__engine", "engine_b__engine")
         .prefetch_related("games")
@@ -45,8 +47,10 @@ def home(request: HttpRequest) -> HttpResponse:
     )
     recent = [(m, sorted(m.games.all(), key=lambda g: g.index)) for m in matches]
     tournaments = list(selectors.tournament_list()[:RECENT_TOURNAMENTS])
-    return _render(
-        "web/home.html", {"boards": boards, "matches": recent, "tournaments": tournaments}
+    return render(
+        request,
+        "web/home.html",
+        {"boards": boards, "matches": recent, "tournaments": tournaments},
     )
 
 
@@ -54,7 +58,7 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     """``/tournaments/<id>/``: progress, standings and crosstable."""
     tournament = Tournament.objects.filter(pk=tournament_id).first()
     if tournament is None:
-        raise Http404("no such tournament")
+        return not_found(request, f"There is no tournament {tournament_id}.")
     table = selectors.tournament_table(tournament)
     names = [str(e.engine_version) for e in table.entries]
     standings = [(row, names[row.player]) for row in table.standings]
@@ -65,7 +69,8 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     matches = tournament.matches.select_related(
         "engine_a__engine", "engine_b__engine"
     ).prefetch_related("games")
-    return _render(
+    return render(
+        request,
         "web/tournament.html",
         {
             "t": tournament,
@@ -81,41 +86,115 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     )
 
 
-def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
-    """``/games/<id>/?ply=N``: the board after ply N (0 = start), the move list, prev/next links."""
-    from arena.matches.models import Game
-
-    game = (
-        Game.objects.select_related("match", "south__engine", "north__engine")
-        .filter(pk=game_id)
-        .first()
+def not_found(request: HttpRequest, message: str) -> HttpResponse:
+    """The styled 404 page (``404.html``, also Django's own 404 page outside ``/api/``)."""
+    return render(
+        request, "404.html", {"message": message, "request_path": request.path}, status=404
     )
-    if game is None:
-        raise Http404("no such game")
-    moves = list(game.moves or [])
+
+
+def _requested_ply(request: HttpRequest, last: int) -> int:
     try:
-        ply = int(request.GET.get("ply", len(moves)))
+        ply = int(request.GET.get("ply", last))
     except ValueError:
-        ply = len(moves)
-    ply = max(0, min(ply, len(moves)))
-    text = game.start_position if ply == 0 else str(moves[ply - 1].get("position", ""))
+        ply = last
+    return max(0, min(ply, last))
+
+
+def _base_clock_ms(time_control: str) -> int | None:
+    try:
+        tc = TimeControl.parse(time_control)
+    except TimeControlError:
+        return None
+    return tc.movetime_ms if tc.movetime_ms is not None else tc.base_ms
+
+
+def _viewer_context(
+    request: HttpRequest,
+    *,
+    variant: str,
+    time_control: str,
+    start_position: str,
+    moves: list[dict[str, Any]],
+    south: object,
+    north: object,
+    live: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """What ``web/_viewer.html`` draws: the SVG board of the requested ply (``?ply=N``,
+    default the last), the move list, and ``data``, the JSON ``web/viewer.js`` animates
+    (every move with its sowing ``trace``)."""
+    last = len(moves)
+    ply = _requested_ply(request, last)
+    text = start_position if ply == 0 else str(moves[ply - 1].get("position", ""))
+    return {
+        "svg": svg_board(text),
+        "ply": ply,
+        "last": last,
+        "move": moves[ply - 1] if ply > 0 else None,
+        "movetext": _movetext(moves),
+        "position": text,
+        "south": south,
+        "north": north,
+        "data": {
+            "variant": variant,
+            "start_position": start_position,
+            "base_ms": _base_clock_ms(time_control),
+            "moves": moves_with_traces(variant, start_position, moves),
+            "live": live,
+        },
+    }
+
+
+def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
+    """``/games/<id>/``: the replay. The board of ply ``?ply=N`` (default the last; 0 is the
+    start) is drawn in the HTML; the page's script steps and animates from the traces."""
+    game = match_selectors.game_queryset().filter(pk=game_id).first()
+    if game is None:
+        return not_found(request, f"There is no game {game_id}.")
     # A rules ending's detail is its termination code again ("bao_hamna"): say it once.
     detail = game.detail if game.detail != game.termination else ""
-    return _render(
-        "web/replay.html",
-        {
-            "game": game,
-            "ply": ply,
-            "last": len(moves),
-            "prev": ply - 1 if ply > 0 else None,
-            "next": ply + 1 if ply < len(moves) else None,
-            "move": moves[ply - 1] if ply > 0 else None,
-            "movetext": _movetext(moves),
-            "detail": detail,
-            "position": text,
-            "board": board_from_text(text),
+    context = _viewer_context(
+        request,
+        variant=game.match.variant,
+        time_control=game.match.time_control,
+        start_position=game.start_position,
+        moves=list(game.moves or []),
+        south=game.south,
+        north=game.north,
+    )
+    return render(request, "web/replay.html", {**context, "game": game, "detail": detail})
+
+
+def live_list(request: HttpRequest) -> HttpResponse:
+    """``/live/``: the games being played now."""
+    return render(
+        request, "web/live_list.html", {"games": list(match_selectors.live_games_running())}
+    )
+
+
+def live_game(request: HttpRequest, live_id: int) -> HttpResponse:
+    """``/live/<id>/``: a game as it is played; the script polls ``/api/live/<id>/`` about
+    once a second for the moves after the last one it has, until the game ends."""
+    live = match_selectors.live_game_queryset().filter(pk=live_id).first()
+    if live is None:
+        return not_found(request, f"There is no live game {live_id}.")
+    game_id = match_selectors.live_game_replay_id(live)
+    context = _viewer_context(
+        request,
+        variant=live.match.variant,
+        time_control=live.match.time_control,
+        start_position=live.start_position,
+        moves=list(live.moves or []),
+        south=live.south,
+        north=live.north,
+        live={
+            "url": f"/api/live/{live.pk}/",
+            "status": live.status,
+            "game": game_id,
+            "poll_ms": LIVE_POLL_MS,
         },
     )
+    return render(request, "web/live.html", {**context, "live": live, "game_id": game_id})
 
 
 def _movetext(moves: list[dict[str, Any]]) -> list[dict[str, Any]]:

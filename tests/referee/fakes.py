@@ -15,6 +15,7 @@ from typing import Any
 from arena.referee import FakeTransport, RefereeConfig
 from arena.rules import (
     NO_LEGAL_MOVE,
+    IllegalMoveError,
     InvalidMoveError,
     InvalidPositionError,
     Move,
@@ -22,6 +23,7 @@ from arena.rules import (
     Variant,
 )
 from arena.rules.base import other
+from arena.rules.trace import END, LIFT, SowingTrace, Step
 
 _TOKEN = re.compile(r"^t[1-3]$")
 
@@ -77,6 +79,15 @@ class TakeVariant(Variant):
     def limit_outcome(self, position: Any, reason: str) -> Outcome:
         return Outcome(None, reason)
 
+    def trace(self, position: Any, move: Move | str) -> SowingTrace:
+        """Taking is one step: the pile loses ``k`` seeds."""
+        token = self.parse_move(move)
+        if token not in self.legal_moves(position):
+            raise IllegalMoveError(f"{token} is not legal")
+        left = position.count - int(token[1])
+        step = Step(LIFT, "pile", left, int(token[1]), seeds=int(token[1]))
+        return SowingTrace(str(token), position.side, "", (step, Step(END, "pile", left, 0)))
+
 
 TOY = TakeVariant()
 
@@ -119,6 +130,9 @@ class Bot:
             return [] if self.readies in self.silent_ready else ["readyok\n"]
         if words[:2] == ["position", "startpos"]:
             self.count = TOY.pile - sum(int(t[1]) for t in words[3:])
+            return []
+        if words[:2] == ["position", "text"]:  # "position text <count> <side> <ply> [moves ..]"
+            self.count = int(words[2]) - sum(int(t[1]) for t in words[6:])
             return []
         if words and words[0] == "go":
             self.gos += 1

@@ -61,6 +61,12 @@ def test_it_plays_a_match_prints_each_game_and_writes_the_record(
          "error: engine /no/such/engine: not_found: no engine at /no/such/engine"),
         (["--variant", "kete", "--engine", STEADY, "--engine", STEADY, "--json", "/no/dir/x.json"],
          "error: --json: directory /no/dir does not exist"),
+        (["--variant", "kete", "--engine", STEADY, "--engine", STEADY, "--start", "sharp"],
+         "error: no start-position suite 'sharp' for bao-la-kete; "
+         "choose one of: standard, balanced"),
+        (["--variant", "ngulu", "--engine", STEADY, "--engine", STEADY, "--position", "4,4 S"],
+         "error: not a KPN position (expected '<a2..f2>/<a1..f1> <S|N> <bankS>:<bankN> <ply>'): "
+         "'4,4 S'"),
     ],
 )
 def test_bad_input_gives_one_line_and_exit_status_2(
@@ -145,3 +151,19 @@ def test_checking_the_json_target_leaves_no_file_and_keeps_an_existing_one(
     assert capsys.readouterr().err.splitlines() == [
         "error: engine /no/such/engine: not_found: no engine at /no/such/engine"] * 2
     assert (new.exists(), old.read_text()) == (False, "kept\n")
+
+
+def test_it_plays_every_game_from_a_suite_position_drawn_by_the_seed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from arena.openings import match_start
+
+    out_file = tmp_path / "match.json"
+    code = main(["--variant", "kingulu", "--engine", STEADY, "--engine", STEADY, "--time",
+                 "5+0.1", "--seed", "4", "--start", "balanced", "--json", str(out_file)])
+    assert code == 0
+    start = match_start("bao-kingulu", "balanced", 4).to_text()
+    assert capsys.readouterr().out.splitlines()[1] == f"start position {start}"
+    games = json.loads(out_file.read_text())["games"]
+    assert [g["start_position"] for g in games] == [start] * len(games)
+    assert [g["south"] for g in games[:2]] == ["steady.py", "steady.py (2)"]

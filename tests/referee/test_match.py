@@ -9,6 +9,7 @@ import pytest
 from arena import terminations as T
 from arena.referee import TimeControl, play_match
 from arena.referee.match import game_seed, third_game_south
+from arena.rules import InvalidPositionError
 
 from .fakes import TOY, Bot, FakeProcess, Launcher, Pkg, fake_config, optimal_move
 
@@ -137,3 +138,31 @@ def test_engines_declaring_a_seed_option_get_a_per_game_seed() -> None:
     assert sent == [f"setoption name Seed value {game_seed(42, i)}" for i in (1, 2, 3)]
     assert written[1:3] == [sent[0], "newgame toy-take"]  # Hash is not declared: not sent
     assert len({game_seed(42, i) for i in (1, 2, 3)}) == 3
+
+
+def test_every_game_starts_from_the_given_position_with_colours_swapped() -> None:
+    # From 5 seeds with North to move: the engine playing North moves first.
+    launcher = _launcher(lambda: FakeProcess(Bot()), lambda: FakeProcess(Bot()))
+    record = play_match(Pkg("A"), Pkg("B"), TOY, TC, 1, fake_config(launcher), start="5 N 3")
+    games = record.to_dict()["games"]
+    assert len(games) == 3
+    assert [g["start_position"] for g in games] == ["5 N 3"] * 3
+    assert [(g["south"], g["north"]) for g in games[:2]] == [("A", "B"), ("B", "A")]
+    assert games[2]["south"] == "AB"[third_game_south(1)]
+    assert [g["moves"][0]["side"] for g in games] == ["N", "N", "N"]
+    # Both engines are told the start as text, then the moves played since.
+    for _, process in launcher.started:
+        positions = [w for w in process.transport.written if w.startswith("position")]
+        assert positions and all(w.startswith("position text 5 N 3") for w in positions)
+    assert any(
+        w == "position text 5 N 3 moves t1"
+        for _, p in launcher.started
+        for w in p.transport.written
+    )
+
+
+def test_a_start_text_that_does_not_parse_is_refused_before_any_engine_starts() -> None:
+    launcher = _launcher(lambda: FakeProcess(Bot()), lambda: FakeProcess(Bot()))
+    with pytest.raises(InvalidPositionError):
+        play_match(Pkg("A"), Pkg("B"), TOY, TC, 1, fake_config(launcher), start="five")
+    assert launcher.started == []

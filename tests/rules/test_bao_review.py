@@ -59,6 +59,8 @@ def _bound(monkeypatch: pytest.MonkeyPatch, laps: int) -> None:
     """Lower the never-ending bound of README 6.2 to ``laps`` (lap states recorded from lap 1)."""
     monkeypatch.setattr(bao_sowing, "RECORD_FROM", 0)
     monkeypatch.setattr(bao_sowing, "MAX_LAPS", laps)
+    # sow_move reads the lap from which it looks at laps from its default ``record_from``.
+    monkeypatch.setattr(bao_sowing.sow_move, "__defaults__", (None, 0))
 
 
 def _lap_state_repeats(pits: list[int], p: int, d: int, extra: int = 0) -> int:

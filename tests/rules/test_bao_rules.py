@@ -84,6 +84,7 @@ def test_the_10000_lap_bound_alone_gives_the_same_verdict(
 def test_a_move_may_use_exactly_the_lap_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     # KSW-E8a h1- is a 9-lap move: legal with a bound of 9 laps, never-ending with 8.
     monkeypatch.setattr(bao_sowing, "RECORD_FROM", 0)
+    monkeypatch.setattr(bao_sowing.sow_move, "__defaults__", (None, 0))  # its record_from
     monkeypatch.setattr(bao_sowing, "MAX_LAPS", 9)
     assert "h1-" in KSW.legal_moves(KSW.parse_position(E8A))
     monkeypatch.setattr(bao_sowing, "MAX_LAPS", 8)

@@ -44,7 +44,7 @@ def test_e1_opening_allows_only_c1_to_f1(v: BaoKingulu) -> None:
 
 def test_e1_c1_relays_four_times_and_captures_e2(v: BaoKingulu) -> None:
     p = v.parse_position(START)
-    assert v.trace(p, "c1") == [
+    assert v.laps(p, "c1") == [
         ("c1", 4, "f2"),
         ("f2", 5, "a2"),
         ("a2", 5, "e1"),
@@ -59,7 +59,7 @@ def test_e1_c1_relays_four_times_and_captures_e2(v: BaoKingulu) -> None:
 
 def test_e1_e1_ends_in_an_emptied_opponent_hole_without_capture(v: BaoKingulu) -> None:
     p = v.parse_position(START)
-    assert v.trace(p, "e1") == [
+    assert v.laps(p, "e1") == [
         ("e1", 4, "d2"),
         ("d2", 5, "b1"),
         ("b1", 5, "f2"),
@@ -91,7 +91,7 @@ def test_e2_kuweka_mtoto(v: BaoKingulu, move: str, expected: str) -> None:
 def test_e3_kuweka_mtoto_on_a_relay_lap(v: BaoKingulu) -> None:
     text = "4,3,1,0,2,4/4,4,4,4,3,0 S 8:7 10"
     assert legal(v, text) == ["b1", "c1", "d1", "e1"]
-    assert v.trace(v.parse_position(text), "e1") == [("e1", 3, "e2"), ("e2", 3, "b2")]
+    assert v.laps(v.parse_position(text), "e1") == [("e1", 3, "e2"), ("e2", 3, "b2")]
     assert after(v, text, "e1") == "4,5s,1,1,0,5/4,4,4,4,0,1 N 8:7 11"
 
 
@@ -115,7 +115,7 @@ def test_e4_reserved_holes_are_sinks(v: BaoKingulu, move: str, expected: str) ->
 
 
 def test_e4_d1_trace(v: BaoKingulu) -> None:
-    assert v.trace(v.parse_position(E4), "d1") == [
+    assert v.laps(v.parse_position(E4), "d1") == [
         ("d1", 4, "e2"),
         ("e2", 5, "a1"),
         ("a1", 3, "d1"),
@@ -131,7 +131,7 @@ def test_e5_banked_penultimate_seed_is_not_moved(v: BaoKingulu) -> None:
 
 
 def test_e5_b1_ends_its_first_lap_in_norths_mtoto(v: BaoKingulu) -> None:
-    assert v.trace(v.parse_position(E5), "b1") == [("b1", 4, "f1")]
+    assert v.laps(v.parse_position(E5), "b1") == [("b1", 4, "f1")]
     assert after(v, E5, "b1") == "4,4,4,4,4,3/4,0,5,5,3,4n N 1:3 15"
 
 
@@ -168,12 +168,12 @@ def test_e9_no_legal_move_because_of_the_first_lap_rule_and_a_never_ending_move(
     assert v.legal_moves(p) == []
     assert v.outcome(p) == Outcome("N", "score", scores=(11, 37))
     for move in ("a1", "b1", "c1", "d1", "e1"):
-        (lap,) = v.trace(p, move)  # one lap, ending in an own occupied hole
+        (lap,) = v.laps(p, move)  # one lap, ending in an own occupied hole
         assert lap[0] == move
 
 
 def test_e9_f1_returns_to_its_first_lap_state_after_48_laps(v: BaoKingulu) -> None:
-    laps = v.trace(v.parse_position(E9), "f1")
+    laps = v.laps(v.parse_position(E9), "f1")
     assert laps[:3] == [("f1", 2, "e2"), ("e2", 3, "b2"), ("b2", 3, "b1")]
     period = next(k for k in range(1, len(laps)) if laps[k:] == laps[: len(laps) - k])
     assert period == 48
@@ -192,7 +192,7 @@ def test_a_twelve_seed_lap_ends_in_its_own_emptied_start_hole_and_captures(v: Ba
     # c1 holds 12: every hole gets one seed, the last one lands in c1 itself (G-6), now 1,
     # so it was empty: capture of d2 (0 + 1 = 1 seeds) plus the sown seed.
     text = "0,0,0,0,0,0/0,0,12,0,0,0 S 0:36 2"
-    assert v.trace(v.parse_position(text), "c1") == [("c1", 12, "c1")]
+    assert v.laps(v.parse_position(text), "c1") == [("c1", 12, "c1")]
     assert after(v, text, "c1") == "1,1,0,1,1,1/1,1,0,1,1,1 N 2:36 3"
 
 
@@ -200,7 +200,7 @@ def test_a_wrap_around_lap_pays_every_mtoto_it_passes(v: BaoKingulu) -> None:
     # 13 seeds from a1: one circuit (its f2 seed goes to South's bank) plus b1, which then
     # holds 2: the first lap ends in an own occupied hole, so South has no legal move.
     text = "0,0,0,0,0,4s/13,0,0,0,0,0 S 0:31 2"
-    assert v.trace(v.parse_position(text), "a1") == [("a1", 13, "b1")]
+    assert v.laps(v.parse_position(text), "a1") == [("a1", 13, "b1")]
     assert legal(v, text) == []
 
 

@@ -193,9 +193,12 @@ def test_the_replay_holds_every_move_with_its_time_and_position(anon_client, pla
     assert (body["result"], body["termination"], body["plies"], body["final_position"]) == (
         want["result"], want["termination"], want["plies"], want["final_position"])
     assert body["start_position"] == KETE_START
+    trace = body["moves"][0].pop("trace")
     assert body["moves"][0] == {**game.moves[0], "info": game.moves[0]["info"]}
     assert set(body["moves"][0]) == {
         "ply", "side", "move", "time_ms", "clock_ms", "position", "info"}
+    assert (trace["move"], trace["side"], trace["steps"][0]["op"]) == (want["moves"].split()[0],
+                                                                      "S", "reserve")
     # bao_hamna in the middle of a move: the captured seed stays in hand (README A-5).
     assert (body["variant"], body["time_control"], body["seeds_in_hand"], body["scores"]) == (
         "bao-la-kete", "2+0.1", 1, None)

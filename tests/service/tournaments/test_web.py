@@ -10,6 +10,8 @@ from django.test import Client
 
 from arena.web.board import board_from_text
 from tournaments import services
+from tournaments.models import Tournament
+from tournaments.rating_services import rating_refit
 from tournaments.services import match_finished
 
 START_BPN = "0,0,0,0,0,0,0,0/0,2,2,6,0,0,0,0/0,0,0,0,6,2,2,0/0,0,0,0,0,0,0,0 S 22:22 n HH - 0"
@@ -50,6 +52,7 @@ def played(make_version: Any, make_finished_match: Any) -> dict[str, Any]:
                                    time_control="10+0.1")
     match = make_finished_match(a, b, ["1-0", "0-1"], tournament=t, round=1)
     match_finished(match)
+    rating_refit("bao-la-kete")
     game = Game.objects.get(match=match, index=1)
     game.start_position = START_BPN
     game.moves = [
@@ -72,19 +75,27 @@ def test_the_home_page_lists_leaderboard_tournaments_and_replays(played: dict[st
     assert "No rated games yet." in html  # the other two variants
 
 
+def _pit(html: str, square: str) -> str:
+    """The count drawn in the SVG pit ``square`` of a page."""
+    chunk = html[html.index(f'id="pit-{square}"'):]
+    chunk = chunk[chunk.index('class="count"'):]
+    return chunk[chunk.index(">") + 1:chunk.index("<")]
+
+
 @pytest.mark.django_db
-def test_the_replay_page_steps_through_the_plies(played: dict[str, Any]) -> None:
+def test_the_replay_page_draws_the_board_of_the_requested_ply(played: dict[str, Any]) -> None:
     url = f'/games/{played["game"].pk}/'
     start = Client().get(url + "?ply=0").content.decode()
     assert "Start position" in start and 'href="?ply=1" rel="next"' in start
-    assert 'rel="prev"' not in start
-    assert "<td>6</td><td>2</td><td>2</td><td>0</td>" in start  # rank 2: e2 6, f2 2, g2 2, h2 0
+    assert [_pit(start, sq) for sq in ("e2", "f2", "g2", "h2")] == ["6", "2", "2", "0"]
+    assert 'class="pit south nyumba owned"' in start  # South's nyumba e2, owned (HH)
     first = Client().get(url + "?ply=1").content.decode()
     assert "S played <b>f2-</b>" in first
     assert 'href="?ply=0" rel="prev"' in first and 'href="?ply=2" rel="next"' in first
-    assert "<td>6</td><td>0</td><td>3</td><td>1</td>" in first
+    assert [_pit(first, sq) for sq in ("e2", "f2", "g2", "h2")] == ["6", "0", "3", "1"]
+    assert 'id="hand-count-S" x="55" y="' in first and ">21</text>" in first  # reserve 21
     last = Client().get(url).content.decode()  # no ply: the final position
-    assert "ply 2 / 2" in last and 'rel="next"' not in last
+    assert '<b id="ply-number">2</b> / <span id="ply-count">2</span>' in last
     assert Client().get(url + "?ply=banana").status_code == 200
 
 
@@ -112,9 +123,10 @@ def test_the_replay_page_numbers_moves_in_pairs_as_the_text_record_does(
                                 "clock_ms": 9983, "position": AFTER_D3}]
     game.save()
     html = Client().get(f"/games/{game.pk}/?ply=2").content.decode()
-    moves = html[html.index("<h2>Moves</h2>"):]
-    assert ('<p>1. <a href="?ply=1">f2-</a> <a href="?ply=2"><b>d3-</b></a> '
-            '2. <a href="?ply=3">g2+</a> </p>') in moves
+    moves = html[html.index('id="move-list"'):]
+    assert ('<li><span class="num">1.</span> <a id="move-1" href="#ply-1">f2-</a></li>'
+            '<li><a id="move-2" href="#ply-2" class="current">d3-</a></li>'
+            '<li><span class="num">2.</span> <a id="move-3" href="#ply-3">g2+</a></li>') in moves
     assert "1. f2- d3- 2. g2+" in game_record_text(game)
 
 
@@ -130,3 +142,17 @@ def test_the_replay_header_names_a_rules_ending_once(played: dict[str, Any]) -> 
     game.save()
     html = Client().get(f"/games/{game.pk}/").content.decode()
     assert "plies. North (beta v1): no bestmove in 10050 ms</p>" in html
+
+
+@pytest.mark.django_db
+def test_the_pages_name_the_suite_a_start_position_came_from(played: dict[str, Any]) -> None:
+    t, game = played["tournament"], played["game"]
+    html = Client().get(f"/tournaments/{t.pk}/").content.decode()
+    assert "suite" not in html  # the standard start goes without saying
+    Tournament.objects.filter(pk=t.pk).update(start_suite="balanced")
+    game.match.start_suite = "balanced"
+    game.match.save(update_fields=["start_suite"])
+    html = Client().get(f"/tournaments/{t.pk}/").content.decode()
+    assert "start positions from the balanced suite" in html
+    replay = Client().get(f"/games/{game.pk}/?ply=0").content.decode()
+    assert "Start position from the balanced suite." in replay

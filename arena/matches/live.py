@@ -1,0 +1,168 @@
+"""Live games: the worker publishes each move as the referee makes it, off the move path.
+
+The referee calls its ``on_event`` callback after a move is applied and recorded, before it
+asks the next engine, and not while a clock runs; still, anything slow there delays the game.
+So ``LivePublisher.on_event`` only puts the event on a queue (never blocks), and a daemon
+thread of the publisher drains the queue and writes ``LiveGame`` rows: one write per batch of
+events that piled up, on its own database connection, closed when it stops. A database
+failure is logged and the thread goes on with the next batch; the game is never disturbed.
+
+The writes (``live_game_start``, ``live_game_moves``, ``live_game_end``) are services like
+any other; the reads live in ``selectors``.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from typing import Any
+
+from django.db import close_old_connections, connection
+
+from arena.matches.models import LiveGame, Match
+from arena.referee.match import engine_names
+
+log = logging.getLogger(__name__)
+
+_STOP = {"event": "_stop"}
+#: Seconds ``LivePublisher.stop`` waits for the writer to finish the last events.
+STOP_TIMEOUT_S = 10.0
+
+
+def live_game_start(
+    match_id: int, index: int, south_id: int, north_id: int, start_position: str
+) -> LiveGame:
+    """Open (or reset, for a retried match) the live row of game ``index`` of a match."""
+    live, _ = LiveGame.objects.update_or_create(
+        match_id=match_id,
+        index=index,
+        defaults={
+            "south_id": south_id,
+            "north_id": north_id,
+            "start_position": start_position,
+            "moves": [],
+            "status": LiveGame.Status.RUNNING,
+            "result": "",
+            "termination": "",
+            "detail": "",
+        },
+    )
+    return live
+
+
+def live_game_moves(live_id: int, moves: list[dict[str, Any]]) -> None:
+    """Store the moves of a live game so far (``Game.moves`` shape)."""
+    LiveGame.objects.filter(pk=live_id).update(moves=moves)
+
+
+def live_game_end(live_id: int, result: str, termination: str, detail: str) -> None:
+    """Mark a live game ended: ``aborted`` for the result ``*``, else ``finished``."""
+    status = LiveGame.Status.ABORTED if result == "*" else LiveGame.Status.FINISHED
+    LiveGame.objects.filter(pk=live_id).update(
+        status=status, result=result, termination=termination, detail=detail[:2000]
+    )
+
+
+class LivePublisher:
+    """Publishes the referee's events of one match (``on_event``) to ``LiveGame`` rows.
+
+    ``start()`` before the match, ``stop()`` after it (waits up to ``STOP_TIMEOUT_S`` for the
+    queued events to be written). Engines are told apart by the names the referee gives
+    them (``engine_names``). Called inside a database transaction (a test's), the publisher
+    stays off: its own connection could not see the uncommitted match.
+    """
+
+    def __init__(self, match: Match) -> None:
+        name_a, name_b = engine_names(str(match.engine_a), str(match.engine_b))
+        self.match_id = match.pk
+        self._versions = {name_a: match.engine_a_id, name_b: match.engine_b_id}
+        self._queue: queue.SimpleQueue[dict[str, Any]] = queue.SimpleQueue()
+        self._thread = threading.Thread(
+            target=self._run, name=f"live-match-{match.pk}", daemon=True
+        )
+        self._live_id: int | None = None
+        self._moves: list[dict[str, Any]] = []
+        self.enabled = False
+
+    def on_event(self, event: dict[str, Any]) -> None:
+        """The referee's callback: queue the event (constant time, never blocks)."""
+        if self.enabled:
+            self._queue.put(event)
+
+    def start(self) -> None:
+        if connection.in_atomic_block:
+            log.debug("match %s: inside a transaction, live games are not published", self.match_id)
+            return
+        self.enabled = True
+        self._thread.start()
+
+    def stop(self) -> None:
+        if not self.enabled:
+            return
+        self.enabled = False
+        self._queue.put(_STOP)
+        self._thread.join(timeout=STOP_TIMEOUT_S)
+
+    def _run(self) -> None:
+        try:
+            while True:
+                batch = [self._queue.get()]
+                while True:  # take whatever else piled up: one write for all of it
+                    try:
+                        batch.append(self._queue.get_nowait())
+                    except queue.Empty:
+                        break
+                try:
+                    self._write(batch)
+                except Exception:  # a database hiccup must not stop the publisher
+                    log.exception("match %s: live update failed", self.match_id)
+                    close_old_connections()
+                if any(event is _STOP for event in batch):
+                    return
+        finally:
+            connection.close()
+
+    def _write(self, batch: list[dict[str, Any]]) -> None:
+        moved = False
+        for event in batch:
+            kind = event.get("event")
+            if kind == "game_start":
+                if moved:
+                    self._flush()
+                    moved = False
+                self._moves = []
+                live = live_game_start(
+                    self.match_id,
+                    int(event["index"]),
+                    self._versions[str(event["south"])],
+                    self._versions[str(event["north"])],
+                    str(event.get("start_position", "")),
+                )
+                self._live_id = live.pk
+            elif kind == "move" and self._live_id is not None:
+                self._moves.append(
+                    {key: event.get(key) for key in _MOVE_KEYS if key in event}
+                )
+                moved = True
+            elif kind == "game_end" and self._live_id is not None:
+                if moved:
+                    self._flush()
+                    moved = False
+                live_game_end(
+                    self._live_id,
+                    str(event.get("result", "")),
+                    str(event.get("termination", "")),
+                    str(event.get("detail", "")),
+                )
+                self._live_id = None
+        if moved:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._live_id is not None:
+            live_game_moves(self._live_id, list(self._moves))
+
+
+#: The keys of a referee move event kept in ``LiveGame.moves`` (the ``Game.moves`` shape).
+_MOVE_KEYS = ("ply", "side", "move", "time_ms", "clock_ms", "position", "info")
