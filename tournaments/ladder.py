@@ -202,11 +202,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{c['tau_round_robin']:>16.4f}"
         )
     ladder, baseline = (matches_to_reach(checkpoints, k) for k in ("tau_ladder", "tau_round_robin"))
-    shown = {None: "not reached"}
+
+    def shown(matches: int | None) -> str:
+        return "not reached" if matches is None else str(matches)
+
+    ratio = f" (ratio {ladder / baseline:.2f})" if ladder and baseline else ""
     print(
-        f"tau {TARGET_TAU}: ladder after {shown.get(ladder, ladder)} matches, "
-        f"round robin after {shown.get(baseline, baseline)}"
-        + (f" (ratio {ladder / baseline:.2f})" if ladder and baseline else "")
+        f"tau {TARGET_TAU}: ladder after {shown(ladder)} matches, "
+        f"round robin after {shown(baseline)}{ratio}"
     )
     return 0
 
