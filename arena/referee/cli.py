@@ -20,6 +20,7 @@ import signal
 import sys
 import tempfile
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -63,7 +64,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     start.add_argument("--position", metavar="TEXT", help="start position text (BPN/KPN)")
     p.add_argument("--json", type=Path, default=None, metavar="FILE", help="write the record here")
-    p.add_argument("--sandbox", choices=SANDBOX_MODES, default="auto")
+    p.add_argument(
+        "--sandbox",
+        choices=SANDBOX_MODES,
+        default=None,
+        help="how engines are started (default: $BAO_SANDBOX_MODE, else auto)",
+    )
     return p
 
 
@@ -108,7 +114,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             if args.json is not None:
                 _check_writable(args.json)  # before a match that could take minutes
-            config = _config(args.sandbox)
+            try:
+                config = _config(args.sandbox)
+            except ValueError as exc:  # junk in BAO_SANDBOX_MODE / BAO_SANDBOX_REQUIRE_FULL
+                raise _Usage(str(exc)) from exc
             from engines.package import EnginePackageError, load_engine
 
             for i, path in enumerate(args.engine):
@@ -127,7 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         print(
             f"{variant.id}  {loaded[0].name} vs {loaded[1].name}  time {tc}  seed {seed}  "
-            f"sandbox {args.sandbox}",
+            f"sandbox {config.sandbox.mode}",
             flush=True,
         )
         if start != variant.initial_position():
@@ -179,7 +188,14 @@ def _check_writable(path: Path) -> None:
         path.unlink(missing_ok=True)
 
 
-def _config(mode: str) -> RefereeConfig:
+def _config(mode: str | None) -> RefereeConfig:
+    """The referee config of the sandbox ``mode`` asked for on the command line; without one,
+    the environment's (``BAO_SANDBOX_MODE``, ``BAO_SANDBOX_REQUIRE_FULL``), else ``auto``: the
+    flag overrides the environment, which overrides the default. Raises ``ValueError`` for a
+    junk environment value."""
     from engines.sandbox import SandboxConfig
 
-    return RefereeConfig(sandbox=SandboxConfig(mode=mode))
+    sandbox = SandboxConfig.from_env()
+    if mode is not None:
+        sandbox = replace(sandbox, mode=mode)
+    return RefereeConfig(sandbox=sandbox)

@@ -19,7 +19,7 @@ from arena.rules import Position, Variant
 
 from .config import RefereeConfig, TimeControl
 from .game import Event, emit, play_game, resolve_variant
-from .players import EngineSlot
+from .players import EngineSlot, close_all
 from .records import MatchRecord
 
 GAMES = 3
@@ -100,8 +100,7 @@ def play_match(
             if abs(a - b) > GAMES - index:
                 break  # the remaining games cannot change the result
     finally:
-        for slot in slots:
-            slot.close()
+        close_all(slots)
     emit(
         on_event,
         {

@@ -21,8 +21,9 @@ STEADY = str(Path(__file__).parent / "engines" / "steady.py")
 
 
 def test_it_plays_a_match_prints_each_game_and_writes_the_record(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.delenv("BAO_SANDBOX_MODE", raising=False)
     out_file = tmp_path / "match.json"
     code = main(
         ["--variant", "kingulu", "--engine", STEADY, "--engine", STEADY, "--time", "5+0.1",
@@ -76,6 +77,53 @@ def test_bad_input_gives_one_line_and_exit_status_2(
     captured = capsys.readouterr()
     assert captured.err.splitlines() == [message]
     assert captured.out == ""
+
+
+UID = str(Path(__file__).parent / "engines" / "uid.py")
+
+
+def _uids(out_file: Path) -> set[str]:
+    """The uids the ``uid`` engines reported in the record's first game."""
+    moves = json.loads(out_file.read_text())["games"][0]["moves"]
+    return {line.split()[-1] for m in moves for line in m["info"] if line.startswith("string uid")}
+
+
+@pytest.mark.parametrize(
+    ("env", "flag", "mode"),
+    [("off", [], "off"), ("off", ["--sandbox", "bwrap"], "bwrap"), (None, [], "auto")],
+)
+def test_the_sandbox_mode_comes_from_the_flag_then_bao_sandbox_mode_then_auto(
+    env: str | None, flag: list[str], mode: str, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from engines.sandbox import probe
+
+    if mode != "off" and not probe().bwrap_ok:
+        pytest.skip("bwrap does not work here")
+    if env is None:
+        monkeypatch.delenv("BAO_SANDBOX_MODE", raising=False)
+    else:
+        monkeypatch.setenv("BAO_SANDBOX_MODE", env)
+    out_file = tmp_path / "match.json"
+    code = main(["--variant", "kingulu", "--engine", UID, "--engine", UID, "--time", "5+0.1",
+                 "--seed", "4", "--json", str(out_file), *flag])
+    assert code == 0
+    assert capsys.readouterr().out.splitlines()[0].endswith(f"sandbox {mode}")
+    # Unsandboxed engines run as we do; sandboxed ones each get a uid of their own.
+    uids = _uids(out_file)
+    if mode == "off":
+        assert uids == {str(os.getuid())}
+    else:
+        assert len(uids) == 2 and str(os.getuid()) not in uids
+
+
+def test_a_junk_bao_sandbox_mode_is_a_one_line_error(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BAO_SANDBOX_MODE", "loose")
+    assert main(["--variant", "kingulu", "--engine", STEADY, "--engine", STEADY]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "error: sandbox mode must be one of auto, bwrap, fallback, off, not 'loose'"]
 
 
 @pytest.mark.timeout(60)

@@ -36,6 +36,21 @@ def test_south_wins_every_game_so_the_third_decides_by_the_seed() -> None:
         assert all(p.killed for _, p in launcher.started)
 
 
+def test_both_engines_boot_together_and_are_closed_together() -> None:
+    journal: list[str] = []
+    launcher = _launcher(
+        lambda: FakeProcess(Bot(name="a", journal=journal)),
+        lambda: FakeProcess(Bot(name="b", journal=journal)),
+    )
+    play_match(Pkg("A"), Pkg("B"), TOY, TC, 1, fake_config(launcher))
+    # Both bep lines are written before either handshake is read (then the Seed option, as
+    # each bot declares it, and newgame).
+    assert journal[:6] == [
+        "a:bep", "b:bep", "a:setoption", "a:newgame", "b:setoption", "b:newgame"]
+    # Both get quit before either is killed: one shared wait, not one after the other.
+    assert journal[-4:] == ["a:quit", "b:quit", "a:kill", "b:kill"]
+
+
 def test_the_third_game_side_is_a_pure_function_of_the_seed() -> None:
     assert [third_game_south(s) for s in range(6)] == [third_game_south(s) for s in range(6)]
     assert {third_game_south(s) for s in range(20)} == {0, 1}
