@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import random
 import statistics
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 #: Placement matches a new engine (version) plays before ordinary ladder pairing.
@@ -106,11 +106,14 @@ def choose_pairings(
     wanted: int,
     rng: random.Random,
     met: Mapping[frozenset[Hashable], int] | None = None,
+    compatible: Callable[[Hashable, Hashable], bool] | None = None,
 ) -> list[tuple[Hashable, Hashable]]:
     """Up to ``wanted`` pairings ``(key_a, key_b)`` among ``entries`` (each engine at most once;
     ``key_a`` is the engine being served, i.e. South in game 1). Fewer when fewer engines are
-    free. ``met`` counts the ladder matches already played per pair (``frozenset({a, b})``).
-    Raises ``ValueError`` for duplicate keys."""
+    free. ``met`` counts the ladder matches already played per pair (``frozenset({a, b})``);
+    ``compatible(a, b)``, when given, is False for two keys that must never meet (e.g. two
+    engines of one owner, whose games could not be rated). Raises ``ValueError`` for duplicate
+    keys."""
     met = met or {}
     keys = [e.key for e in entries]
     if len(set(keys)) != len(keys):
@@ -124,9 +127,13 @@ def choose_pairings(
         rng.shuffle(order)  # the tie-break among equals
         order.sort(key=lambda e: (e.placement_left == 0, e.matches))
         first = order[0]
+        allowed = [e for e in order[1:] if compatible is None or compatible(first.key, e.key)]
+        if not allowed:
+            del free[first.key]  # nobody it may meet is free now
+            continue
         candidates = [
-            e for e in order[1:] if first.key != e.last_opponent and e.key != first.last_opponent
-        ] or order[1:]
+            e for e in allowed if first.key != e.last_opponent and e.key != first.last_opponent
+        ] or allowed
         if first.placement_left > 0:
             second = _placement_opponent(first, candidates, rng)
         else:

@@ -147,3 +147,15 @@ def test_a_rival_met_often_gives_way_to_a_new_neighbour():
     assert choose_pairings(entries, 1, random.Random(1)) == [("a", "rival")]
     met = {frozenset(("a", "rival")): 3}
     assert choose_pairings(entries, 1, random.Random(1), met) == [("a", "new")]
+
+
+def test_engines_that_must_not_meet_are_never_paired():
+    owners = {"a1": "alice", "a2": "alice", "b1": "bob", "b2": "bob"}
+    entries = [entry(k, 1500 + i, matches=i) for i, k in enumerate(owners)]
+    pairings = choose_pairings(
+        entries, 2, random.Random(4), compatible=lambda x, y: owners[x] != owners[y]
+    )
+    assert len(pairings) == 2
+    assert all(owners[a] != owners[b] for a, b in pairings)
+    alone = [entry("a1", matches=0), entry("a2", matches=0)]
+    assert choose_pairings(alone, 1, random.Random(4), compatible=lambda x, y: False) == []
