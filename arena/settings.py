@@ -14,6 +14,7 @@ Environment variables:
   BAO_SANDBOX_MODE (auto|bwrap|fallback|off), BAO_SANDBOX_ALLOW_FALLBACK (bool, default off:
   uploaded engines run only in the full sandbox), BAO_TOKEN_TTL_HOURS (API token lifetime),
   BAO_ENGINE_MAX_BYTES (upload size cap, bytes), BAO_MATCH_LEASE_SECONDS,
+  BAO_LADDER_TIME_CONTROL (the ladder's time control, default 10+0.1),
   BAO_THROTTLE_CHALLENGES / _UPLOADS / _TOURNAMENTS / _REGISTER / _LOGIN ('<n>/<period>' or
   'off'), BAO_CACHE_URL ("locmem" default, or redis://host:port/db shared by web processes).
 """
@@ -267,6 +268,9 @@ BAO_SANDBOX_REQUIRE_FULL = not BAO_SANDBOX_ALLOW_FALLBACK or env_bool(
 )
 BAO_ENGINE_MAX_BYTES = env_int("BAO_ENGINE_MAX_BYTES", 16 * 1024 * 1024, minimum=1024)
 BAO_MATCH_LEASE_SECONDS = env_int("BAO_MATCH_LEASE_SECONDS", 900, minimum=10)
+# The ladder's time control (docs/ladder.md), "<base s>+<increment s>", checked against each
+# variant's limits when a ladder match is made.
+BAO_LADDER_TIME_CONTROL = env_str("BAO_LADDER_TIME_CONTROL", "10+0.1")
 BAO_ENGINES_DIR = VAR_DIR / "engines"
 
 LOGGING = {

@@ -42,8 +42,19 @@ class TournamentListOutput(serializers.ModelSerializer):
     class Meta:
         model = Tournament
         fields = [
-            "id", "name", "variant", "time_control", "format", "status", "rated", "start_suite",
-            "start_at", "started_at", "finished_at", "matches_total", "matches_done",
+            "id",
+            "name",
+            "variant",
+            "time_control",
+            "format",
+            "status",
+            "rated",
+            "start_suite",
+            "start_at",
+            "started_at",
+            "finished_at",
+            "matches_total",
+            "matches_done",
         ]
 
 
@@ -157,9 +168,25 @@ class LeaderboardRowOutput(serializers.ModelSerializer):
     class Meta:
         model = Rating
         fields = [
-            "rank", "engine", "version", "engine_version_id", "variant", "rating", "low", "high",
-            "margin", "games", "wins", "draws", "losses", "points", "score", "superiority",
-            "provisional", "prior", "updated_at",
+            "rank",
+            "engine",
+            "version",
+            "engine_version_id",
+            "variant",
+            "rating",
+            "low",
+            "high",
+            "margin",
+            "games",
+            "wins",
+            "draws",
+            "losses",
+            "points",
+            "score",
+            "superiority",
+            "provisional",
+            "prior",
+            "updated_at",
         ]
 
     def get_rating(self, obj: Rating) -> float:
@@ -227,6 +254,62 @@ class RatingPointOutput(serializers.ModelSerializer):
     class Meta:
         model = RatingPoint
         fields = [
-            "match_id", "variant", "version", "opponent", "opponent_version", "games", "points",
-            "rating", "low", "high", "finished_at", "fitted_at",
+            "match_id",
+            "variant",
+            "version",
+            "opponent",
+            "opponent_version",
+            "games",
+            "points",
+            "rating",
+            "low",
+            "high",
+            "finished_at",
+            "fitted_at",
         ]
+
+
+class LadderQuery(serializers.Serializer):
+    """``GET /api/ladder/?variant=``: a variant id or alias (required)."""
+
+    variant = serializers.CharField(max_length=32)
+
+
+class LadderEngineOutput(serializers.Serializer):
+    engine = serializers.CharField()
+    version = serializers.IntegerField()
+    owner = serializers.CharField()
+    rating = serializers.FloatField(allow_null=True, help_text="Fitted Elo; null: not rated yet")
+    margin = serializers.FloatField(allow_null=True, help_text="Half the 95% interval, Elo")
+    ladder_matches = serializers.IntegerField()
+    placement_left = serializers.IntegerField()
+    playing = serializers.BooleanField(help_text="In a ladder match queued or running now")
+
+
+class LadderMatchesOutput(serializers.Serializer):
+    queued = serializers.IntegerField()
+    running = serializers.IntegerField()
+
+
+class LadderSlotsOutput(serializers.Serializer):
+    total = serializers.IntegerField(help_text="Match slots of the live workers")
+    busy = serializers.IntegerField(help_text="Matches running now (any kind)")
+
+
+class LadderOutput(serializers.Serializer):
+    """The ladder of one variant (``tournaments.ladder_services.ladder_state``)."""
+
+    variant = serializers.CharField()
+    time_control = serializers.CharField()
+    start_suite = serializers.CharField()
+    engines = LadderEngineOutput(many=True)
+    matches = LadderMatchesOutput()
+    slots = LadderSlotsOutput()
+
+
+class LadderKeepInput(serializers.Serializer):
+    """Keep (``keep: true``) or stop keeping an older version of your engine on the ladder."""
+
+    engine = serializers.SlugField(max_length=64)
+    version = serializers.IntegerField(min_value=1)
+    keep = serializers.BooleanField()

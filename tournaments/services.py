@@ -21,7 +21,7 @@ from arena.rules import UnknownVariantError, canonical_variant_id
 from engines.consent import PairingKind, check_pairing, pairing_refusal
 from engines.models import EngineVersion
 from engines.selectors import engine_by_name
-from tournaments import pairing
+from tournaments import ladder_services, pairing
 from tournaments.errors import (
     ApiError,
     DuplicateEngine,
@@ -226,7 +226,11 @@ def tournament_start(tournament_id: int, *, now: dt.datetime | None = None) -> b
                 if p.a in refused or p.b in refused:
                     logger.warning(
                         "tournament %s round %s: %s vs %s not played: %s",
-                        tournament_id, round_no, a, b, refused.get(p.a) or refused.get(p.b),
+                        tournament_id,
+                        round_no,
+                        a,
+                        b,
+                        refused.get(p.a) or refused.get(p.b),
                     )
                     continue
                 try:
@@ -245,7 +249,11 @@ def tournament_start(tournament_id: int, *, now: dt.datetime | None = None) -> b
                 except ApiError as exc:
                     logger.warning(
                         "tournament %s round %s: %s vs %s not played: %s",
-                        tournament_id, round_no, a, b, exc,
+                        tournament_id,
+                        round_no,
+                        a,
+                        b,
+                        exc,
                     )
         if created == 0:
             Tournament.objects.filter(pk=tournament_id).update(
@@ -312,13 +320,15 @@ def tournament_refresh_status(tournament_id: int) -> bool:
 
 
 def match_finished(match: Match) -> None:
-    """Record that ``match`` has ended: request a rating refit, advance its tournament.
+    """Record that ``match`` has ended: request a rating refit, top up the ladder (a slot is
+    free), advance its tournament.
 
     Called by ``match_record_result`` inside its transaction after the games are written; safe
     to call again for the same match (a refit reads every game once, the tournament finishes
     once). The refit runs after commit, debounced (``rating_services.ratings_match_recorded``).
     """
     ratings_match_recorded(match)
+    ladder_services.ladder_match_recorded(match)
     if match.tournament_id is not None:
         tournament_refresh_status(match.tournament_id)
 
@@ -330,9 +340,9 @@ def start_due_tournaments(*, now: dt.datetime | None = None) -> list[int]:
     (which does not go through ``match_finished``) still gets marked finished.
     """
     now = now or timezone.now()
-    due = Tournament.objects.filter(
-        status=Tournament.Status.SCHEDULED, start_at__lte=now
-    ).order_by("start_at", "id")
+    due = Tournament.objects.filter(status=Tournament.Status.SCHEDULED, start_at__lte=now).order_by(
+        "start_at", "id"
+    )
     started = [t_id for t_id in due.values_list("id", flat=True) if tournament_start(t_id, now=now)]
     running = Tournament.objects.filter(status=Tournament.Status.RUNNING)
     for t_id in running.values_list("id", flat=True):

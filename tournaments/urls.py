@@ -12,6 +12,8 @@ urlpatterns = [
         name="tournament-detail",
     ),
     path("leaderboard/", views.LeaderboardApi.as_view(), name="leaderboard"),
+    path("ladder/", views.LadderApi.as_view(), name="ladder"),
+    path("ladder/keep/", views.LadderKeepApi.as_view(), name="ladder-keep"),
     path(
         "engines/<slug:name>/ratings/",
         views.EngineRatingHistoryApi.as_view(),

@@ -20,9 +20,12 @@ from arena.api.filters import variant_id
 from arena.api.pagination import Pagination
 from arena.api.throttling import WriteRateThrottle
 from engines import selectors as engine_selectors
-from tournaments import selectors, services
+from tournaments import ladder_services, selectors, services
 from tournaments.models import Tournament
 from tournaments.serializers import (
+    LadderKeepInput,
+    LadderOutput,
+    LadderQuery,
     LeaderboardExcludedOutput,
     LeaderboardOutput,
     LeaderboardQuery,
@@ -101,9 +104,7 @@ class LeaderboardApi(APIView):
         query = LeaderboardQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         variant = variant_id(query.validated_data["variant"])
-        qs = selectors.leaderboard(
-            variant=variant, provisional=query.validated_data["provisional"]
-        )
+        qs = selectors.leaderboard(variant=variant, provisional=query.validated_data["provisional"])
         response = _paginated(request, self, qs, LeaderboardRowOutput)
         pool = selectors.rating_pool(variant=variant)
         response.data["excluded"] = LeaderboardExcludedOutput(
@@ -130,3 +131,38 @@ class EngineRatingHistoryApi(APIView):
             engine_name=engine.name, variant=variant_id(variant) if variant else None
         )
         return _paginated(request, self, qs, RatingPointOutput)
+
+
+class LadderApi(APIView):
+    """``GET /api/ladder/?variant=``: the ladder of a variant now (docs/ladder.md)."""
+
+    @extend_schema(operation_id="ladder_state", parameters=[LadderQuery], responses=LadderOutput)
+    def get(self, request: Request) -> Response:
+        query = LadderQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        return Response(ladder_services.ladder_state(query.validated_data["variant"]))
+
+
+class LadderKeepApi(APIView):
+    """``POST /api/ladder/keep/``: keep an older version of your engine on the ladder
+    (``{"engine", "version", "keep"}``); answers the ladder's view of nothing but ``ok``."""
+
+    permission_classes = [IsAuthenticatedOrReadOnly]
+
+    @extend_schema(operation_id="ladder_keep", request=LadderKeepInput, responses=LadderKeepInput)
+    def post(self, request: Request) -> Response:
+        data = LadderKeepInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        version = ladder_services.ladder_keep(
+            user=request.user,
+            engine_name=data.validated_data["engine"],
+            number=data.validated_data["version"],
+            keep=data.validated_data["keep"],
+        )
+        return Response(
+            {
+                "engine": version.engine.name,
+                "version": version.number,
+                "keep": data.validated_data["keep"],
+            }
+        )
