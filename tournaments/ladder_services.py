@@ -60,7 +60,7 @@ def ladder_members(variant: str) -> list[EngineVersion]:
     playing = (
         EngineVersion.objects.filter(
             status=EngineVersion.Status.ACTIVE,
-            engine__enabled=True,
+            engine__is_enabled=True,
             engine__consent_ladder=True,
             engine__consent_rated=RatedPairing.ANYONE,
         )

@@ -11,6 +11,11 @@ urlpatterns = [
         views.TournamentDetailApi.as_view(),
         name="tournament-detail",
     ),
+    path(
+        "tournaments/<int:tournament_id>/cancel/",
+        views.TournamentCancelApi.as_view(),
+        name="tournament-cancel",
+    ),
     path("leaderboard/", views.LeaderboardApi.as_view(), name="leaderboard"),
     path("ladder/", views.LadderApi.as_view(), name="ladder"),
     path("ladder/keep/", views.LadderKeepApi.as_view(), name="ladder-keep"),
