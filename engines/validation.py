@@ -72,15 +72,29 @@ class Verdict:
     author: str = ""
 
 
+def sandbox_config() -> Any:
+    """The ``SandboxConfig`` of this host's settings (``BAO_SANDBOX_MODE``,
+    ``BAO_SANDBOX_REQUIRE_FULL``, the optional cgroup ``BAO_ENGINE_CGROUP_PARENT`` capped at
+    ``BAO_ENGINE_MEMORY_BYTES``): validation and matches start engines alike."""
+    from engines.sandbox import SandboxConfig
+
+    return SandboxConfig(
+        mode=settings.BAO_SANDBOX_MODE,
+        require_full=settings.BAO_SANDBOX_REQUIRE_FULL,
+        cgroup_parent=settings.BAO_ENGINE_CGROUP_PARENT,
+        cgroup_memory_bytes=int(settings.BAO_ENGINE_MEMORY_BYTES),
+    )
+
+
 def referee_config() -> Any:
     """The ``RefereeConfig`` used for validation (sandbox from the settings, short ply cap)."""
     from arena.referee import RefereeConfig
-    from engines.sandbox import SandboxConfig
 
-    sandbox = SandboxConfig(
-        mode=settings.BAO_SANDBOX_MODE, require_full=settings.BAO_SANDBOX_REQUIRE_FULL
+    return RefereeConfig(
+        sandbox=sandbox_config(),
+        ply_cap=VALIDATION_PLY_CAP,
+        memory_cap_bytes=int(settings.BAO_ENGINE_MEMORY_BYTES),
     )
-    return RefereeConfig(sandbox=sandbox, ply_cap=VALIDATION_PLY_CAP)
 
 
 def opponent_package(unpack_dir: Path) -> Any:
@@ -192,6 +206,7 @@ def validate_version_now(version_id: int, *, config: Any = None) -> str:
     ``validating``.
     """
     from engines.package import EnginePackageError
+    from engines.storage import checkout
 
     open_states = (EngineVersion.Status.PENDING, EngineVersion.Status.VALIDATING)
     claimed = EngineVersion.objects.filter(
@@ -206,7 +221,8 @@ def validate_version_now(version_id: int, *, config: Any = None) -> str:
         return status or "missing"
     version = EngineVersion.objects.select_related("engine").get(pk=version_id)
     try:
-        verdict = check_package(version.package(), config=config)
+        with checkout(version) as package:  # fetched into this host's cache if needed
+            verdict = check_package(package, config=config)
     except (
         EnginePackageError
     ) as exc:  # the stored files are gone or broken: nothing to run
@@ -236,7 +252,25 @@ def validate_version_now(version_id: int, *, config: Any = None) -> str:
         )
         _record(version_id, status, verdict)
     log.info("validation of %s: %s %s", version, status, verdict.code)
+    if status == EngineVersion.Status.ACTIVE:
+        _announce_active(version_id)
     return str(status)
+
+
+#: The task that tops up the ladders (tournaments.tasks), sent by name: the engines app does not
+#: import the apps that consume its versions.
+LADDER_FILL_TASK = "tournaments.tasks.ladder_fill_all"
+
+
+def _announce_active(version_id: int) -> None:
+    """"A version became active": a ladder may place it at once (docs/ladder.md). A broker
+    failure is logged; the ladder's minute job places it then."""
+    from arena.celery import app
+
+    try:
+        app.send_task(LADDER_FILL_TASK)
+    except Exception:
+        log.warning("version %s active: ladder fill not sent", version_id, exc_info=True)
 
 
 def _record(version_id: int, status: str, verdict: Verdict) -> None:
