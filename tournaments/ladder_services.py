@@ -21,7 +21,9 @@ from django.db import transaction
 from django.db.models import Cast, Q, TextField
 
 from arena.api.errors import ApiError, EngineNotYours, NotFoundError, UnknownVariant
+from arena.celery import registered_task
 from arena.matches import selectors as match_selectors
+from arena.matches.events import MatchEnded
 from arena.matches.models import Match
 from arena.matches.services import match_create
 from arena.openings import DEFAULT_SUITE
@@ -35,6 +37,8 @@ from tournaments.models import LadderKeep, LadderMatch, Rating, RatingPool
 LOG = logging.getLogger(__name__)
 
 OPEN = (Match.Status.PENDING, Match.Status.RUNNING)
+#: The task that tops up one variant's ladder (tournaments.tasks), sent by name.
+LADDER_FILL_TASK = "tournaments.tasks.ladder_fill"
 
 
 def ladder_variant(variant: str) -> str:
@@ -197,20 +201,13 @@ def ladder_fill(variant: str) -> list[int]:
     return created
 
 
-def ladder_match_recorded(match: Match) -> None:
-    """A recorded match frees a worker slot: after commit, send ``ladder_fill`` for its variant.
-    Call it in the recording transaction. A broker failure is logged (the minute job fills)."""
-    variant = match.variant
-
-    def send() -> None:
-        from tournaments.tasks import ladder_fill as task  # the tasks module imports this one
-
-        try:
-            task.apply_async(args=[variant])
-        except Exception:  # broker down: the minute job tops the ladder up
-            LOG.warning("ladder %s: fill task not sent", variant, exc_info=True)
-
-    transaction.on_commit(send)
+def ladder_match_ended(event: MatchEnded) -> None:
+    """``MatchEnded`` subscriber (after commit): a match ended, so a worker slot is free; send
+    ``ladder_fill`` for its variant. A broker failure is logged (the minute job fills)."""
+    try:
+        registered_task(LADDER_FILL_TASK).apply_async(args=[event.variant])
+    except Exception:  # broker down: the minute job tops the ladder up
+        LOG.warning("ladder %s: fill task not sent", event.variant, exc_info=True)
 
 
 def ladder_fill_all() -> dict[str, list[int]]:
