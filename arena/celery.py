@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from celery import Celery, Task
+from celery import Celery, Task, signals
 from celery.signals import worker_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
@@ -61,3 +61,16 @@ def _serve_metrics(**_: Any) -> None:
         from arena.metrics import start_worker_server
 
         start_worker_server(settings.BAO_WORKER_METRICS_PORT)
+
+
+def _connect_worker_hooks() -> None:
+    from arena import worker_hooks
+    from arena.beat_pool import BeatPool
+
+    signals.celeryd_after_setup.connect(worker_hooks.check_pool_size, weak=False)
+    signals.worker_shutting_down.connect(worker_hooks.hand_back_matches, weak=False)
+    signals.worker_ready.connect(worker_hooks.announce_presence, weak=False)
+    app.steps["worker"].add(BeatPool)
+
+
+_connect_worker_hooks()

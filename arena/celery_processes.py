@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -90,6 +91,14 @@ def _stat(pid: int) -> tuple[int, int] | None:
     return int(fields[1]), int(fields[19])
 
 
+def _is_beat_pool(pid: int) -> bool:
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return b"--pool=threads" in argv
+
+
 @dataclass(frozen=True)
 class ProcessId:
     """A process identity that survives pid reuse: pid plus start time (clock ticks)."""
@@ -135,6 +144,8 @@ class WorkerProcess:
     log_path: Path
     queue: str
     _log: object = field(default=None, repr=False)
+    #: The Celery node name (``-n``), as stored in ``Match.worker`` by the matches it claims.
+    node: str = ""
     #: The log line that says the process is up.
     ready_mark = " ready."
 
@@ -145,23 +156,29 @@ class WorkerProcess:
         queue: str,
         env: dict[str, str],
         log_path: Path,
-        concurrency: int = 1,
+        concurrency: int | None = 1,
         pool: str = "prefork",
+        launcher: list[str] | None = None,
     ) -> WorkerProcess:
-        """Start ``celery -A arena.celery worker`` consuming only ``queue``."""
+        """Start ``celery -A arena.celery worker`` consuming only ``queue``. ``concurrency``
+        None leaves the pool size to the settings (``BAO_WORKER_SLOTS``: the host's cores).
+        ``launcher`` replaces ``[python, -m, celery]`` (a test's wrapper that injects a fault
+        before handing over to Celery's command line)."""
         # Stays open for the worker's lifetime (closed by stop()): not a with-block.
         log = open(log_path, "wb")  # noqa: SIM115
+        node = f"{queue}-{time.monotonic_ns()}@{socket.gethostname()}"
         argv = [
-            sys.executable, "-m", "celery", "-A", "arena.celery", "worker",
-            f"--pool={pool}", f"--concurrency={concurrency}", "-Q", queue,
-            "-n", f"{queue}-{time.monotonic_ns()}@%h",
+            *(launcher or [sys.executable, "-m", "celery"]), "-A", "arena.celery", "worker",
+            f"--pool={pool}", "-Q", queue, "-n", node,
             "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "INFO",
         ]  # fmt: skip
+        if concurrency is not None:
+            argv.append(f"--concurrency={concurrency}")
         popen = subprocess.Popen(
             argv, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL, start_new_session=True,
         )  # fmt: skip
-        return cls(popen=popen, log_path=log_path, queue=queue, _log=log)
+        return cls(popen=popen, log_path=log_path, queue=queue, _log=log, node=node)
 
     @property
     def pid(self) -> int:
@@ -197,6 +214,21 @@ class WorkerProcess:
     def tree(self) -> set[ProcessId]:
         """The worker's live processes: main process, pool children, engines they started."""
         return process_tree(self.pid)
+
+    def children(self) -> list[int]:
+        """Pids of the main process's direct children: the prefork pool's processes and the
+        beat pool (``arena.beat_pool``)."""
+        found = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                stat = _stat(int(entry.name))
+                if stat is not None and stat[0] == self.pid:
+                    found.append(int(entry.name))
+        return sorted(found)
+
+    def pool_children(self) -> list[int]:
+        """Pids of the prefork pool's processes (the match slots)."""
+        return [pid for pid in self.children() if not _is_beat_pool(pid)]
 
     def kill(self) -> None:
         """SIGKILL the whole process group at once (a machine losing the worker)."""

@@ -16,6 +16,8 @@ Environment variables:
   BAO_ENGINE_MAX_BYTES (upload size cap, bytes), BAO_ENGINE_MEMORY_BYTES (memory cap of one
   engine, bytes), BAO_ENGINE_CGROUP_PARENT (delegated cgroup v2 directory, "" = off),
   BAO_MATCH_LEASE_SECONDS,
+  BAO_REQUEUE_SCAN_SECONDS, BAO_LOST_MESSAGE_SECONDS, BAO_FAIR_SHARE_WINDOW_SECONDS,
+  BAO_QUEUE_MAX_PER_USER, BAO_WORKER_SLOTS, BAO_WORKER_SLOTS_FORCE (bool),
   BAO_ENGINE_STORAGE (database|s3; s3 reads BAO_S3_BUCKET, BAO_S3_ENDPOINT_URL, BAO_S3_REGION,
   BAO_S3_PREFIX), BAO_ENGINE_CACHE_BYTES (per-host package cache cap, bytes),
   BAO_LADDER_TIME_CONTROL (the ladder's time control, default 10+0.1),
@@ -92,6 +94,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "arena.metrics.RequestLatencyMiddleware",  # first: it times everything below it
     "django.middleware.security.SecurityMiddleware",
+    # A view failing on an unreachable database/broker/cache answers 503 with Retry-After.
+    "arena.api.outages.OutageMiddleware",
     # Serves /static/ (admin CSS, the Swagger UI of /api/docs/) also with DEBUG off, where
     # Django's runserver does not; gunicorn in docker-compose has no other static server.
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -261,7 +265,12 @@ CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "celery").strip
 # A match task must finish well before the broker redelivers it (visibility timeout).
 CELERY_BROKER_VISIBILITY_TIMEOUT = env_int("CELERY_BROKER_VISIBILITY_TIMEOUT", 3600, minimum=60)
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_BROKER_VISIBILITY_TIMEOUT}
-CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+CELERY_BEAT_SCHEDULER = "arena.beat:RetryingDatabaseScheduler"
+# Periodic and housekeeping jobs go to a queue of their own ("<default queue>.beat" unless
+# BAO_BEAT_QUEUE names one), served by the small beat pool every worker starts beside its match
+# slots (arena.beat_pool), so they never wait behind a match nor take a match slot.
+BAO_BEAT_QUEUE = env_str("BAO_BEAT_QUEUE", "").strip()
+CELERY_TASK_ROUTES = ("arena.beat_pool.route_beat_tasks",)
 CELERY_TIMEZONE = TIME_ZONE
 
 # --- Bao Arena ----------------------------------------------------------------------------
@@ -292,7 +301,22 @@ BAO_ENGINE_MEMORY_BYTES = env_int("BAO_ENGINE_MEMORY_BYTES", 1 << 30, minimum=16
 # engine then runs in a child cgroup of it (memory.max = BAO_ENGINE_MEMORY_BYTES); the service
 # never creates cgroups anywhere else (engines.sandbox_cgroup).
 BAO_ENGINE_CGROUP_PARENT = env_str("BAO_ENGINE_CGROUP_PARENT", "").strip()
-BAO_MATCH_LEASE_SECONDS = env_int("BAO_MATCH_LEASE_SECONDS", 900, minimum=10)
+# A claim lasts this long without renewal (renewed every third of it while the referee loop is
+# alive): a dead or hung worker's match is claimable again within it (arena.matches.keeper).
+BAO_MATCH_LEASE_SECONDS = env_int("BAO_MATCH_LEASE_SECONDS", 30, minimum=3)
+# The requeue scan (beat): expired leases, lost messages, undelivered validations.
+BAO_REQUEUE_SCAN_SECONDS = env_int("BAO_REQUEUE_SCAN_SECONDS", 10, minimum=1)
+# A match (or validation) queued this long ago and still waiting may have lost its message.
+BAO_LOST_MESSAGE_SECONDS = env_int("BAO_LOST_MESSAGE_SECONDS", 180, minimum=10)
+# Dispatch (arena.matches.dispatch): the window of worker time counted in a user's fair share,
+# and the most matches one user may have waiting (staff exempt; 2,016 is a 64-engine round robin).
+BAO_FAIR_SHARE_WINDOW_SECONDS = env_int("BAO_FAIR_SHARE_WINDOW_SECONDS", 3600, minimum=60)
+BAO_QUEUE_MAX_PER_USER = env_int("BAO_QUEUE_MAX_PER_USER", 2016, minimum=1)
+# Match slots of one worker host: its cores by default; more than twice the cores is refused
+# at worker start unless BAO_WORKER_SLOTS_FORCE (arena.capacity).
+BAO_WORKER_SLOTS = env_int("BAO_WORKER_SLOTS", os.cpu_count() or 1, minimum=1)
+BAO_WORKER_SLOTS_FORCE = env_bool("BAO_WORKER_SLOTS_FORCE", False)
+CELERY_WORKER_CONCURRENCY = BAO_WORKER_SLOTS
 # The ladder's time control (docs/ladder.md), "<base s>+<increment s>", checked against each
 # variant's limits when a ladder match is made.
 BAO_LADDER_TIME_CONTROL = env_str("BAO_LADDER_TIME_CONTROL", "10+0.1")

@@ -10,10 +10,12 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from arena.api import handlers
+from arena.api.outages import healthz
 from arena.metrics import metrics_view
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("healthz", healthz, name="healthz"),
     path("metrics", metrics_view, name="metrics"),  # Prometheus (arena.metrics)
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),

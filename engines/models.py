@@ -112,6 +112,9 @@ class EngineVersion(models.Model):
     reported_author = models.CharField(max_length=128, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     validated_at = models.DateTimeField(null=True, blank=True)
+    # When its validation task was last handed to the broker (None: never; the requeue scan
+    # re-sends validations that never left, or left long ago without a verdict).
+    validation_queued_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["engine__name", "number"]

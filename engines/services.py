@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from datetime import timedelta
 from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
@@ -16,6 +17,8 @@ from typing import Any, Protocol
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
 
 from engines import errors, storage
 from engines.models import Engine, EngineVersion
@@ -186,9 +189,10 @@ def _enqueue_validation(version_id: int) -> None:
     transaction.on_commit(partial(_send_validation, version_id))
 
 
-def _send_validation(version_id: int) -> None:
-    """Queue ``validate_engine_version``. A broker failure is logged, not raised: the upload
-    is already committed, and the version stays ``pending`` (admin action "validate again")."""
+def _send_validation(version_id: int) -> bool:
+    """Queue ``validate_engine_version`` and note when (``validation_queued_at``). A broker
+    failure is logged, not raised: the upload is already committed, the version stays
+    ``pending``, and the requeue scan sends it later (``validations_resend_lost``)."""
     # By name through the project's app (tasks are leaves: nothing imports a tasks module).
     from arena.celery import registered_task
 
@@ -196,6 +200,29 @@ def _send_validation(version_id: int) -> None:
         registered_task(VALIDATE_TASK).delay(version_id)
     except Exception:
         log.exception("engine version %s: could not queue its validation", version_id)
+        return False
+    EngineVersion.objects.filter(pk=version_id).update(validation_queued_at=timezone.now())
+    return True
+
+
+#: A pending version never queued this long after its upload is queued by the requeue scan.
+UNQUEUED_VALIDATION_GRACE_S = 30
+
+
+def validations_resend_lost() -> list[int]:
+    """Queue again the validations of ``pending`` versions whose task never reached the broker
+    (never queued, ``UNQUEUED_VALIDATION_GRACE_S`` after the upload) or was queued more than
+    ``settings.BAO_LOST_MESSAGE_SECONDS`` ago without a verdict. Validation is idempotent, so a
+    message that was only slow costs one no-op. Returns the version ids sent."""
+    now = timezone.now()
+    lost = now - timedelta(seconds=int(settings.BAO_LOST_MESSAGE_SECONDS))
+    grace = now - timedelta(seconds=UNQUEUED_VALIDATION_GRACE_S)
+    waiting = EngineVersion.objects.filter(
+        Q(validation_queued_at__isnull=True, created_at__lt=grace)
+        | Q(validation_queued_at__lt=lost),
+        status=EngineVersion.Status.PENDING,
+    )
+    return [pk for pk in waiting.values_list("pk", flat=True) if _send_validation(pk)]
 
 
 #: API names of the consent setting -> ``Engine`` fields (``engines.consent``).

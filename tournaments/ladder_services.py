@@ -18,9 +18,10 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Cast, Q, TextField
+from django.db.models import Q, TextField
+from django.db.models.functions import Cast
 
-from arena.api.errors import ApiError, EngineNotYours, NotFoundError, UnknownVariant
+from arena.api.errors import ApiError, NotFoundError, UnknownVariant
 from arena.celery import registered_task
 from arena.matches import selectors as match_selectors
 from arena.matches.events import MatchEnded
@@ -29,6 +30,7 @@ from arena.matches.services import match_create
 from arena.openings import DEFAULT_SUITE
 from arena.rules import UnknownVariantError, canonical_variant_id
 from engines.consent import rated_between
+from engines.errors import EngineNotYours
 from engines.models import Engine, EngineVersion, RatedPairing
 from engines.selectors import engine_by_name
 from tournaments.matchmaking import PLACEMENT_MATCHES, LadderEntry, choose_pairings
@@ -55,12 +57,14 @@ def ladder_time_control(variant: str) -> str:
 
 
 def ladder_members(variant: str) -> list[EngineVersion]:
-    """The engine versions on ``variant``'s ladder (a variant id), by id.
+    """The engine versions on ``variant``'s ladder (an id or alias), by id.
 
     Every enabled engine whose owner lets it play automatic rated play (``consent_ladder`` and
     rated pairing by anyone) is on it with its newest version that is active for the variant,
-    plus the older active versions its owner keeps on (``LadderKeep``).
+    plus the older active versions its owner keeps on (``LadderKeep``). Raises
+    ``UnknownVariant``.
     """
+    variant = ladder_variant(variant)
     playing = (
         EngineVersion.objects.filter(
             status=EngineVersion.Status.ACTIVE,
@@ -123,13 +127,15 @@ def ladder_entries(
     }
     entries = []
     for version in members:
-        rating = ratings.get(version.pk)
-        rated = rating is not None and rating.rating is not None
+        row = ratings.get(version.pk)
+        fitted = None
+        if row is not None and None not in (row.rating, row.low, row.high):
+            fitted = (float(row.rating or 0), (float(row.high or 0) - float(row.low or 0)) / 2)
         entries.append(
             LadderEntry(
                 key=version.pk,
-                rating=float(rating.rating) if rated and rating else 1500.0,
-                half_width=(rating.high - rating.low) / 2 if rated and rating else None,
+                rating=fitted[0] if fitted else 1500.0,
+                half_width=fitted[1] if fitted else None,
                 matches=matches[version.pk],
                 placement_left=max(0, PLACEMENT_MATCHES - matches[version.pk]),
                 last_opponent=last.get(version.pk),
@@ -205,7 +211,7 @@ def ladder_match_ended(event: MatchEnded) -> None:
     """``MatchEnded`` subscriber (after commit): a match ended, so a worker slot is free; send
     ``ladder_fill`` for its variant. A broker failure is logged (the minute job fills)."""
     try:
-        registered_task(LADDER_FILL_TASK).apply_async(args=[event.variant])
+        registered_task(LADDER_FILL_TASK).apply_async(args=(event.variant,))
     except Exception:  # broker down: the minute job tops the ladder up
         LOG.warning("ladder %s: fill task not sent", event.variant, exc_info=True)
 
@@ -255,7 +261,7 @@ def ladder_state(variant: str) -> dict[str, Any]:
             "match__status", flat=True
         )
     )
-    engines = []
+    engines: list[dict[str, Any]] = []
     for version in members:
         e = entries[version.pk]
         engines.append(
@@ -270,7 +276,7 @@ def ladder_state(variant: str) -> dict[str, Any]:
                 "playing": version.pk in engaged,
             }
         )
-    engines.sort(key=lambda row: (row["rating"] is None, -(row["rating"] or 0), row["engine"]))
+    engines.sort(key=lambda r: (r["rating"] is None, -float(r["rating"] or 0), str(r["engine"])))
     return {
         "variant": variant,
         "time_control": ladder_time_control(variant),

@@ -347,13 +347,13 @@ class RatingPointOutput(serializers.ModelSerializer[RatingPoint]):
         ]
 
 
-class LadderQuery(serializers.Serializer):
+class LadderQuery(serializers.Serializer[Any]):
     """``GET /api/ladder/?variant=``: a variant id or alias (required)."""
 
     variant = serializers.CharField(max_length=32)
 
 
-class LadderEngineOutput(serializers.Serializer):
+class LadderEngineOutput(serializers.Serializer[Any]):
     engine = serializers.CharField()
     version = serializers.IntegerField()
     owner = serializers.CharField()
@@ -364,17 +364,17 @@ class LadderEngineOutput(serializers.Serializer):
     playing = serializers.BooleanField(help_text="In a ladder match queued or running now")
 
 
-class LadderMatchesOutput(serializers.Serializer):
+class LadderMatchesOutput(serializers.Serializer[Any]):
     queued = serializers.IntegerField()
     running = serializers.IntegerField()
 
 
-class LadderSlotsOutput(serializers.Serializer):
+class LadderSlotsOutput(serializers.Serializer[Any]):
     total = serializers.IntegerField(help_text="Match slots of the live workers")
     busy = serializers.IntegerField(help_text="Matches running now (any kind)")
 
 
-class LadderOutput(serializers.Serializer):
+class LadderOutput(serializers.Serializer[Any]):
     """The ladder of one variant (``tournaments.ladder_services.ladder_state``)."""
 
     variant = serializers.CharField()
@@ -385,7 +385,7 @@ class LadderOutput(serializers.Serializer):
     slots = LadderSlotsOutput()
 
 
-class LadderKeepInput(serializers.Serializer):
+class LadderKeepInput(serializers.Serializer[Any]):
     """Keep (``keep: true``) or stop keeping an older version of your engine on the ladder."""
 
     engine = serializers.SlugField(max_length=64)

@@ -19,7 +19,12 @@ from django.utils import timezone
 
 from arena.matches.events import MatchEnded
 from arena.matches.models import Match
-from arena.matches.services import matches_abort, normalize_start_suite, normalize_time_control
+from arena.matches.services import (
+    matches_abort,
+    normalize_start_suite,
+    normalize_time_control,
+    queue_admit,
+)
 from arena.openings import STANDARD
 from arena.rules import UnknownVariantError, canonical_variant_id
 from engines.consent import PairingKind, check_pairing
@@ -89,7 +94,9 @@ def tournament_create(
     ``EngineNotActive`` (no active version), ``VariantNotSupported`` (the version did not
     announce the variant), ``RatedTournamentNotAllowed`` (403, the rule above),
     ``TooManyRounds``, ``RoundsNotApplicable``, ``StartAtTooLate``, ``PairingRefused`` (403
-    ``pairing_refused``: an engine's owner does not consent, ``engines.consent``). Pairings
+    ``pairing_refused``: an engine's owner does not consent, ``engines.consent``),
+    ``QueueFull`` (409 ``queue_full``: its matches would put more of ``created_by``'s matches
+    in the queue than the per-user cap, ``arena.matches.services.queue_admit``). Pairings
     between two engines of one owner are played unrated (``match_create``).
     """
     try:
@@ -139,6 +146,7 @@ def tournament_create(
         )
     if rated:
         _check_rated_allowed(created_by, versions, fmt)
+    queue_admit(created_by, _expected_matches(fmt, len(versions), rounds_count))
     with transaction.atomic():
         tournament = Tournament.objects.create(
             name=name,
@@ -174,6 +182,17 @@ def _send_start(tournament_id: int) -> None:
         registered_task(START_TASK).delay(tournament_id)
     except Exception:  # broker down: beat's start_due_tournaments picks it up
         logger.exception("tournament %s: could not send the start task", tournament_id)
+
+
+def _expected_matches(fmt: TournamentFormat, n: int, rounds: int | None) -> int:
+    """How many matches an event of ``n`` entrants will queue, for the per-user cap: the whole
+    schedule of a format known up front, else its rounds' pairings (a Swiss), else the ``n - 1``
+    matches of a knockout."""
+    if fmt.known_up_front:
+        return len(fmt.possible_pairs(n))
+    if rounds:
+        return rounds * (n // 2)
+    return n - 1
 
 
 def _check_rated_allowed(
@@ -235,9 +254,10 @@ def tournament_cancel(tournament_id: int, *, reason: str) -> int:
     (``arena.matches.services.matches_abort``).
 
     Nothing is rated for the aborted matches (they have no games). A worker still playing one
-    finds its lease gone and records nothing (``match_record_result``); a queued task finds the
-    match not claimable and returns. Idempotent: a tournament already ``finished`` or
-    ``cancelled`` (or missing) is left alone. Returns how many matches this call aborted.
+    finds its lease gone within a second, kills the engines and records nothing
+    (``arena.matches.keeper``); a queued task finds the match not claimable. Idempotent: a
+    tournament already ``finished`` or ``cancelled`` (or missing) is left alone. Returns how
+    many matches this call aborted.
     """
     now = timezone.now()
     reason = reason[:200]
@@ -265,9 +285,7 @@ def tournament_cancel_by(user: User, tournament_id: int, *, reason: str = "") ->
     """
     tournament = Tournament.objects.filter(pk=tournament_id).first()
     if tournament is None:
-        raise NotFoundError(
-            f"no tournament {tournament_id}", details={"tournament": tournament_id}
-        )
+        raise NotFoundError(f"no tournament {tournament_id}", details={"tournament": tournament_id})
     if not getattr(user, "is_staff", False) and tournament.created_by_id != user.pk:
         raise TournamentNotYours(
             "only the tournament's creator or staff may cancel it",

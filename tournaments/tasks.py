@@ -26,6 +26,8 @@ def start_tournament(tournament_id: int) -> bool:
     Idempotent (``services.tournament_start``'s conditional UPDATE): True if this run started it.
     """
     return services.tournament_start(tournament_id)
+
+
 @shared_task(name="tournaments.tasks.refit_ratings", ignore_result=True)
 def refit_ratings(variant: str) -> bool:
     """Refit the ratings of ``variant`` (queued by ``rating_services.rating_refit_request``).

@@ -14,9 +14,7 @@ _EXPIRY_HELP = "When the token stops working (ISO 8601, UTC); null: never."
 
 
 class RegisterInputSerializer(serializers.Serializer[Any]):
-    username = serializers.CharField(
-        max_length=150, validators=[UnicodeUsernameValidator()]
-    )
+    username = serializers.CharField(max_length=150, validators=[UnicodeUsernameValidator()])
     password = serializers.CharField(
         write_only=True, min_length=1, max_length=128, trim_whitespace=False
     )
@@ -25,9 +23,7 @@ class RegisterInputSerializer(serializers.Serializer[Any]):
 
 class TokenInputSerializer(serializers.Serializer[Any]):
     username = serializers.CharField(max_length=150)
-    password = serializers.CharField(
-        write_only=True, max_length=128, trim_whitespace=False
-    )
+    password = serializers.CharField(write_only=True, max_length=128, trim_whitespace=False)
 
 
 class PasswordChangeInputSerializer(serializers.Serializer[Any]):

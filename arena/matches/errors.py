@@ -6,6 +6,8 @@ import from one place.
 
 from __future__ import annotations
 
+from rest_framework import status
+
 from arena.api.errors import ApiError, UnknownVariant
 from engines.errors import (
     EngineDisabled,
@@ -22,6 +24,8 @@ __all__ = [
     "EngineNotFound",
     "EngineNotYours",
     "InvalidTimeControl",
+    "MatchNotCancellable",
+    "QueueFull",
     "SameEngine",
     "TimeControlTooLong",
     "UnknownStartSuite",
@@ -50,3 +54,20 @@ class TimeControlTooLong(ApiError):
 class UnknownStartSuite(ApiError):
     default_code = "unknown_start_suite"
     default_detail = "The start positions are neither 'standard' nor a suite of this variant."
+
+
+class QueueFull(ApiError):
+    """The user already has ``settings.BAO_QUEUE_MAX_PER_USER`` matches waiting (409; details
+    ``queued``, ``adding``, ``limit``). Staff are exempt."""
+
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "queue_full"
+    default_detail = "You have too many matches waiting to be played."
+
+
+class MatchNotCancellable(ApiError):
+    """Only a pending or running match can be cancelled (409)."""
+
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "match_not_cancellable"
+    default_detail = "The match is already over."

@@ -7,24 +7,24 @@ the same on SQLite and PostgreSQL):
 * claim: ``pending`` -> ``running``, or ``running`` with an expired lease -> ``running`` with a new
   token (the previous worker died), while ``attempts < max_attempts``;
 * renew: extends ``lease_expires_at`` if the token is still ours;
-* release: ``running`` (our token) -> ``pending`` after an infrastructure fault, for a retry.
+* release: ``running`` (our token) -> ``pending`` after an infrastructure fault, for a retry,
+  or handed back (a worker shutting down): then the claim does not count as an attempt.
 
 Finishing a match (our token -> ``finished``/``aborted``) is ``services.match_record_result``.
+Which match a slot claims is ``arena.matches.dispatch``; keeping the lease while the match
+plays is ``arena.matches.keeper``.
 """
 
 from __future__ import annotations
 
 import logging
 import secrets
-import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
 from django.conf import settings
-from django.db import close_old_connections, connection
-from django.db.models import F, Q
-from django.db.models.functions import Coalesce
+from django.db.models import F, Q, QuerySet
+from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
 from arena.matches.models import Match
@@ -43,12 +43,13 @@ def max_attempts() -> int:
 @dataclass(frozen=True)
 class Claim:
     """A won claim: ``token`` identifies this run; ``attempts`` counts this claim; ``lease``
-    in seconds."""
+    in seconds; ``worker`` the Celery node that holds it ("" outside a worker)."""
 
     match_id: int
     token: str
     attempts: int
     lease: int
+    worker: str = ""
 
 
 def pending_or_expired(now: datetime) -> Q:
@@ -58,30 +59,35 @@ def pending_or_expired(now: datetime) -> Q:
     return Q(status=Match.Status.PENDING) | expired
 
 
-def claimable() -> Q:
-    """Matches a worker may claim now: nobody plays them and they are under the attempt bound."""
-    return pending_or_expired(timezone.now()) & Q(attempts__lt=max_attempts())
+def claimable(now: datetime | None = None) -> Q:
+    """Matches a worker may claim now: nobody plays them, they are under the attempt bound and
+    not held back for a retry (``available_at`` in the future)."""
+    now = now or timezone.now()
+    ready = Q(available_at__isnull=True) | Q(available_at__lte=now)
+    return pending_or_expired(now) & Q(attempts__lt=max_attempts()) & ready
 
 
-def match_claim(match_id: int, *, lease_seconds: int) -> Claim | None:
-    """Claim ``match_id`` for ``lease_seconds``; None if it is finished, aborted, leased by a live
-    worker, out of attempts, or does not exist (the caller then does nothing)."""
+def match_claim(match_id: int, *, lease_seconds: int, worker: str = "") -> Claim | None:
+    """Claim ``match_id`` for ``lease_seconds`` on ``worker`` (a Celery node name, for the queue
+    view and hand-backs); None if it is finished, aborted, leased by a live worker, out of
+    attempts, held back, or does not exist (the caller then does nothing)."""
     now = timezone.now()
     token = secrets.token_hex(16)
-    updated = (
-        Match.objects.filter(claimable(), pk=match_id)
-        .update(
-            status=Match.Status.RUNNING,
-            lease_token=token,
-            lease_expires_at=now + timedelta(seconds=lease_seconds),
-            attempts=F("attempts") + 1,
-            started_at=Coalesce(F("started_at"), now),
-        )
+    updated = Match.objects.filter(claimable(now), pk=match_id).update(
+        status=Match.Status.RUNNING,
+        lease_token=token,
+        lease_expires_at=now + timedelta(seconds=lease_seconds),
+        attempts=F("attempts") + 1,
+        started_at=Coalesce(F("started_at"), now),
+        available_at=None,
+        worker=worker[:200],
     )
     if updated == 0:
         return None
     attempts = Match.objects.filter(pk=match_id).values_list("attempts", flat=True).first() or 0
-    return Claim(match_id=match_id, token=token, attempts=attempts, lease=lease_seconds)
+    return Claim(
+        match_id=match_id, token=token, attempts=attempts, lease=lease_seconds, worker=worker
+    )
 
 
 def match_renew_lease(claim: Claim) -> bool:
@@ -96,66 +102,54 @@ def match_renew_lease(claim: Claim) -> bool:
     )
 
 
-def match_release(claim: Claim, error: str) -> bool:
+def match_release(
+    claim: Claim, error: str, *, count_attempt: bool = True, delay_s: float = 0
+) -> bool:
     """Give the match back (``pending``, no lease) after an infrastructure fault, keeping the
-    error text and the attempt count; False if the lease was already lost."""
+    error text; claimable again ``delay_s`` seconds from now. ``count_attempt`` False takes
+    this claim off the attempt count (a hand-back or a dependency outage is not the match's
+    doing). False if the lease was already lost."""
+    available = timezone.now() + timedelta(seconds=delay_s) if delay_s > 0 else None
     return (
-        Match.objects.filter(
-            pk=claim.match_id, status=Match.Status.RUNNING, lease_token=claim.token
-        ).update(
-            status=Match.Status.PENDING,
-            lease_token="",
-            lease_expires_at=None,
-            queued_at=None,
-            error=error,
+        release_rows(
+            Match.objects.filter(
+                pk=claim.match_id, status=Match.Status.RUNNING, lease_token=claim.token
+            ),
+            error,
+            count_attempt=count_attempt,
+            available_at=available,
         )
         == 1
     )
 
 
-class LeaseHeartbeat:
-    """Renews a claim every ``lease / 3`` seconds from a daemon thread while a match plays,
-    and on every game start/end event of the referee (``on_event``).
+def release_rows(
+    rows: QuerySet[Match],
+    error: str,
+    *,
+    count_attempt: bool,
+    available_at: datetime | None = None,
+) -> int:
+    """Put the running ``rows`` back to ``pending`` with ``error`` (one UPDATE; see
+    ``match_release``); returns how many."""
+    attempts = F("attempts") if count_attempt else Greatest(F("attempts") - 1, 0)
+    return rows.update(
+        status=Match.Status.PENDING,
+        lease_token="",
+        lease_expires_at=None,
+        queued_at=None,
+        available_at=available_at,
+        attempts=attempts,
+        error=error,
+    )
 
-    The thread keeps a lease alive through long single moves (a clock can grow with
-    increments). It uses its own database connection and closes it when stopped. ``lost`` is
-    set once a renewal finds the token gone: the result will then not be recorded by us.
-    """
 
-    def __init__(self, claim: Claim, *, interval: float | None = None) -> None:
-        self.claim = claim
-        self.interval = interval if interval is not None else max(1.0, claim.lease / 3)
-        self.lost = False
-        self._stop = threading.Event()
-        self._thread = threading.Thread(
-            target=self._run, name=f"lease-match-{claim.match_id}", daemon=True
-        )
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=10)
-
-    def renew(self) -> None:
-        if not match_renew_lease(self.claim):
-            if not self.lost:
-                log.warning("match %s: lease lost (another worker holds it)", self.claim.match_id)
-            self.lost = True
-
-    def on_event(self, event: dict[str, Any]) -> None:
-        """Referee progress callback: renew on game boundaries (cheap, same thread)."""
-        if event.get("event") in ("game_start", "game_end"):
-            self.renew()
-
-    def _run(self) -> None:
-        try:
-            while not self._stop.wait(self.interval):
-                try:
-                    self.renew()
-                except Exception:  # a database hiccup must not kill the heartbeat
-                    log.exception("match %s: lease renewal failed", self.claim.match_id)
-                    close_old_connections()
-        finally:
-            connection.close()
+def match_lease_held(claim: Claim) -> bool | None:
+    """Whether ``claim`` still holds its match (one read by primary key): True, False (another
+    token or no longer running: cancelled, handed back, taken over), or None when the row is
+    not found (deleted, or not visible to this connection): nothing to stop for then, the
+    record will find out."""
+    row = Match.objects.filter(pk=claim.match_id).values_list("status", "lease_token").first()
+    if row is None:
+        return None
+    return row == (Match.Status.RUNNING, claim.token)

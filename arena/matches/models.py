@@ -1,8 +1,10 @@
 """Matches (best-of-three between two engine versions) and their games (the stored replays).
 
-A ``Match`` row is the unit of work of a worker: ``arena.matches.tasks.run_match`` claims it
-with a lease (``lease_token``, ``lease_expires_at``) by a conditional UPDATE, plays it with the
-referee and records the games once (``arena.matches.services``). A ``Game`` row is one refereed
+A ``Match`` row is the unit of work of a worker, and the pending rows are the queue: a free
+worker slot claims the next one by ``priority``, the ``submitter``'s fair share and age
+(``arena.matches.dispatch``) with a lease (``lease_token``, ``lease_expires_at``) by a
+conditional UPDATE, plays it with the referee and records the games once
+(``arena.matches.services``). A ``Game`` row is one refereed
 game with its full move list, so a replay is rebuilt from ``start_position`` and ``moves``
 (STYLE point 2). Models hold data only: the writes live in ``services``, the reads in
 ``selectors``.
@@ -33,7 +35,19 @@ class Match(models.Model):
     same start; games 1 and 2 play it with colours swapped. ``attempts`` counts claims by
     workers (bounded retries of infrastructure faults). ``queued_at`` is when a ``run_match``
     task was last sent, so the requeue job can tell a pending match whose message was lost.
+
+    Dispatch (``arena.matches.dispatch``): ``priority`` is the class (lower first);
+    ``submitter`` is the user whose fair share the match uses (the challenger, the tournament's
+    creator; None: the system); ``available_at`` holds a retried match back until then.
+    ``worker`` names the Celery node that holds (or last held) the lease.
     """
+
+    class Priority(models.IntegerChoices):
+        """Dispatch classes, first served first; no preemption between them."""
+
+        INTERACTIVE = 0, "challenges and tournament rounds"
+        VERSION_TEST = 1, "version tests"
+        RATED_PLAY = 2, "automatic rated play"
 
     class Status(models.TextChoices):
         PENDING = "pending"
@@ -71,6 +85,18 @@ class Match(models.Model):
         on_delete=models.SET_NULL,
     )
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    priority = models.PositiveSmallIntegerField(
+        choices=Priority.choices, default=Priority.INTERACTIVE
+    )
+    submitter = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        related_name="submitted_matches",
+        on_delete=models.SET_NULL,
+    )
+    available_at = models.DateTimeField(null=True, blank=True)
+    worker = models.CharField(max_length=200, blank=True)
     attempts = models.PositiveIntegerField(default=0)
     lease_token = models.CharField(max_length=64, blank=True)
     lease_expires_at = models.DateTimeField(null=True, blank=True)
@@ -92,6 +118,9 @@ class Match(models.Model):
             # The requeue job scans by status and lease expiry every minute.
             models.Index(fields=["status", "lease_expires_at"], name="match_status_lease_idx"),
             models.Index(fields=["tournament", "round"], name="match_tournament_round_idx"),
+            # The dispatcher reads the queue in this order; fair shares sum by submitter.
+            models.Index(fields=["status", "priority", "created_at"], name="match_dispatch_idx"),
+            models.Index(fields=["submitter", "started_at"], name="match_submitter_idx"),
         ]
         constraints = [
             models.CheckConstraint(
@@ -135,6 +164,10 @@ class Game(models.Model):
     seeds_in_hand = models.PositiveIntegerField(default=0)
     engine_errors = models.JSONField(default=dict, blank=True)
     detail = models.TextField(blank=True)
+    # A time forfeit: how far past its clock the engine went and the host's load then
+    # (arena.referee.hostload): {"overrun_ms", "clock_ms", "answered", "runnable", "load1",
+    # "cores"}; None otherwise.
+    time_loss = models.JSONField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     duration_ms = models.PositiveIntegerField(default=0)
     finished_at = models.DateTimeField()
@@ -186,3 +219,21 @@ class LiveGame(models.Model):
 
     def __str__(self) -> str:
         return f"live match #{self.match_id} game {self.index} ({self.status})"
+
+
+class WorkerNode(models.Model):
+    """A running Celery worker and the match slots it offers, refreshed by the worker itself
+    every ``arena.worker_hooks.PRESENCE_S`` seconds (``last_seen``) and removed at its warm
+    shutdown; a row not seen for three periods is a worker that died. For the queue view."""
+
+    name = models.CharField(max_length=200, unique=True)
+    slots = models.PositiveIntegerField()
+    cores = models.PositiveIntegerField()
+    started_at = models.DateTimeField()
+    last_seen = models.DateTimeField()
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.slots} slots)"

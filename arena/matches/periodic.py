@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django_celery_beat.models import PeriodicTask
 
-from arena.beat import ensure_minute_task
+from arena.beat import ensure_interval_task
 
 REQUEUE_TASK = "arena.matches.tasks.requeue_expired_leases"
 REQUEUE_ENTRY = "matches: requeue expired leases"
 
 
 def ensure_periodic_tasks() -> PeriodicTask:
-    """Create or repair the minute ``requeue_expired_leases`` entry; idempotent (one row by
-    name). The data migration ``0002_requeue_beat_job`` does the same at ``migrate``."""
-    return ensure_minute_task(REQUEUE_ENTRY, REQUEUE_TASK)
+    """Create or repair the ``requeue_expired_leases`` entry, every
+    ``settings.BAO_REQUEUE_SCAN_SECONDS``; idempotent (one row by name). The data migrations
+    ``0002_requeue_beat_job`` and ``0008_requeue_scan_interval`` do the same at ``migrate``."""
+    return ensure_interval_task(
+        REQUEUE_ENTRY, REQUEUE_TASK, seconds=int(settings.BAO_REQUEUE_SCAN_SECONDS)
+    )

@@ -1,10 +1,15 @@
-"""Recovery of matches nobody is playing (the minute beat job ``requeue_expired_leases``).
+"""Recovery of matches nobody is playing (the beat job ``requeue_expired_leases``, every
+``settings.BAO_REQUEUE_SCAN_SECONDS``).
 
-A match can be left behind in two ways: its worker died (killed, out of memory, machine lost),
-so it stays ``running`` with a lease that is no longer renewed; or its ``run_match`` message
-never reached the broker (broker down at commit time) or was lost, so it stays ``pending``.
-The job sends a new message for each; the claim's conditional UPDATE makes extra messages
-harmless. A match that has used up its attempts is aborted instead of being tried forever.
+A match can be left behind in two ways: its worker died or hung (killed, out of memory, machine
+lost, referee loop stuck), so it stays ``running`` with a lease that is no longer renewed; or its
+``run_match`` message never reached the broker (broker down at commit time) or was lost, so it
+stays ``pending``. The job sends a new message for each (a message only wakes a slot, which
+claims by the dispatcher's order, so extra messages are harmless). A pending match queued more
+than ``settings.BAO_LOST_MESSAGE_SECONDS`` ago may just be waiting behind others: those are
+re-sent at most ``LOST_BATCH`` per scan, enough to wake idle slots without flooding the broker.
+A match that has used up its attempts is aborted instead of being tried forever. The same job
+re-sends engine validations that never reached a worker (``engines.services``).
 """
 
 from __future__ import annotations
@@ -20,11 +25,14 @@ from django.utils import timezone
 from arena.matches.leases import max_attempts, pending_or_expired
 from arena.matches.models import Match
 from arena.matches.services import match_abort, match_enqueue
+from engines.services import validations_resend_lost
 
 log = logging.getLogger(__name__)
 
 #: A pending match created this long ago and never queued is queued by the job.
-UNQUEUED_GRACE_S = 60
+UNQUEUED_GRACE_S = 30
+#: Most messages re-sent per scan for matches queued long ago (they may be waiting, not lost).
+LOST_BATCH = 8
 
 
 @dataclass
@@ -33,29 +41,33 @@ class RequeueReport:
 
     requeued: list[int] = field(default_factory=list)
     aborted: list[int] = field(default_factory=list)
+    validations: list[int] = field(default_factory=list)
 
 
 def _lost_message_age() -> timedelta:
-    # After the visibility timeout the broker itself would have redelivered an unacked
-    # message; a pending match queued longer ago than that lost its message.
-    return timedelta(seconds=int(settings.CELERY_BROKER_VISIBILITY_TIMEOUT))
+    return timedelta(seconds=int(settings.BAO_LOST_MESSAGE_SECONDS))
 
 
 def stale_matches() -> Q:
-    """Matches to act on now (module docstring): a ``running`` match whose lease expired and
-    that was not queued again since it expired; a ``pending`` match never queued for
-    ``UNQUEUED_GRACE_S``; either one queued longer ago than the visibility timeout (that
-    message was lost too)."""
+    """Matches that surely have no message (module docstring): a ``running`` match whose lease
+    expired and that was not queued again since it expired (or long ago); a ``pending`` match
+    never queued for ``UNQUEUED_GRACE_S``."""
     now = timezone.now()
     lost = now - _lost_message_age()
     expired_unqueued = Q(status=Match.Status.RUNNING, lease_expires_at__lt=now) & (
         Q(queued_at__isnull=True) | Q(queued_at__lt=F("lease_expires_at")) | Q(queued_at__lt=lost)
     )
-    pending_lost = Q(status=Match.Status.PENDING) & (
-        Q(queued_at__isnull=True, created_at__lt=now - timedelta(seconds=UNQUEUED_GRACE_S))
-        | Q(queued_at__lt=lost)
+    pending_unqueued = Q(
+        status=Match.Status.PENDING,
+        queued_at__isnull=True,
+        created_at__lt=now - timedelta(seconds=UNQUEUED_GRACE_S),
     )
-    return expired_unqueued | pending_lost
+    return expired_unqueued | pending_unqueued
+
+
+def long_queued() -> Q:
+    """Pending matches queued more than ``BAO_LOST_MESSAGE_SECONDS`` ago (lost, or waiting)."""
+    return Q(status=Match.Status.PENDING, queued_at__lt=timezone.now() - _lost_message_age())
 
 
 def matches_requeue_stale() -> RequeueReport:
@@ -68,10 +80,15 @@ def matches_requeue_stale() -> RequeueReport:
         error = f"gave up after {attempts} attempts: the worker was lost each time"
         if match_abort(match_id, error):
             report.aborted.append(match_id)
-    stale = Match.objects.filter(stale_matches(), attempts__lt=limit)
-    for match_id in stale.values_list("pk", flat=True):
+    stale = list(
+        Match.objects.filter(stale_matches(), attempts__lt=limit).values_list("pk", flat=True)
+    )
+    waiting = Match.objects.filter(long_queued(), attempts__lt=limit).order_by("queued_at", "pk")
+    stale += list(waiting.values_list("pk", flat=True)[:LOST_BATCH])
+    for match_id in stale:
         if match_enqueue(match_id):
             report.requeued.append(match_id)
     if report.requeued or report.aborted:
         log.info("requeue: queued %s, aborted %s", report.requeued, report.aborted)
+    report.validations = validations_resend_lost()
     return report

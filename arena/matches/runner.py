@@ -1,38 +1,48 @@
-"""Playing one match on a worker: claim, play with the referee under a heartbeat, record once.
+"""Playing matches on a worker: claim, play with the referee under a lease keeper, record once.
 
-``execute_match`` is the body of the ``run_match`` task, kept apart so tests can call it with a
-referee configuration of their own (``sandbox=off`` for speed). Outcomes:
+``execute_next`` is the body of the ``run_match`` task: a free slot claims the match the
+dispatcher picks (``arena.matches.dispatch``; the message's match id is only a hint) and plays
+it. ``execute_match`` claims one given match (tests, tools). Both take a referee configuration
+of their own for tests (``sandbox=off`` for speed). Outcomes:
 
-* ``skipped``: not claimable (done, aborted, leased by a live worker, out of attempts, gone);
+* ``skipped``: nothing claimable (done, aborted, leased by a live worker, out of attempts, gone);
 * ``recorded``: this run wrote the result;
-* ``lost_lease``: played, but another worker had taken the match over (nothing written);
+* ``lost_lease``: stopped or finished, but the match was no longer ours (another worker took it
+  over after our lease expired, it was cancelled, or our worker handed it back): nothing
+  written, the engines killed within about a second of the loss (``arena.matches.keeper``);
 * ``retry``: an infrastructure fault (sandbox could not start, referee ``aborted``, package
-  not fetched from the package storage or unreadable, soft time limit); the match is released
-  and queued again after a delay;
+  not fetched from the package storage or unreadable, time limit); the match is released and
+  claimable again after a delay;
 * ``aborted``: the same, on the last allowed attempt: the match is marked ``aborted``; also a
   record the database refuses or that does not fit the match (``DataError``/``ValueError`` from
   ``match_record_result``): retrying would replay the same refusal, so the match is aborted
   at once with the reason, never left ``running``.
 
-Engine misbehaviour is not a fault here: the referee turns it into a lost game.
+Database outages are not faults of the match: before a claim the slot retries with back-off
+(the message stays unacknowledged, so nothing is consumed for nothing); a finished match's
+record is written with retries while the lease holds (the keeper renews it once the database
+answers again). Engine misbehaviour is not a fault here: the referee turns it into a lost game.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 from django.conf import settings
-from django.db import DataError
+from django.db import DataError, InterfaceError, OperationalError, close_old_connections, connection
+from django.utils import timezone
 
 from arena import metrics
 from arena.engine_text import storable_text
+from arena.matches.dispatch import match_claim_next
+from arena.matches.keeper import LEASE_LOST, LeaseKeeper
 from arena.matches.leases import (
     Claim,
-    LeaseHeartbeat,
     match_claim,
     match_release,
     max_attempts,
@@ -41,12 +51,12 @@ from arena.matches.limits import match_limits
 from arena.matches.live import LivePublisher
 from arena.matches.models import Match
 from arena.matches.services import match_abort, match_enqueue, match_record_result
-from arena.referee import RefereeConfig, TimeControl, play_match
+from arena.matches.timeloss import report_jump
+from arena.referee import MatchControl, MatchStopped, RefereeConfig, TimeControl, play_match
 from arena.terminations import Termination
 from engines.storage import checkout
 
 log = logging.getLogger(__name__)
-
 
 
 class RunOutcome(StrEnum):
@@ -67,6 +77,25 @@ ABORTED = RunOutcome.ABORTED
 
 #: Seconds before a released match is tried again (a busy or broken machine may recover).
 RETRY_DELAY_S = 10
+#: Errors of an unreachable or restarting database: retried, never charged to a match.
+TRANSIENT_DB_ERRORS = (OperationalError, InterfaceError)
+#: How long a slot retries the database before a claim, then hands its message back.
+CLAIM_RETRY_S = 600
+#: How long a finished match's record is retried while the database is down (the lease is
+#: renewed as soon as it answers again; after this, the match is played again elsewhere).
+RECORD_RETRY_S = 900
+#: Back-off between database retries, in seconds (doubling from the first to the last).
+BACKOFF_S = (0.5, 5.0)
+#: A message whose hinted match has a lease expiring within this many seconds past its lease
+#: (its worker died: the redelivery of its message) waits for it instead of being dropped.
+HINT_WAIT_MARGIN_S = 2.0
+
+T = TypeVar("T")
+
+
+class ClaimUnavailable(RuntimeError):
+    """The database stayed unreachable for ``CLAIM_RETRY_S`` before a claim (the task hands its
+    message back to the broker)."""
 
 
 def default_referee_config() -> RefereeConfig:
@@ -82,7 +111,10 @@ def default_referee_config() -> RefereeConfig:
 
 
 def _play(
-    match: Match, config: RefereeConfig, on_event: Callable[[dict[str, Any]], None]
+    match: Match,
+    config: RefereeConfig,
+    control: MatchControl,
+    on_event: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
     # Packages run from this host's cache, fetched from the package storage by content hash
     # and kept there for the whole match; they are named "<engine> v<n>".
@@ -96,17 +128,58 @@ def _play(
             config=config,
             on_event=on_event,
             best_of=match.best_of,
+            control=control,
             start=match.start_position or None,
         )
     return record.to_dict()
 
 
-def _give_up_or_retry(claim: Claim, error: str, record: dict[str, Any] | None) -> RunOutcome:
+def _reset_connection() -> None:
+    close_old_connections()
+    connection.close()
+
+
+def _backoff() -> Callable[[], None]:
+    delay = [BACKOFF_S[0]]
+
+    def sleep() -> None:
+        time.sleep(delay[0])
+        delay[0] = min(delay[0] * 2, BACKOFF_S[1])
+
+    return sleep
+
+
+def _db_retry(action: Callable[[], T], *, control: MatchControl, what: str, match_id: int) -> T:
+    """``action()`` retried through database outages for up to ``RECORD_RETRY_S`` while the
+    match is still ours. Each retry tells the keeper the worker is alive (so it renews the lease
+    when the database answers again); raises ``MatchStopped`` once the lease is lost and the
+    last ``TRANSIENT_DB_ERRORS`` after the retry time."""
+    give_up = time.monotonic() + RECORD_RETRY_S
+    pause = _backoff()
+    while True:
+        try:
+            return action()
+        except TRANSIENT_DB_ERRORS as exc:
+            log.warning("match %s: %s failed (%s); retrying", match_id, what, exc)
+            _reset_connection()
+            if time.monotonic() > give_up:
+                raise
+            control.check()  # MatchStopped once the keeper found the lease gone
+            pause()
+
+
+def _give_up_or_retry(
+    claim: Claim, error: str, record: dict[str, Any] | None, control: MatchControl
+) -> RunOutcome:
     """An infrastructure fault on this claim: retry while attempts remain, else abort (keeping
     the games the referee did play, unrated)."""
     error = storable_text(error)  # it may quote text an exception took from a package
     if claim.attempts < max_attempts():
-        if match_release(claim, error):
+        released = _db_retry(
+            lambda: match_release(claim, error, delay_s=RETRY_DELAY_S),
+            control=control, what="release", match_id=claim.match_id,
+        )  # fmt: skip
+        if released:
             match_enqueue(claim.match_id, countdown=RETRY_DELAY_S)
             log.warning(
                 "match %s: attempt %s failed (%s); retrying", claim.match_id, claim.attempts, error
@@ -115,18 +188,26 @@ def _give_up_or_retry(claim: Claim, error: str, record: dict[str, Any] | None) -
         return LOST_LEASE
     log.error("match %s: attempt %s failed (%s); aborting", claim.match_id, claim.attempts, error)
     if record is not None:
-        return _record(claim, {**record, "aborted": True})
-    done = match_abort(claim.match_id, f"after {claim.attempts} attempts: {error}", claim=claim)
+        return _record(claim, {**record, "aborted": True}, control)
+    done = _db_retry(
+        lambda: match_abort(claim.match_id, f"after {claim.attempts} attempts: {error}",
+                            claim=claim),
+        control=control, what="abort", match_id=claim.match_id,
+    )  # fmt: skip
     return ABORTED if done else LOST_LEASE
 
 
-def _record(claim: Claim, record: dict[str, Any]) -> RunOutcome:
-    """``match_record_result`` under our lease: ``recorded`` (``aborted`` for an aborted record)
-    or ``lost_lease``. A record it refuses (``ValueError``) or the database refuses
-    (``DataError``, e.g. text PostgreSQL cannot hold) aborts the match with that reason: the
-    referee plays the same games again on a retry, so the refusal would only repeat."""
+def _record(claim: Claim, record: dict[str, Any], control: MatchControl) -> RunOutcome:
+    """``match_record_result`` under our lease, retried through database outages:
+    ``recorded`` (``aborted`` for an aborted record) or ``lost_lease``. A record it refuses
+    (``ValueError``) or the database refuses (``DataError``, e.g. text PostgreSQL cannot hold)
+    aborts the match with that reason: the referee plays the same games again on a retry, so
+    the refusal would only repeat."""
     try:
-        done = match_record_result(claim.match_id, claim.token, record)
+        done = _db_retry(
+            lambda: match_record_result(claim.match_id, claim.token, record),
+            control=control, what="recording the result", match_id=claim.match_id,
+        )  # fmt: skip
     except (DataError, ValueError) as exc:
         log.exception("match %s: the record could not be stored", claim.match_id)
         error = storable_text(f"the match record could not be stored: {type(exc).__name__}: {exc}")
@@ -134,68 +215,141 @@ def _record(claim: Claim, record: dict[str, Any]) -> RunOutcome:
     if not done:
         return LOST_LEASE
     metrics.count_recorded_games(record.get("games", []))
+    if any(g.get("time_loss") for g in record.get("games") or []):
+        try:
+            report_jump(claim.worker)
+        except Exception:  # a report must not turn a recorded match into a failure
+            log.exception("match %s: the time-loss report failed", claim.match_id)
     return ABORTED if record.get("aborted") else RECORDED
 
 
-def execute_match(
-    match_id: int,
-    *,
-    config: RefereeConfig | None = None,
-    heartbeat_interval: float | None = None,
-) -> RunOutcome:
-    """Claim, play and record match ``match_id``; returns one of the outcomes above.
-
-    ``config`` None means ``default_referee_config()``; a given config gets the worker's
-    sandbox unless it sets one. Never raises for engine or infrastructure faults, except
-    ``SoftTimeLimitExceeded``-style ``BaseException`` s that are not ``Exception`` s (after
-    releasing the match).
-    """
-    match = (
-        Match.objects.select_related("engine_a__engine", "engine_b__engine")
-        .filter(pk=match_id)
-        .first()
-    )
-    if match is None:
-        return SKIPPED
-    limits = match_limits(match.variant, match.time_control)
-    claim = match_claim(match_id, lease_seconds=limits.lease)
-    if claim is None:
-        return SKIPPED
+def _worker_config(config: RefereeConfig | None) -> RefereeConfig:
     if config is None:
         config = default_referee_config()
     elif config.sandbox is None:
         config = replace(config, sandbox=default_referee_config().sandbox)
     if config.on_metric is None:
         config = replace(config, on_metric=metrics.observe_referee)
-    heartbeat = LeaseHeartbeat(claim, interval=heartbeat_interval)
-    heartbeat.start()
+    return config
+
+
+def play_claimed(claim: Claim, *, config: RefereeConfig | None = None) -> RunOutcome:
+    """Play and record the match ``claim`` holds; returns one of the outcomes above.
+
+    ``config`` None means ``default_referee_config()``; a given config gets the worker's
+    sandbox unless it sets one. Never raises for engine or infrastructure faults, except
+    ``BaseException`` s that are not ``Exception`` s (the keeper is stopped first).
+    """
+    control = MatchControl()
+    match = _db_retry(
+        lambda: Match.objects.select_related("engine_a__engine", "engine_b__engine").get(
+            pk=claim.match_id
+        ),
+        control=control, what="loading the match", match_id=claim.match_id,
+    )  # fmt: skip
+    limits = match_limits(match.variant, match.time_control)
+    keeper = LeaseKeeper(claim, control, deadline_s=limits.soft)
+    keeper.start()
     publisher = LivePublisher(match)  # each move to the live page, from a queue (live.py)
     publisher.start()
-
-    def on_event(event: dict[str, Any]) -> None:
-        heartbeat.on_event(event)
-        publisher.on_event(event)
-
-    record: dict[str, Any] | None = None
-    error = ""
     try:
-        record = _play(match, config, on_event)
-        if record.get("aborted"):
-            error = next(
-                (
-                    f"game {g['index']}: {g.get('detail') or 'aborted'}"
-                    for g in record["games"]
-                    if g["termination"] == Termination.ABORTED
-                ),
-                "referee aborted the match",
-            )
-    except Exception as exc:  # SandboxError, EnginePackageError, SoftTimeLimitExceeded, bugs
-        log.exception("match %s: infrastructure failure", match_id)
-        error = f"{type(exc).__name__}: {exc}"
+        record: dict[str, Any] | None = None
+        error = ""
+        try:
+            record = _play(match, _worker_config(config), control, publisher.on_event)
+            if record.get("aborted"):
+                error = next(
+                    (
+                        f"game {g['index']}: {g.get('detail') or 'aborted'}"
+                        for g in record["games"]
+                        if g["termination"] == Termination.ABORTED
+                    ),
+                    "referee aborted the match",
+                )
+        except MatchStopped as stop:
+            if stop.reason == LEASE_LOST:
+                log.info("match %s: stopped, the lease is gone; nothing recorded", claim.match_id)
+                return LOST_LEASE
+            error = f"stopped: {stop.reason}"  # overdue: an infrastructure fault
+        except Exception as exc:  # SandboxError, EnginePackageError, SoftTimeLimitExceeded, bugs
+            log.exception("match %s: infrastructure failure", claim.match_id)
+            error = f"{type(exc).__name__}: {exc}"
+        try:
+            if error:
+                return _give_up_or_retry(claim, error, record, control)
+            assert record is not None
+            return _record(claim, record, control)
+        except MatchStopped:
+            return LOST_LEASE
     finally:
-        heartbeat.stop()
         publisher.stop()
-    if error:
-        return _give_up_or_retry(claim, error, record)
-    assert record is not None
-    return _record(claim, record)
+        keeper.stop()
+
+
+def execute_match(match_id: int, *, config: RefereeConfig | None = None) -> RunOutcome:
+    """Claim match ``match_id`` itself (not the dispatcher's pick), play and record it;
+    ``skipped`` if it is not claimable. For tests and tools; workers use ``execute_next``."""
+    row = Match.objects.filter(pk=match_id).values("variant", "time_control").first()
+    if row is None:
+        return SKIPPED
+    limits = match_limits(row["variant"], row["time_control"])
+    claim = match_claim(match_id, lease_seconds=limits.lease)
+    if claim is None:
+        return SKIPPED
+    return play_claimed(claim, config=config)
+
+
+def _hint_wait_until(hint: int | None) -> float:
+    """Monotonic time until which a slot with nothing to claim waits for the hinted match: its
+    lease expires soon and was not renewed (the worker holding it died, and this message is
+    the broker's redelivery of it). 0: do not wait."""
+    if hint is None:
+        return 0.0
+    row = (
+        Match.objects.filter(pk=hint, status=Match.Status.RUNNING)
+        .values("variant", "time_control", "lease_expires_at")
+        .first()
+    )
+    if row is None or row["lease_expires_at"] is None:
+        return 0.0
+    lease = match_limits(row["variant"], row["time_control"]).lease
+    left = (row["lease_expires_at"] - timezone.now()).total_seconds()
+    if left > lease:
+        return 0.0
+    return time.monotonic() + max(0.0, left) + HINT_WAIT_MARGIN_S
+
+
+def claim_next(hint: int | None = None, *, worker: str = "") -> Claim | None:
+    """The claim of a free slot: the dispatcher's pick, else (if the hinted match's lease is
+    about to expire) that match once it does; None when there is nothing to play. Database
+    outages are retried with back-off for ``CLAIM_RETRY_S``, then ``ClaimUnavailable``."""
+    give_up = time.monotonic() + CLAIM_RETRY_S
+    pause = _backoff()
+    wait_until: float | None = None
+    while True:
+        try:
+            claim = match_claim_next(worker=worker)
+            if claim is not None:
+                return claim
+            if wait_until is None:
+                wait_until = _hint_wait_until(hint)
+            if time.monotonic() >= wait_until:
+                return None
+            time.sleep(1.0)
+        except TRANSIENT_DB_ERRORS as exc:
+            log.warning("claim: the database is unavailable (%s); retrying", exc)
+            _reset_connection()
+            if time.monotonic() > give_up:
+                raise ClaimUnavailable(str(exc)) from exc
+            pause()
+
+
+def execute_next(
+    hint: int | None = None, *, worker: str = "", config: RefereeConfig | None = None
+) -> RunOutcome:
+    """A free slot's turn: claim the dispatcher's pick (``claim_next``) and play it; ``skipped``
+    when nothing is claimable. Raises ``ClaimUnavailable`` (database down too long)."""
+    claim = claim_next(hint, worker=worker)
+    if claim is None:
+        return SKIPPED
+    return play_claimed(claim, config=config)

@@ -10,7 +10,7 @@ from rest_framework import serializers
 
 from arena.matches.models import Game, LiveGame, Match
 from arena.matches.replay import moves_with_traces
-from arena.matches.selectors import game_visible_engine_errors
+from arena.matches.selectors import game_visible_engine_errors, queue_position
 
 
 class EngineVersionRefOutput(serializers.Serializer[Any]):
@@ -31,8 +31,19 @@ class GameSummaryOutput(serializers.ModelSerializer[Game]):
 
     class Meta:
         model = Game
-        fields = ["id", "index", "south", "north", "winner", "result", "termination", "rated",
-                  "plies", "scores", "finished_at"]
+        fields = [
+            "id",
+            "index",
+            "south",
+            "north",
+            "winner",
+            "result",
+            "termination",
+            "rated",
+            "plies",
+            "scores",
+            "finished_at",
+        ]
 
 
 class MatchListOutput(serializers.ModelSerializer[Match]):
@@ -45,17 +56,60 @@ class MatchListOutput(serializers.ModelSerializer[Match]):
 
     class Meta:
         model = Match
-        fields = ["id", "variant", "time_control", "engine_a", "engine_b", "seed", "start_suite",
-                  "start_position", "rated", "tournament", "round", "status", "attempts",
-                  "score_a", "score_b", "winner", "error", "created_at", "started_at",
-                  "finished_at"]
+        fields = [
+            "id",
+            "variant",
+            "time_control",
+            "engine_a",
+            "engine_b",
+            "seed",
+            "start_suite",
+            "start_position",
+            "rated",
+            "tournament",
+            "round",
+            "status",
+            "attempts",
+            "score_a",
+            "score_b",
+            "winner",
+            "error",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
 
 
 class MatchDetailOutput(MatchListOutput):
+    """A match with its games; ``queue_position`` (pending matches only, else null) is its
+    place in the dispatcher's order, 1 = next (an estimate: shares change as matches run);
+    ``priority`` the dispatch class."""
+
     games = GameSummaryOutput(many=True, read_only=True)
+    queue_position = serializers.SerializerMethodField()
+    priority = serializers.CharField(source="get_priority_display")
 
     class Meta(MatchListOutput.Meta):
-        fields = [*MatchListOutput.Meta.fields, "games"]
+        fields = [*MatchListOutput.Meta.fields, "priority", "queue_position", "games"]
+
+    def get_queue_position(self, match: Match) -> int | None:
+        return queue_position(match)
+
+
+class MatchCancelInput(serializers.Serializer[Any]):
+    """``POST /api/matches/{id}/cancel/``: an optional reason (kept in the match's error)."""
+
+    reason = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
+
+
+class QueueOutput(serializers.Serializer[Any]):
+    """``GET /api/queue/`` (``selectors.queue_snapshot``)."""
+
+    slots = serializers.DictField()
+    running = serializers.ListField(child=serializers.DictField())
+    pending = serializers.ListField(child=serializers.DictField())
+    pending_count = serializers.IntegerField()
+    time_loss = serializers.ListField(child=serializers.DictField(), required=False)
 
 
 class MoveOutput(serializers.Serializer[Any]):
@@ -95,10 +149,30 @@ class GameReplayOutput(serializers.ModelSerializer[Game]):
 
     class Meta:
         model = Game
-        fields = ["id", "match", "index", "variant", "time_control", "south", "north", "winner",
-                  "result", "termination", "rated", "plies", "start_position", "final_position",
-                  "moves", "scores", "seeds_in_hand", "engine_errors", "detail", "started_at",
-                  "duration_ms", "finished_at"]
+        fields = [
+            "id",
+            "match",
+            "index",
+            "variant",
+            "time_control",
+            "south",
+            "north",
+            "winner",
+            "result",
+            "termination",
+            "rated",
+            "plies",
+            "start_position",
+            "final_position",
+            "moves",
+            "scores",
+            "seeds_in_hand",
+            "engine_errors",
+            "detail",
+            "started_at",
+            "duration_ms",
+            "finished_at",
+        ]
 
     @extend_schema_field(MoveOutput(many=True))
     def get_moves(self, game: Game) -> list[dict[str, Any]]:
@@ -138,8 +212,19 @@ class LiveGameListOutput(serializers.ModelSerializer[LiveGame]):
 
     class Meta:
         model = LiveGame
-        fields = ["id", "match", "index", "variant", "time_control", "south", "north", "status",
-                  "plies", "started_at", "updated_at"]
+        fields = [
+            "id",
+            "match",
+            "index",
+            "variant",
+            "time_control",
+            "south",
+            "north",
+            "status",
+            "plies",
+            "started_at",
+            "updated_at",
+        ]
 
     def get_plies(self, live: LiveGame) -> int:
         return len(live.moves or [])
@@ -155,8 +240,16 @@ class LiveGameOutput(LiveGameListOutput):
     game = serializers.SerializerMethodField()
 
     class Meta(LiveGameListOutput.Meta):
-        fields = [*LiveGameListOutput.Meta.fields, "result", "termination", "detail",
-                  "start_position", "since", "moves", "game"]
+        fields = [
+            *LiveGameListOutput.Meta.fields,
+            "result",
+            "termination",
+            "detail",
+            "start_position",
+            "since",
+            "moves",
+            "game",
+        ]
 
     def get_since(self, live: LiveGame) -> int:
         return min(int(self.context.get("since", 0)), len(live.moves or []))

@@ -26,7 +26,7 @@ from django.utils.dateparse import parse_datetime
 from arena.engine_text import storable
 from arena.matches import errors
 from arena.matches.events import MatchEnded, publish_match_ended
-from arena.matches.leases import Claim, claimable, pending_or_expired
+from arena.matches.leases import Claim, max_attempts, pending_or_expired, release_rows
 from arena.matches.limits import (
     fits_worker,
     longest_clock_ms,
@@ -121,6 +121,8 @@ def match_create(
     seed: int | None = None,
     best_of: int = 3,
     start_suite: str = STANDARD,
+    priority: int = Match.Priority.INTERACTIVE,
+    submitter: User | None = None,
 ) -> Match:
     """Create a pending match and queue ``run_match`` once the transaction commits.
 
@@ -131,7 +133,10 @@ def match_create(
     for a single game with A South (a knockout decider). A match between two
     engines of one owner is stored unrated whatever ``rated`` says
     (``engines.consent.rated_between``). Consent is the caller's to check
-    (``engines.consent.check_pairing``).
+    (``engines.consent.check_pairing``). ``priority`` is the dispatch class
+    (``Match.Priority``); ``submitter`` the user whose fair share it uses (default: the
+    challenger, else the tournament's creator). The per-user cap on queued matches is the
+    caller's check (``queue_admit``), made once for a whole batch.
     Raises (``ApiError`` subclasses, by stable code): ``unknown_variant``, ``same_engine`` (the
     same engine version on both sides), ``engine_disabled`` (409, disabled by its owner),
     ``engine_not_active`` (409, a version not ``active``), ``variant_not_supported`` (not
@@ -171,30 +176,64 @@ def match_create(
         round=round,
         challenger=challenger,
         best_of=best_of,
+        priority=priority,
+        submitter_id=_submitter_id(submitter or challenger, tournament),
     )
     transaction.on_commit(lambda: match_enqueue(match.pk))
     return match
 
 
+def _submitter_id(user: User | None, tournament: Model | None) -> int | None:
+    """Whose fair share a match uses: ``user``, else the tournament's creator, else None."""
+    if user is not None:
+        return int(user.pk)
+    creator = getattr(tournament, "created_by_id", None)
+    return int(creator) if creator is not None else None
+
+
+def queued_count(user: User) -> int:
+    """Matches of ``user`` waiting for a slot (pending, as submitter)."""
+    return Match.objects.filter(submitter=user, status=Match.Status.PENDING).count()
+
+
+def queue_admit(user: User | None, adding: int) -> None:
+    """Refuse a creation that would put more than ``settings.BAO_QUEUE_MAX_PER_USER`` matches
+    of ``user`` in the queue: ``QueueFull`` (409 ``queue_full``, details ``queued``, ``adding``,
+    ``limit``). Staff and the system (None) are exempt; the fair share, not this cap, keeps one
+    user from holding every slot."""
+    from django.conf import settings
+
+    if user is None or getattr(user, "is_staff", False):
+        return
+    limit = int(settings.BAO_QUEUE_MAX_PER_USER)
+    queued = queued_count(user)
+    if queued + adding > limit:
+        raise errors.QueueFull(
+            f"you have {queued} matches queued; {adding} more would exceed the limit of {limit}."
+            " Wait for some to be played.",
+            details={"queued": queued, "adding": adding, "limit": limit},
+        )
+
+
 def match_enqueue(match_id: int, *, countdown: float | None = None) -> bool:
-    """Send a ``run_match`` task for a claimable match (pending, or running with an expired
-    lease) with its own time limits, and note when (``queued_at``). Returns False if the broker
-    refused (the requeue job sends it later) or the match is not claimable. Safe to call twice:
-    the claim makes the second delivery a no-op.
+    """Send a ``run_match`` message ("a slot may be free"; the match id is a hint for the
+    dispatcher) for a match nobody plays (pending, or running with an expired lease), and note
+    when (``queued_at``). Returns False if the broker refused (the requeue job sends it later)
+    or the match is played, done or out of attempts. Safe to call twice: a message that finds
+    nothing to claim does nothing.
     """
     # Imported here: importing the Celery app resolves the broker (and may start the embedded
     # one), which a web or management process that never queues a match must not pay for.
     from arena.celery import registered_task
 
-    match = Match.objects.filter(claimable(), pk=match_id).first()
-    if match is None:
+    waiting = Match.objects.filter(
+        pending_or_expired(timezone.now()), attempts__lt=max_attempts(), pk=match_id
+    )
+    if not waiting.exists():
         return False
-    limits = match_limits(match.variant, match.time_control)
     try:
         registered_task(RUN_MATCH_TASK).apply_async(
             args=[match_id],  # type: ignore[arg-type]  # any sequence; celery-types says tuple
-            soft_time_limit=limits.soft,
-            time_limit=limits.hard,
             countdown=countdown,  # type: ignore[arg-type]  # None means now; stubs say float
         )
     except Exception:  # broker down: the match stays pending, unqueued, for the requeue job
@@ -263,6 +302,7 @@ def _games_from_record(match: Match, record: dict[str, Any], *, aborted: bool) -
                 seeds_in_hand=int(game.get("seeds_in_hand") or 0),
                 engine_errors=engine_errors,
                 detail=game.get("detail") or "",
+                time_loss=game.get("time_loss"),
                 started_at=started,
                 duration_ms=int(game.get("duration_ms") or 0),
                 finished_at=finished,
@@ -372,6 +412,40 @@ def _publish_ended(match_id: int) -> None:
     )
 
 
+def match_cancel(match_id: int, *, reason: str) -> bool:
+    """Stop a pending or running match for good: it becomes ``aborted`` with the error
+    ``"cancelled: <reason>"``, no games and nothing rated (``matches_abort``), and the
+    match-ended hook is published (its tournament advances).
+
+    A worker playing it finds its lease gone within a second (``arena.matches.keeper``),
+    kills the engines and records nothing. Permission is the caller's (the view lets the
+    challenger and staff). Returns False if the match is already over (or missing).
+    """
+    with transaction.atomic():
+        if not matches_abort(match_ids=[match_id], error=f"cancelled: {reason}"):
+            return False
+        _publish_ended(match_id)
+    log.info("match %s cancelled: %s", match_id, reason)
+    return True
+
+
+def matches_hand_back(worker: str) -> list[int]:
+    """A worker shutting down gives back the matches it plays: ``pending`` again at once, the
+    claim not counted as an attempt, and a ``run_match`` message each so another worker takes
+    them. Its own slots see the lease gone and stop within a second. Returns the match ids."""
+    rows = Match.objects.filter(status=Match.Status.RUNNING, worker=worker)
+    ids = list(rows.values_list("pk", flat=True))
+    if not ids:
+        return []
+    handed = release_rows(
+        rows.filter(pk__in=ids), f"handed back by {worker} (shutting down)", count_attempt=False
+    )
+    log.warning("worker %s shutting down: %s matches handed back %s", worker, handed, ids)
+    for match_id in ids:
+        match_enqueue(match_id)
+    return ids
+
+
 def matches_abort(
     *,
     error: str,
@@ -385,13 +459,15 @@ def matches_abort(
     (one conditional UPDATE per match, so a match claimed meanwhile is left to its worker when
     ``pending_only``).
 
-    A worker still playing an aborted match finds its lease gone and records nothing
-    (``match_record_result``); a queued task finds the match not claimable and returns. No
+    A worker still playing an aborted match finds its lease gone within a second
+    (``arena.matches.keeper``), kills its engines and records nothing; a queued message finds
+    nothing to claim. No
     hook is called: the caller (cancelling a tournament, forfeiting a withdrawn engine's
     pairings) updates its own state in the same transaction.
     """
-    statuses = [Match.Status.PENDING] if pending_only else [Match.Status.PENDING,
-                                                              Match.Status.RUNNING]
+    statuses = (
+        [Match.Status.PENDING] if pending_only else [Match.Status.PENDING, Match.Status.RUNNING]
+    )
     rows = Match.objects.filter(status__in=statuses)
     if tournament_id is not None:
         rows = rows.filter(tournament_id=tournament_id)
@@ -434,6 +510,7 @@ def match_challenge(
         )
     check_pairing(theirs, kind=PairingKind.CHALLENGE, rated=rated, requester=user)
     versions = [latest_playable_version(e) for e in (mine, theirs)]
+    queue_admit(user, 1)
     return match_create(
         engine_a=versions[0],
         engine_b=versions[1],

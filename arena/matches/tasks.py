@@ -1,19 +1,26 @@
 """Celery tasks of the matches app: thin, take ids, idempotent.
 
-``run_match`` is sent with per-match ``soft_time_limit``/``time_limit`` (``limits.match_limits``,
-derived from the time control); its decorator limits are the ceiling for a message sent without
-them. ``acks_late`` + ``reject_on_worker_lost``: a message is acknowledged only after the task
-returns, so a worker killed mid-match leaves it to be delivered again, and the lease decides
-whether the new delivery plays (exactly-once is the database's job, not the broker's).
+``run_match`` says "a slot may be free": the slot that receives it claims the match the
+dispatcher picks (``arena.matches.dispatch``; the id in the message is a hint) and plays it
+(``runner.execute_next``). It runs under the task's decorator limits (the ceiling of any match;
+each match's own limit is enforced by its lease keeper). ``acks_late`` +
+``reject_on_worker_lost``: a message is acknowledged only after the task returns, so a worker
+killed mid-match leaves it to be delivered again, and the lease decides what the new delivery
+plays (exactly-once is the database's job, not the broker's). A database outage before the
+claim is waited out in the task; past ``runner.CLAIM_RETRY_S`` the message goes back to the
+broker (``Reject(requeue=True)``), never consumed for nothing.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from celery import shared_task
+from celery.exceptions import Reject
 
 from arena.matches.limits import max_task_seconds
 from arena.matches.recovery import matches_requeue_stale
-from arena.matches.runner import execute_match
+from arena.matches.runner import ClaimUnavailable, execute_next
 
 # The ceiling of any match task: a message must never outlive the broker's visibility timeout
 # while its task may still run (else a second worker would get it while the first plays).
@@ -23,6 +30,7 @@ assert TASK_SOFT_LIMIT_S > 0, "CELERY_BROKER_VISIBILITY_TIMEOUT is too short for
 
 
 @shared_task(
+    bind=True,
     name="arena.matches.tasks.run_match",
     acks_late=True,
     reject_on_worker_lost=True,
@@ -30,15 +38,20 @@ assert TASK_SOFT_LIMIT_S > 0, "CELERY_BROKER_VISIBILITY_TIMEOUT is too short for
     soft_time_limit=TASK_SOFT_LIMIT_S,
     ignore_result=True,
 )
-def run_match(match_id: int) -> str:
-    """Play and record match ``match_id`` if it is claimable; returns the runner's outcome
-    (``recorded``, ``skipped``, ``lost_lease``, ``retry``, ``aborted``)."""
-    return execute_match(match_id)
+def run_match(self: Any, match_id: int | None = None) -> str:
+    """A slot's turn: play the dispatcher's pick (``match_id``: the match that prompted the
+    message); returns the runner's outcome (``recorded``, ``skipped``, ``lost_lease``,
+    ``retry``, ``aborted``)."""
+    try:
+        return execute_next(match_id, worker=self.request.hostname or "")
+    except ClaimUnavailable as exc:
+        raise Reject(f"database unavailable: {exc}", requeue=True) from exc
 
 
 @shared_task(name="arena.matches.tasks.requeue_expired_leases", ignore_result=True)
 def requeue_expired_leases() -> dict[str, list[int]]:
-    """Beat job (every minute): queue again matches whose worker died or whose message was
-    lost; abort the ones out of attempts. Returns ``{"requeued": [...], "aborted": [...]}``."""
+    """Beat job (every ``settings.BAO_REQUEUE_SCAN_SECONDS``): queue again matches whose worker
+    died or whose message was lost; abort the ones out of attempts; re-send validations that
+    never reached a worker. Returns ``{"requeued": [...], "aborted": [...]}``."""
     report = matches_requeue_stale()
     return {"requeued": report.requeued, "aborted": report.aborted}

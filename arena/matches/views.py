@@ -10,13 +10,14 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, permissions, status
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from arena.api.auth import request_user
 from arena.api.throttling import WriteRateThrottle
-from arena.matches import selectors
+from arena.matches import errors, selectors, timeloss
 from arena.matches.filters import MatchFilter
 from arena.matches.gamerecord import game_record_text
 from arena.matches.models import Game, LiveGame, Match
@@ -26,10 +27,12 @@ from arena.matches.serializers import (
     LiveGameInput,
     LiveGameListOutput,
     LiveGameOutput,
+    MatchCancelInput,
     MatchDetailOutput,
     MatchListOutput,
+    QueueOutput,
 )
-from arena.matches.services import match_challenge
+from arena.matches.services import match_cancel, match_challenge
 
 
 class MatchListView(generics.ListAPIView[Match]):
@@ -64,6 +67,54 @@ class MatchDetailView(generics.RetrieveAPIView[Match]):
 
     def get_queryset(self) -> QuerySet[Match]:
         return selectors.match_detail_queryset()
+
+
+class MatchCancelView(APIView):
+    """``POST /api/matches/{id}/cancel/``: stop a pending or running match for good (aborted,
+    no games, nothing rated; a running one stops within about 2 s, its engines killed). Its
+    challenger or staff only (403 ``permission_denied``); 409 ``match_not_cancellable`` once
+    it is over."""
+
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(request=MatchCancelInput, responses={200: MatchDetailOutput})
+    def post(self, request: Request, pk: int) -> Response:
+        match = get_object_or_404(selectors.match_detail_queryset(), pk=pk)
+        user = request.user
+        if not (getattr(user, "is_staff", False) or match.challenger_id == user.pk):
+            raise PermissionDenied("Only the match's challenger or staff may cancel it.")
+        data = MatchCancelInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        reason = data.validated_data["reason"] or f"by {user.get_username()}"
+        if not match_cancel(match.pk, reason=reason):
+            raise errors.MatchNotCancellable(
+                f"match {match.pk} is {match.status}: only a pending or running match can be "
+                "cancelled.",
+                details={"status": match.status},
+            )
+        match = selectors.match_detail_queryset().get(pk=pk)
+        return Response(MatchDetailOutput(match).data)
+
+
+class QueueView(APIView):
+    """``GET /api/queue/``: the dispatcher's view: slots of the live workers (total, busy, per
+    worker), the running matches and the first waiting ones with their positions; for staff
+    also each worker's time forfeits over the last hour (``timeloss.rates``)."""
+
+    @extend_schema(responses={200: QueueOutput})
+    def get(self, request: Request) -> Response:
+        snapshot = selectors.queue_snapshot()
+        if getattr(request.user, "is_staff", False):
+            snapshot["time_loss"] = [
+                {
+                    "worker": w.worker,
+                    "games": w.games,
+                    "time_forfeits": w.forfeits,
+                    "rate": round(w.rate, 4),
+                }
+                for w in timeloss.rates()
+            ]
+        return Response(QueueOutput(snapshot).data)
 
 
 class GameDetailView(generics.RetrieveAPIView[Game]):

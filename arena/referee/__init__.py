@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from .client import BestMove, EngineClient, EngineFault, EngineId
 from .config import RefereeConfig, TimeControl, TimeControlError
+from .control import MatchControl, MatchStopped
 from .game import play_game
 from .match import GAMES, play_match
 from .players import EngineSlot, StartError
@@ -29,7 +30,9 @@ __all__ = [
     "EngineSlot",
     "FakeTransport",
     "GameRecord",
+    "MatchControl",
     "MatchRecord",
+    "MatchStopped",
     "MoveRecord",
     "PipeTransport",
     "ReadResult",

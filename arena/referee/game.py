@@ -40,6 +40,8 @@ from arena.rules import (
 
 from .client import MS, EngineFault
 from .config import RefereeConfig, TimeControl
+from .control import MatchControl, MatchStopped
+from .hostload import host_load
 from .players import EngineSlot, StartError
 from .records import GameRecord, MoveRecord
 
@@ -74,16 +76,21 @@ def play_game(
     start: Position | str | None = None,
     seed: int | None = None,
     on_event: Event | None = None,
+    control: MatchControl | None = None,
 ) -> GameRecord:
     """Play one game, ``south`` moving first from ``start`` (default: the start position).
 
     ``seed``: sent as ``config.seed_option`` to engines that declare that option.
+    ``control``: checked before the game, every ply and during every wait (``MatchStopped``
+    propagates once a stop was requested; ``arena.referee.control``).
 
     Returns the ``GameRecord``; never raises for engine misbehaviour (it becomes the
     termination). A failure to start an engine (``StartError``) or an error of our own code
-    gives ``aborted``, result ``"*"``. ``KeyboardInterrupt`` propagates (the match kills the
-    engines).
+    gives ``aborted``, result ``"*"``. ``KeyboardInterrupt`` and ``MatchStopped`` propagate
+    (the match kills the engines).
     """
+    if control is not None:
+        control.check()
     v = resolve_variant(variant)
     game = v.new_game(start, ply_cap=config.ply_cap, repetitions=config.repetitions)
     slots = {SOUTH: south, NORTH: north}
@@ -109,7 +116,9 @@ def play_game(
         options = dict(config.engine_options)
         if seed is not None and config.seed_option:
             options[config.seed_option] = str(seed)
-        _run(v, game, slots, time_control, config, record, options, on_event)
+        _run(v, game, slots, time_control, config, record, options, on_event, control)
+    except MatchStopped:
+        raise
     except StartError as exc:
         _finish(record, game, T.ABORTED, None, str(exc), aborted=True)
     except Exception as exc:
@@ -174,6 +183,7 @@ def _run(
     record: GameRecord,
     options: dict[str, str],
     on_event: Event | None,
+    control: MatchControl | None = None,
 ) -> None:
     # Prepare both engines (start or restart if needed, resync, newgame); a fault here loses
     # the game. Engines that need a process are launched first, so that they boot together.
@@ -193,6 +203,8 @@ def _run(
             _keep_ignored(record, slots[side])  # the handshake's or the resync's
 
     def watch() -> None:
+        if control is not None:
+            control.check()  # a stop, and the loop's liveness (lease renewal)
         for watched in (SOUTH, NORTH):
             try:
                 slots[watched].check_limits()
@@ -210,7 +222,7 @@ def _run(
         # Between games each engine is watched on its own again (restarts, resyncs).
         for slot in slots.values():
             if slot.client is not None:
-                slot.client.watch = slot.check_limits
+                slot.client.watch = slot.watch
 
 
 def _play_plies(
@@ -238,6 +250,7 @@ def _play_plies(
         client = slot.client
         assert client is not None
         watch()  # before anything is sent to the mover
+        budget_ns = tc.movetime_ms * MS if fixed and tc.movetime_ms else clocks_ns[side]
         try:
             if fixed:
                 assert tc.movetime_ms is not None
@@ -252,7 +265,9 @@ def _play_plies(
             grace_left_ns = grace_ns - overrun_ns[side]
             try:
                 reply = client.go(
-                    _position_command(head, game), go, budget_ns + grace_left_ns,
+                    _position_command(head, game),
+                    go,
+                    budget_ns + grace_left_ns,
                     config.ready_timeout_ms,
                 )
             except EngineFault as fault:
@@ -267,6 +282,7 @@ def _play_plies(
             if elapsed > budget_ns:
                 overrun_ns[side] += elapsed - budget_ns
                 if overrun_ns[side] > grace_ns:
+                    record.time_loss = _time_loss(slot, (elapsed - budget_ns) // MS, budget_ns)
                     raise EngineFault(
                         T.TIME_FORFEIT,
                         f"bestmove after {elapsed // MS} ms with {budget_ns // MS} ms on the "
@@ -293,6 +309,10 @@ def _play_plies(
             except (IllegalMoveError, InvalidMoveError) as exc:  # defensive: checked above
                 raise EngineFault(T.ILLEGAL_MOVE, str(exc)) from exc
         except EngineFault as fault:
+            if fault.code == T.TIME_FORFEIT and record.time_loss is None:
+                # No bestmove before clock + the grace left: it overran by that at least.
+                grace_left_ms = max(0, grace_ns - overrun_ns[side]) // MS
+                record.time_loss = _time_loss(slot, grace_left_ms, budget_ns, answered=False)
             _fault(record, game, slots, side, fault)
             return
         entry = MoveRecord(
@@ -329,6 +349,25 @@ def _play_plies(
     record.result = outcome.result
     record.scores = list(outcome.scores) if outcome.scores is not None else None
     record.seeds_in_hand = outcome.seeds_in_hand
+
+
+def _time_loss(
+    slot: EngineSlot, overrun_ms: int, budget_ns: int, *, answered: bool = True
+) -> dict[str, Any]:
+    """``GameRecord.time_loss`` of a forfeit by ``slot``'s engine: the overrun (ms past the
+    clock; for an engine that never answered, the grace it exceeded), the clock it had, and the
+    host's load without the engine's own processes (``hostload``)."""
+    pids = getattr(slot.process, "alive_pids", None)
+    try:
+        engine_pids = sorted(pids()) if callable(pids) else []
+    except Exception:
+        engine_pids = []
+    return {
+        "overrun_ms": overrun_ms,
+        "clock_ms": budget_ns // MS,
+        "answered": answered,
+        **host_load(engine_pids),
+    }
 
 
 def _fault(

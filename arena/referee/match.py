@@ -18,6 +18,7 @@ from arena import terminations as T
 from arena.rules import Position, Variant
 
 from .config import RefereeConfig, TimeControl
+from .control import MatchControl, MatchStopped
 from .game import Event, emit, play_game, resolve_variant
 from .players import EngineSlot, close_all
 from .records import MatchRecord
@@ -56,17 +57,20 @@ def play_match(
     on_event: Event | None = None,
     start: Position | str | None = None,
     best_of: int = GAMES,
+    control: MatchControl | None = None,
 ) -> MatchRecord:
     """Play a best-of-three match between two ``EnginePackage`` s; returns the full record.
 
     ``seed`` (int) decides who is South in game 3. ``start``: the position every game starts
     from (a ``Position`` or its BPN/KPN text; None: the variant's start position); whoever is
     to move there moves first, and engines receive it as ``position text`` (docs/protocol.md).
-    ``best_of`` 1 plays game 1 only (A South): a one-game decider.
+    ``best_of`` 1 plays game 1 only (A South): a one-game decider. ``control``: a stop
+    channel and liveness clock (``arena.referee.control``).
     Raises ``UnknownVariantError`` for an unknown variant, ``InvalidPositionError`` for a
     ``start`` text that does not parse and ``ValueError`` for a ``best_of`` other than 1 or 3,
-    before any engine starts; never raises for engine misbehaviour. Processes are killed before
-    returning or raising.
+    before any engine starts, and ``MatchStopped`` once ``control`` asked for a stop (the games
+    played so far are dropped); never raises for engine misbehaviour. Processes are killed
+    before returning or raising.
     """
     if best_of not in (1, GAMES):
         raise ValueError(f"best_of must be 1 or {GAMES}, not {best_of}")
@@ -75,7 +79,10 @@ def play_match(
     if isinstance(start, str):
         start = v.parse_position(start)
     name_a, name_b = engine_names(engine_a, engine_b)
-    slots = [EngineSlot(engine_a, name_a, config), EngineSlot(engine_b, name_b, config)]
+    slots = [
+        EngineSlot(engine_a, name_a, config, control),
+        EngineSlot(engine_b, name_b, config, control),
+    ]
     record = MatchRecord(
         variant=v.id, seed=seed, time_control=str(time_control), engines=[name_a, name_b]
     )
@@ -97,7 +104,12 @@ def play_match(
                 start=start,
                 seed=game_seed(seed, index),
                 on_event=on_event,
+                control=control,
             )
+            if control is not None:
+                # A stop during the game may have made it look like an engine's fault (a
+                # killed engine "crashed"): the game does not count.
+                control.check()
             record.games.append(game)
             if game.termination == T.ABORTED:
                 record.aborted = True
@@ -105,6 +117,10 @@ def play_match(
             a, b = record.score
             if abs(a - b) > best_of - index:
                 break  # the remaining games cannot change the result
+    except MatchStopped:
+        for slot in slots:
+            slot.kill()  # no quit handshake: the owner wants the engines gone now
+        raise
     finally:
         close_all(slots)
     emit(

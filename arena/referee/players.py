@@ -21,6 +21,7 @@ from arena.engine_text import clean_engine_text
 
 from .client import EngineClient, EngineFault, EngineId
 from .config import RefereeConfig
+from .control import MatchControl
 from .transport import PipeTransport
 from .watchdog import MemoryWatchdog
 
@@ -35,10 +36,17 @@ class StartError(RuntimeError):
 class EngineSlot:
     """A named engine package taking part in a match (``name`` is unique within the match)."""
 
-    def __init__(self, package: Any, name: str, config: RefereeConfig) -> None:
+    def __init__(
+        self,
+        package: Any,
+        name: str,
+        config: RefereeConfig,
+        control: MatchControl | None = None,
+    ) -> None:
         self.package = package
         self.name = name
         self.config = config
+        self.control = control
         self.process: Any = None
         self.client: EngineClient | None = None
         self.ident: EngineId | None = None
@@ -75,6 +83,9 @@ class EngineSlot:
         except Exception as exc:  # SandboxError and anything else the starter raises: ours
             raise StartError(f"cannot start {self.name}: {type(exc).__name__}: {exc}") from exc
         self.starts += 1
+        if self.control is not None:
+            self.control.attach(self.process)  # a stop kills it from any thread
+            self.control.check()  # stopped while it started: it is dead already
         cap = self.config.memory_cap_bytes
         if cap is not None and MemoryWatchdog.supports(self.process):
             self.watchdog = MemoryWatchdog(
@@ -91,7 +102,7 @@ class EngineSlot:
             transport = factory(self.process)
         # The handshake already watches stderr: an engine flooding it instead of answering
         # is an output_limit at once, not a handshake_failed at the timeout.
-        self.client = EngineClient(transport, watch=self.check_limits)
+        self.client = EngineClient(transport, watch=self.watch)
         self._handshake = self.client.begin_handshake(self.config.handshake_timeout_ms)
         self._launched_at = began
 
@@ -151,6 +162,13 @@ class EngineSlot:
             cap = getattr(limits, "max_stderr_bytes", None)
             what = f"{cap} bytes" if isinstance(cap, int) else "the sandbox's max_stderr_bytes"
             raise EngineFault(T.OUTPUT_LIMIT, f"more than {what} on stderr")
+
+    def watch(self) -> None:
+        """The engine client's ``watch``: the match control's ``check()`` (stop, liveness),
+        then ``check_limits()``."""
+        if self.control is not None:
+            self.control.check()
+        self.check_limits()
 
     def check_memory(self) -> None:
         """Raises ``EngineFault(memory_limit)`` once the memory watchdog killed the current

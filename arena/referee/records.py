@@ -48,7 +48,10 @@ class GameRecord:
     ``winner`` an engine name or None; ``termination`` a code of ``arena.terminations``;
     ``scores`` (Kingulu) ``[south, north]``; ``ignored`` (engine name -> lines) what the
     referee ignored from an engine outside its moves (before the game's first ``go``, at the
-    move that ended the game, after its last move): in ``to_dict`` only when not empty."""
+    move that ended the game, after its last move): in ``to_dict`` only when not empty.
+    ``time_loss`` (a ``time_forfeit`` only, likewise): ``{"overrun_ms", "clock_ms",
+    "answered", "runnable", "load1", "cores"}``, how far past its clock the engine answered
+    and the host's load then (``hostload``)."""
 
     index: int
     south: str
@@ -66,6 +69,7 @@ class GameRecord:
     moves: list[MoveRecord] = field(default_factory=list)
     engine_errors: dict[str, str] = field(default_factory=dict)
     detail: str = ""
+    time_loss: dict[str, Any] | None = None
     ignored: dict[str, list[str]] = field(default_factory=dict)
 
     def points(self, name: str) -> float:
@@ -95,6 +99,8 @@ class GameRecord:
             "engine_errors": dict(self.engine_errors),
             "detail": self.detail,
         }
+        if self.time_loss:
+            d["time_loss"] = dict(self.time_loss)
         if self.ignored:
             d["ignored"] = {name: list(lines) for name, lines in self.ignored.items()}
         return d

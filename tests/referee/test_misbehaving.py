@@ -114,6 +114,12 @@ def test_an_engine_that_hangs_in_its_search_loses_on_time() -> None:
     # Before game 2 the resync ping goes unanswered, so it is restarted and hangs again.
     assert [(x["termination"], x["plies"]) for x in d["games"]] == [
         (T.TIME_FORFEIT, 2), (T.TIME_FORFEIT, 3)]
+    # The forfeit records how far past its clock it went and how busy the host was then.
+    loss = g["time_loss"]
+    assert (loss["answered"], loss["overrun_ms"]) == (False, 50)  # the grace, never answered
+    assert loss["clock_ms"] > 0 and loss["cores"] >= 1
+    assert loss["runnable"] >= 0 and loss["load1"] >= 0
+    assert "time_loss" not in d["games"][0]["moves"][0]
 
 
 def test_an_engine_that_stops_answering_isready_stalls() -> None:
@@ -130,6 +136,7 @@ def test_a_bestmove_after_the_clock_ran_out_is_a_forfeit_and_never_reaches_the_n
     d = _match("late")
     g1, g2 = d["games"][0], d["games"][1]
     assert (g1["termination"], g1["winner"], g1["plies"]) == (T.TIME_FORFEIT, "steady.py", 2)
+    assert (g1["time_loss"]["answered"], g1["time_loss"]["overrun_ms"]) == (False, 50)
     # Game 2 (late is North): its first reply is its fresh move, not the late one of game 1;
     # it forfeits again at its second go.
     moves, _ = _first_move_game()

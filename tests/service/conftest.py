@@ -62,8 +62,10 @@ def django_db_modify_db_settings(
 @pytest.fixture
 def live_worker(transactional_db: None, tmp_path: Path) -> Iterator[Any]:
     """A factory: ``live_worker(**env)`` starts a real worker (extra environment variables as
-    keyword arguments, e.g. ``BAO_MATCH_LEASE_SECONDS="10"``) and returns its ``WorkerProcess``
-    once it is ready. Every worker started is stopped (SIGKILL to its process group if it does
+    keyword arguments, e.g. ``BAO_MATCH_LEASE_SECONDS="10"``; ``concurrency`` (None: the
+    settings' slots), ``launcher`` (see ``WorkerProcess.start``), ``wait`` (False: do not wait
+    for it to be ready)) and returns its ``WorkerProcess`` once it is ready. Every worker
+    started is stopped (SIGKILL to its process group if it does
     not exit on SIGTERM) at teardown, and this process's routing is restored."""
     from arena.celery import app
 
@@ -73,15 +75,22 @@ def live_worker(transactional_db: None, tmp_path: Path) -> Iterator[Any]:
     app.amqp.flush_routes()
     started: list[WorkerProcess] = []
 
-    def start(**extra_env: str) -> WorkerProcess:
-        # Tasks the worker itself sends (the rating refit after a recorded match) go to the
-        # same queue, not to the default one no test worker consumes.
+    def start(
+        concurrency: int | None = 1,
+        launcher: list[str] | None = None,
+        wait: bool = True,
+        **extra_env: str,
+    ) -> WorkerProcess:
+        # Tasks the worker itself sends (retries, the requeue job, the rating refit after a
+        # recorded match) go to the same queue, not to the default one no test worker consumes.
         env = worker_environment(**{"CELERY_TASK_DEFAULT_QUEUE": queue, **extra_env})
         worker = WorkerProcess.start(
-            queue=queue, env=env, log_path=tmp_path / f"worker-{len(started) + 1}.log"
-        )
+            queue=queue, env=env, log_path=tmp_path / f"worker-{len(started) + 1}.log",
+            concurrency=concurrency, launcher=launcher,
+        )  # fmt: skip
         started.append(worker)
-        worker.wait_ready(timeout=60)
+        if wait:
+            worker.wait_ready(timeout=60)
         return worker
 
     try:

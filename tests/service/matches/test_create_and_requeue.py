@@ -39,9 +39,11 @@ def test_it_creates_a_pending_match_and_queues_it_once_committed(
     match.refresh_from_db()
     assert (match.variant, match.time_control, match.seed, match.status) == (
         "bao-la-kete", "2+0.1", 42, "pending")
-    assert sent == [
-        {"args": [match.pk], "soft_time_limit": 464, "time_limit": 494, "countdown": None}]
+    # The message only wakes a slot (the match id is a hint); each match's own time limit is
+    # enforced by its lease keeper, so the message carries none.
+    assert sent == [{"args": [match.pk], "countdown": None}]
     assert match.queued_at is not None
+    assert (match.priority, match.submitter_id) == (Match.Priority.INTERACTIVE, None)
 
 
 def test_it_draws_a_seed_when_none_is_given(greedy, randomer, sent) -> None:
@@ -129,10 +131,10 @@ def test_the_requeue_job_leaves_live_leases_and_fresh_matches_alone(
           lease_expires_at=timezone.now() + timedelta(minutes=1))
     fresh = _create(greedy, randomer)  # pending, not queued yet, created just now
     queued = _create(greedy, randomer)
-    _aged(queued, queued_at=timezone.now() - timedelta(minutes=5))  # waiting in a busy queue
+    _aged(queued, queued_at=timezone.now() - timedelta(minutes=1))  # waiting in a busy queue
     finished = _create(greedy, randomer)
     _aged(finished, status="finished", lease_expires_at=timezone.now() - timedelta(hours=1))
-    assert recovery.matches_requeue_stale() == recovery.RequeueReport([], [])
+    assert recovery.matches_requeue_stale() == recovery.RequeueReport([], [], [])
     assert sent == [] and fresh.pk
 
 
@@ -150,7 +152,7 @@ def test_the_requeue_job_aborts_a_match_out_of_attempts(greedy, randomer, sent, 
     match = _create(greedy, randomer)
     _aged(match, status="running", attempts=3, lease_token="dead",
           lease_expires_at=timezone.now() - timedelta(seconds=1))
-    assert recovery.matches_requeue_stale() == recovery.RequeueReport([], [match.pk])
+    assert recovery.matches_requeue_stale() == recovery.RequeueReport([], [match.pk], [])
     match.refresh_from_db()
     assert (match.status, match.lease_token) == ("aborted", "")
     assert match.error == "gave up after 3 attempts: the worker was lost each time"
@@ -166,19 +168,37 @@ def test_the_requeue_job_is_registered_once_with_celery_beat() -> None:
     ensure_periodic_tasks()
     ensure_periodic_tasks()
     task = PeriodicTask.objects.get(name=REQUEUE_ENTRY)
+    # Every 10 s (BAO_REQUEUE_SCAN_SECONDS): a dead worker's match is noticed within
+    # about half a minute (30 s lease + one scan).
     assert (task.task, task.enabled, task.interval.every, task.interval.period) == (
-        REQUEUE_TASK, True, 1, "minutes")
+        REQUEUE_TASK, True, 10, "seconds")
 
 
 def test_the_requeue_job_sends_again_when_its_own_message_was_lost(
     greedy, randomer, sent, settings
 ) -> None:
-    settings.CELERY_BROKER_VISIBILITY_TIMEOUT = 900
+    settings.BAO_LOST_MESSAGE_SECONDS = 180
     match = _create(greedy, randomer)
     now = timezone.now()
-    # Requeued after its lease expired, and still unclaimed 16 min later (visibility 15 min).
+    # Requeued after its lease expired, and still unclaimed 4 min later.
     _aged(match, status="running", attempts=1, lease_token="dead",
-          lease_expires_at=now - timedelta(minutes=30), queued_at=now - timedelta(minutes=16))
+          lease_expires_at=now - timedelta(minutes=30), queued_at=now - timedelta(minutes=4))
     assert recovery.matches_requeue_stale().requeued == [match.pk]
-    _aged(match, queued_at=now - timedelta(minutes=14))
+    _aged(match, queued_at=now - timedelta(minutes=2))
+    assert recovery.matches_requeue_stale().requeued == []
+
+
+def test_pending_matches_queued_minutes_ago_are_sent_again_a_few_per_scan(
+    greedy, randomer, sent, settings
+) -> None:
+    # Their messages may be lost (a broker restarted without its data) or they may only wait
+    # behind others: a few messages per scan wake idle slots without flooding the broker.
+    settings.BAO_LOST_MESSAGE_SECONDS = 180
+    old = timezone.now() - timedelta(minutes=4)
+    matches = [_create(greedy, randomer) for _ in range(recovery.LOST_BATCH + 2)]
+    for i, match in enumerate(matches):
+        _aged(match, queued_at=old + timedelta(seconds=i))
+    first = recovery.matches_requeue_stale().requeued
+    assert first == [m.pk for m in matches[: recovery.LOST_BATCH]]
+    assert recovery.matches_requeue_stale().requeued == [m.pk for m in matches[-2:]]
     assert recovery.matches_requeue_stale().requeued == []

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from django.db import connection
+from django.utils import timezone
 
 from arena.matches import runner
 from arena.matches.models import Game, Match
@@ -108,8 +109,8 @@ def test_a_worker_that_lost_its_lease_records_nothing(
     match = _match(greedy, randomer)
     real_play = runner._play
 
-    def play_then_lose_the_lease(m, config, on_event):  # type: ignore[no-untyped-def]
-        record = real_play(m, config, on_event)
+    def play_then_lose_the_lease(m, config, *args):  # type: ignore[no-untyped-def]
+        record = real_play(m, config, *args)
         # Meanwhile the lease expired and another worker claimed the match.
         Match.objects.filter(pk=m.pk).update(lease_token="someone-else")
         return record
@@ -145,7 +146,7 @@ def test_other_infrastructure_faults_are_retried_too(
 ) -> None:
     error = make_error()
     monkeypatch.setattr(runner, "match_enqueue", lambda mid, countdown=None: True)
-    monkeypatch.setattr(runner, "_play", lambda m, config, on_event: (_ for _ in ()).throw(error))
+    monkeypatch.setattr(runner, "_play", lambda m, config, *args: (_ for _ in ()).throw(error))
     match = _match(greedy, randomer)
     assert runner.execute_match(match.pk, config=fast_referee) == runner.RETRY
     match.refresh_from_db()
@@ -165,7 +166,7 @@ def test_an_infrastructure_fault_is_retried_then_the_match_is_aborted(
         runner, "match_enqueue", lambda mid, countdown=None: sent.append((mid, countdown)) or True
     )
 
-    def broken(m, config, on_event):  # type: ignore[no-untyped-def]
+    def broken(m, config, *args):  # type: ignore[no-untyped-def]
         raise SandboxError("bwrap: setting up uid map: Permission denied")
 
     monkeypatch.setattr(runner, "_play", broken)
@@ -175,6 +176,10 @@ def test_an_infrastructure_fault_is_retried_then_the_match_is_aborted(
     assert (match.status, match.attempts) == ("pending", 1)
     assert match.error == "SandboxError: bwrap: setting up uid map: Permission denied"
     assert sent == [(match.pk, runner.RETRY_DELAY_S)]
+    # Held back for the retry delay: no slot claims it before.
+    assert 8 < (match.available_at - timezone.now()).total_seconds() <= runner.RETRY_DELAY_S
+    assert runner.execute_match(match.pk, config=fast_referee) == runner.SKIPPED
+    Match.objects.filter(pk=match.pk).update(available_at=timezone.now())
     assert runner.execute_match(match.pk, config=fast_referee) == runner.ABORTED
     match.refresh_from_db()
     assert (match.status, match.attempts, match.lease_token) == ("aborted", 2, "")
@@ -191,8 +196,8 @@ def test_a_referee_abort_on_the_last_attempt_keeps_its_games_unrated(
     settings.BAO_MATCH_MAX_ATTEMPTS = 1
     real_play = runner._play
 
-    def second_game_aborted(m, config, on_event):  # type: ignore[no-untyped-def]
-        record = real_play(m, config, on_event)
+    def second_game_aborted(m, config, *args):  # type: ignore[no-untyped-def]
+        record = real_play(m, config, *args)
         record["games"] = record["games"][:2]  # the referee stops at an aborted game
         record["games"][1].update(
             result="*", winner=None, termination="aborted", detail="sandbox died"
@@ -246,30 +251,87 @@ def test_an_engine_crash_is_a_lost_game_not_a_retry(arena_user, greedy, fast_ref
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_heartbeat_renews_the_lease_from_its_own_thread(greedy, randomer) -> None:
+def test_the_keeper_renews_the_lease_while_the_referee_loop_checks_in(greedy, randomer) -> None:
     from datetime import timedelta
 
-    from django.utils import timezone
-
-    from arena.matches.leases import LeaseHeartbeat, match_claim
+    from arena.matches.keeper import LeaseKeeper
+    from arena.matches.leases import match_claim
+    from arena.referee import MatchControl
 
     match = _match(greedy, randomer)
     claim = match_claim(match.pk, lease_seconds=30)
     assert claim is not None
     Match.objects.filter(pk=match.pk).update(lease_expires_at=timezone.now() + timedelta(seconds=1))
-    beat = LeaseHeartbeat(claim, interval=0.05)
-    beat.start()
+    control = MatchControl()
+    keeper = LeaseKeeper(claim, control, poll_s=0.05, renew_s=0.05)
+    keeper.start()
     try:
         deadline = timezone.now() + timedelta(seconds=10)
         while (
             Match.objects.get(pk=match.pk).lease_expires_at
             < timezone.now() + timedelta(seconds=20)
         ):
-            assert timezone.now() < deadline, "the heartbeat never renewed the lease"
+            control.check()  # the referee loop is alive
+            assert timezone.now() < deadline, "the keeper never renewed the lease"
     finally:
-        beat.stop()
-    assert beat.lost is False
-    # Taken over by another worker: the next renewal notices.
-    Match.objects.filter(pk=match.pk).update(lease_token="other")
-    beat.on_event({"event": "game_end"})
-    assert beat.lost is True
+        keeper.stop()
+    assert keeper.lost is False and not control.stopped
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_keeper_does_not_renew_for_a_silent_referee_loop(greedy, randomer) -> None:
+    import time
+
+    from arena.matches.keeper import LeaseKeeper
+    from arena.matches.leases import match_claim
+    from arena.referee import MatchControl
+
+    match = _match(greedy, randomer)
+    claim = match_claim(match.pk, lease_seconds=30)
+    assert claim is not None
+    control = MatchControl()
+    keeper = LeaseKeeper(claim, control, poll_s=0.05, renew_s=0.05, stall_s=0.2)
+    control.check()
+    keeper.start()
+    try:
+        time.sleep(0.5)  # renewed while the last check is fresh, then the loop goes silent
+        expires = Match.objects.get(pk=match.pk).lease_expires_at
+        renewals = keeper.renewals
+        time.sleep(1.0)  # stuck in our own code: never checks in again
+    finally:
+        keeper.stop()
+    assert 1 <= renewals <= 5
+    assert Match.objects.get(pk=match.pk).lease_expires_at == expires
+    assert keeper.renewals == renewals
+    assert keeper.lost is False and not control.stopped
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_keeper_stops_the_match_once_its_lease_is_gone(greedy, randomer) -> None:
+    import time
+
+    from arena.matches.keeper import LEASE_LOST, LeaseKeeper
+    from arena.matches.leases import match_claim
+    from arena.referee import MatchControl
+
+    class Engine:
+        killed = 0
+
+        def kill(self) -> None:
+            Engine.killed += 1
+
+    match = _match(greedy, randomer)
+    claim = match_claim(match.pk, lease_seconds=30)
+    assert claim is not None
+    control = MatchControl()
+    control.attach(Engine())
+    keeper = LeaseKeeper(claim, control, poll_s=0.05)
+    keeper.start()
+    try:
+        Match.objects.filter(pk=match.pk).update(lease_token="other")  # taken over
+        deadline = time.monotonic() + 5
+        while not control.stopped and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        keeper.stop()
+    assert (keeper.lost, control.reason, Engine.killed) == (True, LEASE_LOST, 1)

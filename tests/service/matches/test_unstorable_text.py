@@ -57,9 +57,9 @@ def test_nul_left_in_a_record_is_stored_as_u_fffd(
 ) -> None:
     real_play = runner._play
 
-    def play_with_nul(m, config, on_event):  # type: ignore[no-untyped-def]
+    def play_with_nul(m, config, *args):  # type: ignore[no-untyped-def]
         # As if some text had reached the record without the referee's cleaning.
-        record = real_play(m, config, on_event)
+        record = real_play(m, config, *args)
         first = record["games"][0]
         first["detail"] += "\x00"
         first["moves"][0]["info"] = ["string a\x00b"]
@@ -99,8 +99,8 @@ def test_on_postgresql_a_refused_record_aborts_the_match_instead_of_leaving_it_r
 ) -> None:
     real_play = runner._play
 
-    def overlong_position(m, config, on_event):  # type: ignore[no-untyped-def]
-        record = real_play(m, config, on_event)
+    def overlong_position(m, config, *args):  # type: ignore[no-untyped-def]
+        record = real_play(m, config, *args)
         record["games"][0]["start_position"] = "x" * 300  # the column holds 256
         return record
 

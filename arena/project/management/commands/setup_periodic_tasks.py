@@ -19,8 +19,8 @@ from tournaments import periodic as tournaments_periodic
 
 class Command(BaseCommand):
     help = (
-        "Register the minute beat jobs (start due tournaments, refit stale ratings, requeue "
-        "expired match leases)."
+        "Register the beat jobs (start due tournaments, refit stale ratings, requeue expired "
+        "match leases)."
     )
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -30,5 +30,5 @@ class Command(BaseCommand):
             matches_periodic.ensure_periodic_tasks(),
         )
         for task in tasks:
-            # str(IntervalSchedule) already reads "every minute".
+            # str(IntervalSchedule) already reads "every minute" / "every 10 seconds".
             self.stdout.write(f"{task.name}: {task.task} {task.interval}")

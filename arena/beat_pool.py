@@ -1,0 +1,104 @@
+"""The beat pool: a small extra pool in every worker for the periodic jobs (issue 11).
+
+Periodic and housekeeping jobs (``BEAT_TASKS``: the requeue scan, starting tournaments, rating
+refits) must never wait behind a match nor take a match slot. They are routed to their own
+queue (``beat_queue()``: ``settings.BAO_BEAT_QUEUE``, else the default queue's name plus
+``.beat``, so a worker given its own default queue gets its own beat queue too), and every
+``celery -A arena.celery worker`` starts, as a bootstep of its main process, a second Celery
+worker consuming only that queue with a pool of ``BEAT_POOL_THREADS`` threads (the jobs are short
+database work). It runs beside the match pool, lives and dies with its worker (SIGTERM on a warm
+shutdown; the kernel's parent-death signal if the worker is killed), and logs to the same
+output. The command that starts a worker stays the same everywhere (README, compose, tests).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import os
+import signal
+import subprocess
+import sys
+from typing import Any
+
+from celery import bootsteps
+
+log = logging.getLogger(__name__)
+
+#: The tasks routed to the beat queue (by name: senders need not import them).
+BEAT_TASKS = frozenset(
+    {
+        "arena.matches.tasks.requeue_expired_leases",
+        "tournaments.tasks.start_due_tournaments",
+        "tournaments.tasks.start_tournament",
+        "tournaments.tasks.refit_ratings",
+        "tournaments.tasks.refit_stale_ratings",
+    }
+)
+#: Set in the beat pool's environment (it must not start a beat pool of its own).
+MARKER = "BAO_BEAT_POOL"
+BEAT_POOL_THREADS = 2
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:  # runs in the child between fork and exec
+    libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def beat_queue() -> str:
+    """The queue of the beat jobs (module docstring)."""
+    from django.conf import settings
+
+    from arena.celery import app
+
+    return str(settings.BAO_BEAT_QUEUE or f"{app.conf.task_default_queue}.beat")
+
+
+def route_beat_tasks(
+    name: str, args: Any, kwargs: Any, options: Any, task: Any = None, **extra: Any
+) -> dict[str, str] | None:
+    """Celery router (``CELERY_TASK_ROUTES``): ``BEAT_TASKS`` to ``beat_queue()``."""
+    return {"queue": beat_queue()} if name in BEAT_TASKS else None
+
+
+def is_beat_pool() -> bool:
+    """Whether this process is a beat pool (not a match worker)."""
+    return os.environ.get(MARKER) == "1"
+
+
+class BeatPool(bootsteps.StartStopStep):
+    """Starts and stops the beat pool of a worker (not of a beat pool itself)."""
+
+    def __init__(self, worker: Any, **kwargs: Any) -> None:
+        super().__init__(worker, **kwargs)
+        self.popen: subprocess.Popen[bytes] | None = None
+
+    def start(self, worker: Any) -> None:
+        if is_beat_pool():
+            return
+        queue = beat_queue()
+        argv = [
+            sys.executable, "-m", "celery", "-A", "arena.celery", "worker",
+            "--pool=threads", f"--concurrency={BEAT_POOL_THREADS}",
+            "-Q", queue, "-n", f"beat.{worker.hostname}",
+            "--without-gossip", "--without-mingle", "--without-heartbeat",
+            "-l", str(logging.getLevelName(worker.loglevel)),
+        ]  # fmt: skip
+        env = {**os.environ, MARKER: "1"}
+        self.popen = subprocess.Popen(argv, env=env, preexec_fn=_die_with_parent)
+        log.info("beat pool started (pid %s) on queue %s", self.popen.pid, queue)
+
+    def stop(self, worker: Any) -> None:
+        popen, self.popen = self.popen, None
+        if popen is None or popen.poll() is not None:
+            return
+        popen.terminate()
+        try:
+            popen.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            popen.kill()
+            popen.wait()
+
+    def terminate(self, worker: Any) -> None:
+        self.stop(worker)

@@ -1,0 +1,97 @@
+"""What every Celery worker does at start and at a warm shutdown (connected in ``arena.celery``).
+
+* start (``celeryd_after_setup``): the pool's size is checked against the host's cores
+  (``arena.capacity.check_slots``); a worker asked for too many slots logs why and exits.
+* ready (``worker_ready``): the worker announces its slots (``WorkerNode``) and refreshes that
+  row every ``PRESENCE_S`` seconds from a thread of its main process (the queue view's "slots");
+* warm shutdown (``worker_shutting_down``, in the main process): its row is removed and the
+  matches this worker plays are handed back at once
+  (``arena.matches.services.matches_hand_back``): pending again, the claim not counted, a
+  message each for another worker; the pool's slots see their leases gone, kill their engines
+  and return within about a second, so the shutdown is quick.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+#: Seconds between two presence updates of a worker.
+PRESENCE_S = 10
+_presence_stop = threading.Event()
+
+
+def _announce(name: str, slots: int) -> None:
+    from django.db import close_old_connections, connection
+    from django.utils import timezone
+
+    from arena.capacity import host_cores
+    from arena.matches.models import WorkerNode
+
+    started = timezone.now()
+    try:
+        while True:
+            try:
+                WorkerNode.objects.update_or_create(
+                    name=name,
+                    defaults={"slots": slots, "cores": host_cores(), "last_seen": timezone.now()},
+                    create_defaults={
+                        "slots": slots,
+                        "cores": host_cores(),
+                        "last_seen": timezone.now(),
+                        "started_at": started,
+                    },
+                )
+            except Exception as exc:  # the database may be down for a while
+                log.warning("worker %s: presence not recorded (%s)", name, exc)
+                close_old_connections()
+            if _presence_stop.wait(PRESENCE_S):
+                return
+    finally:
+        connection.close()
+
+
+def announce_presence(sender: Any = None, **kwargs: Any) -> None:
+    from arena.beat_pool import is_beat_pool
+
+    if is_beat_pool() or sender is None:
+        return
+    worker = getattr(sender, "controller", None) or sender  # the signal sends the consumer
+    name = str(getattr(sender, "hostname", "") or "")
+    slots = int(getattr(worker, "concurrency", 0) or 0)
+    threading.Thread(
+        target=_announce, args=(name, slots), name="worker-presence", daemon=True
+    ).start()
+
+
+def check_pool_size(sender: Any = None, instance: Any = None, **kwargs: Any) -> None:
+    from django.conf import settings
+
+    from arena.capacity import TooManySlots, check_slots
+
+    concurrency = int(getattr(instance, "concurrency", 0) or 0)
+    if concurrency <= 0:
+        return
+    try:
+        check_slots(concurrency, force=settings.BAO_WORKER_SLOTS_FORCE)
+    except TooManySlots as exc:
+        log.error("worker %s refused: %s", sender, exc)
+        raise SystemExit(f"worker refused: {exc}") from None
+
+
+def hand_back_matches(sender: Any = None, **kwargs: Any) -> None:
+    from arena.beat_pool import is_beat_pool
+    from arena.matches.models import WorkerNode
+    from arena.matches.services import matches_hand_back
+
+    if is_beat_pool():
+        return
+    _presence_stop.set()
+    try:
+        WorkerNode.objects.filter(name=str(sender or "")).delete()
+        matches_hand_back(str(sender or ""))
+    except Exception:  # the database may be down: the leases then expire on their own
+        log.exception("worker %s: handing back its matches failed", sender)

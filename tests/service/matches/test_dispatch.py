@@ -1,0 +1,175 @@
+"""The dispatcher's order (class, fair share, age), its claim, per-user queue caps, hand-backs
+and cancels (database only; the real-worker cases are in ``test_dispatch_e2e``)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from arena.matches import dispatch, services
+from arena.matches.leases import match_claim
+from arena.matches.models import Match
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def no_broker(monkeypatch) -> list[int]:  # type: ignore[no-untyped-def]
+    from arena.matches import tasks
+
+    sent: list[int] = []
+    monkeypatch.setattr(tasks.run_match, "apply_async", lambda args, **kw: sent.append(args[0]))
+    return sent
+
+
+def _match(a, b, *, user=None, priority=Match.Priority.INTERACTIVE, age_s=0.0):  # type: ignore[no-untyped-def]
+    match = Match.objects.create(engine_a=a, engine_b=b, variant="bao-la-kete",
+                                 time_control="2+0.1", seed=1, submitter=user, priority=priority)
+    Match.objects.filter(pk=match.pk).update(
+        created_at=timezone.now() - timedelta(seconds=age_s))
+    return match
+
+
+def _ran(match: Match, seconds: float, *, running: bool = False) -> None:
+    now = timezone.now()
+    Match.objects.filter(pk=match.pk).update(
+        status="running" if running else "finished",
+        started_at=now - timedelta(seconds=seconds),
+        finished_at=None if running else now,
+        lease_expires_at=now + timedelta(seconds=30) if running else None,
+        lease_token="live" if running else "")
+
+
+def test_a_higher_class_goes_first_whatever_its_age(greedy, randomer, alice) -> None:
+    ladder = _match(greedy, randomer, user=alice, priority=Match.Priority.RATED_PLAY, age_s=600)
+    test = _match(greedy, randomer, user=alice, priority=Match.Priority.VERSION_TEST, age_s=300)
+    challenge = _match(greedy, randomer, user=alice, age_s=1)
+    picks = [dispatch.match_claim_next(worker="w1") for _ in range(4)]
+    assert [c.match_id if c else None for c in picks] == [challenge.pk, test.pk, ladder.pk, None]
+    assert Match.objects.get(pk=challenge.pk).worker == "w1"
+
+
+def test_the_user_with_less_recent_worker_time_goes_first(greedy, randomer, alice, bob) -> None:
+    # Alice's gauntlet holds a slot and used an hour's worth of time; Bob's challenge came later.
+    _ran(_match(greedy, randomer, user=alice), 1200, running=True)
+    _ran(_match(greedy, randomer, user=alice), 1000)
+    gauntlet = [_match(greedy, randomer, user=alice, age_s=100 - i) for i in range(5)]
+    challenge = _match(greedy, randomer, user=bob, age_s=1)
+    assert dispatch.next_match_id() == challenge.pk
+    assert dispatch.match_claim_next().match_id == challenge.pk  # type: ignore[union-attr]
+    assert dispatch.match_claim_next().match_id == gauntlet[0].pk  # type: ignore[union-attr]
+
+
+def test_worker_time_outside_the_window_does_not_count(
+    greedy, randomer, alice, bob, settings
+) -> None:
+    settings.BAO_FAIR_SHARE_WINDOW_SECONDS = 600
+    old = _match(greedy, randomer, user=alice)
+    Match.objects.filter(pk=old.pk).update(
+        status="finished", started_at=timezone.now() - timedelta(hours=3),
+        finished_at=timezone.now() - timedelta(hours=2))
+    recent = _match(greedy, randomer, user=bob)
+    _ran(recent, 30)
+    now = timezone.now()
+    used = dispatch.usage_seconds({alice.pk, bob.pk}, now)
+    assert used[alice.pk] == 0 and 29 < used[bob.pk] < 31
+    first_bob = _match(greedy, randomer, user=bob, age_s=50)
+    first_alice = _match(greedy, randomer, user=alice, age_s=10)
+    assert dispatch.next_match_id() == first_alice.pk and first_bob.pk
+
+
+def test_equal_shares_go_by_age_and_a_users_matches_by_age(greedy, randomer, alice, bob) -> None:
+    a1 = _match(greedy, randomer, user=alice, age_s=30)
+    b1 = _match(greedy, randomer, user=bob, age_s=40)
+    a2 = _match(greedy, randomer, user=alice, age_s=50)  # Alice's oldest
+    assert dispatch.next_match_id() == a2.pk
+    order = [e.match_id for e in dispatch.queue_order()]
+    # Turns: each user's first match, then each user's second; less used and older first.
+    assert order == [a2.pk, b1.pk, a1.pk]
+
+
+def test_a_match_held_back_for_a_retry_is_not_claimed_before_its_time(greedy, randomer) -> None:
+    held = _match(greedy, randomer)
+    Match.objects.filter(pk=held.pk).update(available_at=timezone.now() + timedelta(seconds=30))
+    assert dispatch.match_claim_next() is None
+    Match.objects.filter(pk=held.pk).update(available_at=timezone.now())
+    assert dispatch.match_claim_next().match_id == held.pk  # type: ignore[union-attr]
+
+
+def test_a_lost_race_chooses_again(greedy, randomer, monkeypatch) -> None:
+    first, second = _match(greedy, randomer, age_s=2), _match(greedy, randomer, age_s=1)
+    real = dispatch.match_claim
+
+    def someone_else_was_faster(match_id, **kw):  # type: ignore[no-untyped-def]
+        if match_id == first.pk and Match.objects.get(pk=first.pk).status == "pending":
+            assert real(match_id, lease_seconds=30, worker="other") is not None
+        return real(match_id, **kw)
+
+    monkeypatch.setattr(dispatch, "match_claim", someone_else_was_faster)
+    claim = dispatch.match_claim_next(worker="me")
+    assert claim is not None and claim.match_id == second.pk
+    assert Match.objects.get(pk=first.pk).worker == "other"
+
+
+def test_a_challenge_over_the_users_queue_cap_is_refused_with_queue_full(
+    alice, alices_engine, bobs_engine, settings
+) -> None:
+    settings.BAO_QUEUE_MAX_PER_USER = 2
+    for _ in range(2):
+        services.match_challenge(user=alice, engine="alice-greedy", opponent="bob-random",
+                                 variant="kete", time_control="2+0.1")
+    with pytest.raises(services.errors.QueueFull) as info:
+        services.match_challenge(user=alice, engine="alice-greedy", opponent="bob-random",
+                                 variant="kete", time_control="2+0.1")
+    assert (info.value.status_code, info.value.default_code, info.value.details) == (
+        409, "queue_full", {"queued": 2, "adding": 1, "limit": 2})
+    assert Match.objects.filter(submitter=alice).count() == 2
+    # A match being played no longer waits: it frees a place.
+    first = Match.objects.filter(submitter=alice).order_by("pk").first()
+    Match.objects.filter(pk=first.pk).update(status="running")  # type: ignore[union-attr]
+    services.match_challenge(user=alice, engine="alice-greedy", opponent="bob-random",
+                             variant="kete", time_control="2+0.1")
+
+
+def test_staff_are_exempt_from_the_queue_cap(alice, alices_engine, bobs_engine, settings) -> None:
+    settings.BAO_QUEUE_MAX_PER_USER = 1
+    alice.is_staff = True
+    alice.save()
+    for _ in range(3):
+        services.match_challenge(user=alice, engine="alice-greedy", opponent="bob-random",
+                                 variant="kete", time_control="2+0.1")
+    assert Match.objects.filter(submitter=alice).count() == 3
+
+
+def test_the_default_cap_admits_a_64_engine_round_robin() -> None:
+    from django.conf import settings
+
+    assert settings.BAO_QUEUE_MAX_PER_USER == 64 * 63 // 2 == 2016
+
+
+def test_a_worker_shutting_down_hands_back_its_matches_without_counting_an_attempt(
+    greedy, randomer, no_broker
+) -> None:
+    mine, theirs = _match(greedy, randomer), _match(greedy, randomer)
+    assert match_claim(mine.pk, lease_seconds=30, worker="celery@a") is not None
+    assert match_claim(theirs.pk, lease_seconds=30, worker="celery@b") is not None
+    assert services.matches_hand_back("celery@a") == [mine.pk]
+    mine.refresh_from_db()
+    assert (mine.status, mine.attempts, mine.lease_token) == ("pending", 0, "")
+    assert mine.error == "handed back by celery@a (shutting down)"
+    assert no_broker[-1] == mine.pk
+    assert Match.objects.get(pk=theirs.pk).status == "running"
+
+
+def test_a_cancelled_match_is_aborted_with_no_games(greedy, randomer) -> None:
+    running = _match(greedy, randomer)
+    claim = match_claim(running.pk, lease_seconds=30)
+    assert claim is not None
+    assert services.match_cancel(running.pk, reason="by alice") is True
+    running.refresh_from_db()
+    assert (running.status, running.lease_token, running.error) == (
+        "aborted", "", "cancelled: by alice")
+    assert running.games.count() == 0
+    assert services.match_cancel(running.pk, reason="again") is False

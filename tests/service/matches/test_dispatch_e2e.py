@@ -1,0 +1,123 @@
+"""The dispatcher with a real worker (issue 12): one user's long gauntlet delays another user's
+challenge by at most the match already running; a tournament created while lower-class matches
+wait starts on the next free slot; a worker's slots follow the host's cores. Prints its measured
+times (``[figure]`` lines)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.capacity import MAX_SLOTS_PER_CORE, host_cores
+from arena.matches.models import Match
+from arena.matches.services import match_challenge, match_create
+
+from ..e2e import figure, wait_for
+from .conftest import make_version
+
+pytestmark = [pytest.mark.slow, pytest.mark.e2e]
+
+THINKER = str(Path(__file__).parent / "engines" / "thinker.py")
+
+
+def _started(match: Match) -> bool:
+    return Match.objects.filter(pk=match.pk).exclude(started_at=None).exists()
+
+
+def test_a_long_gauntlet_delays_another_users_challenge_by_one_match_at_most(
+    live_worker, alice, bob, arena_user
+) -> None:
+    from tournaments.services import tournament_create, tournament_start
+
+    make_version(alice, "alice-thinker", THINKER)
+    for name, script in (("greedy", "greedy"), ("random", "random"), ("greedy2", "greedy"),
+                         ("random2", "random")):
+        make_version(arena_user, name, script)
+    make_version(bob, "bob-greedy", "greedy")
+    live_worker(concurrency=1)
+    gauntlet = tournament_create(
+        name="alice's gauntlet", variant="kingulu", time_control="30+0.5", format="gauntlet",
+        engines=["alice-thinker", "greedy", "random", "greedy2", "random2"], rated=False,
+        created_by=alice)
+    assert tournament_start(gauntlet.pk)
+    alices = Match.objects.filter(tournament=gauntlet)
+    assert set(alices.values_list("submitter_id", flat=True)) == {alice.pk}
+    wait_for(lambda: alices.filter(status="running").exists(), 30, "the gauntlet's first match")
+    challenge = match_challenge(user=bob, engine="bob-greedy", opponent="random",
+                                variant="kete", time_control="2+0.05", rated=False)
+    wait_for(lambda: _started(challenge), 60, "bob's challenge to start")
+    challenge.refresh_from_db()
+    waited = (challenge.started_at - challenge.created_at).total_seconds()
+    figure("bob's challenge waited (one gauntlet match was running)", waited)
+    # Only the match already running when bob asked went before him.
+    assert alices.exclude(started_at=None).count() == 1
+    first = alices.exclude(started_at=None).get()
+    assert first.finished_at is not None and first.finished_at <= challenge.started_at
+    wait_for(lambda: Match.objects.get(pk=challenge.pk).status == "finished", 60, "the challenge")
+
+
+def test_a_tournament_created_while_rated_play_waits_starts_on_the_next_free_slot(
+    live_worker, arena_user, greedy, randomer
+) -> None:
+    from tournaments.services import tournament_create, tournament_start
+
+    thinker = make_version(arena_user, "thinker", THINKER)
+    ladder = [
+        match_create(engine_a=thinker, engine_b=greedy, variant="kingulu",
+                     time_control="30+0.5", priority=Match.Priority.RATED_PLAY)
+        for _ in range(3)
+    ]
+    live_worker(concurrency=1)
+    wait_for(lambda: any(_started(m) for m in ladder), 30, "the first rated-play match")
+    tournament = tournament_create(name="cup", variant="kete", time_control="2+0.05",
+                                   engines=["greedy", "random"], rated=False)
+    assert tournament_start(tournament.pk)
+    (round_one,) = Match.objects.filter(tournament=tournament)
+    wait_for(lambda: _started(round_one), 60, "the tournament's first round")
+    round_one.refresh_from_db()
+    figure("tournament created -> first round started",
+           (round_one.started_at - round_one.created_at).total_seconds())
+    started_ladder = Match.objects.filter(pk__in=[m.pk for m in ladder]).exclude(started_at=None)
+    assert started_ladder.count() == 1  # only the one already running: no preemption either
+    assert started_ladder.get().status in ("running", "finished")
+
+
+def test_a_workers_slots_follow_the_cores_and_too_many_are_refused_unless_forced(
+    live_worker
+) -> None:
+    cores = host_cores()
+    default = live_worker(concurrency=None)
+    assert f"concurrency: {cores} (prefork)" in default.log_text()
+    default.stop()
+    too_many = str(MAX_SLOTS_PER_CORE * cores + 1)
+    refused = live_worker(concurrency=None, wait=False, BAO_WORKER_SLOTS=too_many)
+    assert refused.popen.wait(timeout=60) != 0
+    assert f"{too_many} match slots on {cores} cores" in refused.log_text()
+    assert "BAO_WORKER_SLOTS_FORCE" in refused.log_text()
+    forced = live_worker(concurrency=None, BAO_WORKER_SLOTS=too_many, BAO_WORKER_SLOTS_FORCE="1")
+    assert f"concurrency: {too_many} (prefork)" in forced.log_text()
+    started = time.monotonic()
+    forced.stop()
+    figure("forced worker stopped", time.monotonic() - started)
+
+
+def test_a_beat_job_runs_at_once_while_every_match_slot_is_busy(
+    live_worker, arena_user, greedy
+) -> None:
+    from arena.matches.tasks import requeue_expired_leases
+
+    thinker = make_version(arena_user, "thinker", THINKER)
+    worker = live_worker(concurrency=1)
+    match = match_create(engine_a=thinker, engine_b=greedy, variant="kete",
+                         time_control="30+0.5")
+    wait_for(lambda: Match.objects.get(pk=match.pk).status == "running", 30, "the match")
+    sent = time.monotonic()
+    # Routed to the beat queue (settings.BAO_BEAT_QUEUE: this test's queue + ".beat").
+    requeue_expired_leases.apply_async(queue=f"{worker.queue}.beat")
+    assert worker.wait_for_log("requeue_expired_leases", 20), worker.log_text()[-3000:]
+    assert worker.wait_for_log("succeeded", 20)
+    figure("beat job done while the only match slot plays", time.monotonic() - sent)
+    assert Match.objects.get(pk=match.pk).status == "running"
+    assert "beat pool started" in worker.log_text()
