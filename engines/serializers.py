@@ -7,6 +7,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from arena.api.filters import VariantField
 from engines.models import Engine, EngineVersion
 from engines.selectors import version_visible_rejection_log
 
@@ -15,7 +16,7 @@ class EngineFilterInputSerializer(serializers.Serializer):
     """Query parameters of ``GET /api/engines/``."""
 
     owner = serializers.CharField(required=False, help_text="Owner's username (exact).")
-    variant = serializers.CharField(
+    variant = VariantField(
         required=False,
         help_text="Variant id: engines with an active version that plays it.",
     )

@@ -8,9 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
+from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -28,19 +28,26 @@ from tournaments.serializers import (
     RatingChangeOutput,
     RatingHistoryQuery,
     TournamentCreateInput,
+    TournamentDetailOutput,
     TournamentListOutput,
     TournamentListQuery,
     tournament_detail_data,
 )
 
 
-def _paginated(request: Request, view: APIView, queryset: Any, serializer_class: Any) -> Response:
-    paginator = Pagination()
-    page = paginator.paginate_queryset(queryset, request, view=view)
-    return paginator.get_paginated_response(serializer_class(page, many=True).data)
+class _ListApi(GenericAPIView):
+    """A paginated list (``?page=``, ``?page_size=``; documented so in the schema) whose
+    filters are its own query serializer, not the default filter backends."""
+
+    pagination_class = Pagination
+    filter_backends = ()
+
+    def paginated(self, queryset: Any, serializer_class: Any) -> Response:
+        page = self.paginate_queryset(queryset)
+        return self.get_paginated_response(serializer_class(page, many=True).data)
 
 
-class TournamentListCreateApi(APIView):
+class TournamentListCreateApi(_ListApi):
     """``GET /api/tournaments/?status=&variant=`` (paginated), ``POST`` to create one."""
 
     permission_classes = [IsAuthenticatedOrReadOnly]
@@ -60,12 +67,12 @@ class TournamentListCreateApi(APIView):
             status=query.validated_data.get("status"),
             variant=variant_id(variant) if variant else None,
         )
-        return _paginated(request, self, qs, TournamentListOutput)
+        return self.paginated(qs, TournamentListOutput)
 
     @extend_schema(
         operation_id="tournaments_create",
         request=TournamentCreateInput,
-        responses={201: OpenApiTypes.OBJECT},
+        responses={201: TournamentDetailOutput},
     )
     def post(self, request: Request) -> Response:
         data = TournamentCreateInput(data=request.data)
@@ -85,12 +92,12 @@ def _detail(tournament: Tournament) -> dict[str, Any]:
 class TournamentDetailApi(APIView):
     """``GET /api/tournaments/{id}/``: status, progress, standings, crosstable."""
 
-    @extend_schema(operation_id="tournaments_retrieve", responses=OpenApiTypes.OBJECT)
+    @extend_schema(operation_id="tournaments_retrieve", responses=TournamentDetailOutput)
     def get(self, request: Request, tournament_id: int) -> Response:
         return Response(_detail(get_object_or_404(Tournament, pk=tournament_id)))
 
 
-class LeaderboardApi(APIView):
+class LeaderboardApi(_ListApi):
     """``GET /api/leaderboard/?variant=bao-la-kete&provisional=false`` (paginated, best first)."""
 
     @extend_schema(parameters=[LeaderboardQuery], responses=LeaderboardRowOutput(many=True))
@@ -101,10 +108,10 @@ class LeaderboardApi(APIView):
             variant=variant_id(query.validated_data["variant"]),
             provisional=query.validated_data["provisional"],
         )
-        return _paginated(request, self, qs, LeaderboardRowOutput)
+        return self.paginated(qs, LeaderboardRowOutput)
 
 
-class EngineRatingHistoryApi(APIView):
+class EngineRatingHistoryApi(_ListApi):
     """``GET /api/engines/{name}/ratings/?variant=`` (paginated, oldest first)."""
 
     @extend_schema(parameters=[RatingHistoryQuery], responses=RatingChangeOutput(many=True))
@@ -117,4 +124,4 @@ class EngineRatingHistoryApi(APIView):
         qs = selectors.rating_history(
             engine_name=engine.name, variant=variant_id(variant) if variant else None
         )
-        return _paginated(request, self, qs, RatingChangeOutput)
+        return self.paginated(qs, RatingChangeOutput)

@@ -7,6 +7,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from arena.api.filters import VariantField
 from arena.matches.models import Game, LiveGame, Match
 from arena.matches.replay import moves_with_traces
 from arena.matches.selectors import game_visible_engine_errors
@@ -36,7 +37,9 @@ class MatchListOutput(serializers.ModelSerializer):
     engine_a = EngineVersionRefOutput()
     engine_b = EngineVersionRefOutput()
     winner = EngineVersionRefOutput(allow_null=True)
-    tournament = serializers.PrimaryKeyRelatedField(read_only=True)
+    tournament = serializers.PrimaryKeyRelatedField(
+        read_only=True, allow_null=True, help_text="The tournament's id; null for a challenge."
+    )
 
     class Meta:
         model = Match
@@ -108,7 +111,7 @@ class ChallengeInput(serializers.Serializer):
 
     engine = serializers.SlugField(max_length=64)
     opponent = serializers.SlugField(max_length=64)
-    variant = serializers.CharField(max_length=32)
+    variant = VariantField()
     time_control = serializers.CharField(max_length=32, default="10+0.1")
     rated = serializers.BooleanField(default=True)
 

@@ -56,6 +56,9 @@ _ALIASES = {
 }
 _INSTANCES: dict[str, Variant] = {}
 
+#: Every name ``canonical_variant_id`` accepts (in lower case): the ids, then the aliases.
+VARIANT_NAMES: tuple[str, ...] = (*VARIANTS, *_ALIASES)
+
 
 def canonical_variant_id(name: str) -> str:
     """The stable id for an id or alias (case-insensitive); raises ``UnknownVariantError``."""
@@ -91,6 +94,7 @@ __all__ = [
     "SCORE",
     "SOUTH",
     "VARIANTS",
+    "VARIANT_NAMES",
     "Game",
     "IllegalMoveError",
     "InvalidMoveError",
