@@ -11,7 +11,12 @@ Order (the tie-breaks, in this order):
   3. head-to-head: match points scored in the matches among the engines still tied after 1-2;
   4. games won (game-level wins over the whole tournament);
   5. seed order (entry number), so the order is total and deterministic.
-Engines equal on 1-4 share a rank.
+Whenever 3 or 4 splits a tied group, head-to-head is applied again within each part that is
+still tied, counting only the matches among that part, before games won (the usual practice,
+e.g. FIDE's handbook on tie-breaks: a mini-table of the players still tied): three engines
+level on head-to-head in a cycle can leave two of them tied, and the match between those two
+then decides. ``head_to_head`` shows the points of the last such mini-table the engine was in.
+Engines that no tie-break separates share a rank.
 """
 
 from __future__ import annotations
@@ -103,23 +108,40 @@ def standings(n: int, results: list[MatchResult]) -> list[StandingRow]:
     groups: dict[tuple[float, float], list[StandingRow]] = defaultdict(list)
     for r in rows:
         groups[primary(r)].append(r)
-    for group in groups.values():
-        members = {r.player for r in group}
-        if len(members) < 2:
-            continue
-        for m in results:
-            if m.a in members and m.b in members:
-                pa, pb = m.match_points()
-                rows[m.a].head_to_head += pa
-                rows[m.b].head_to_head += pb
-
-    def key(r: StandingRow) -> tuple[float, float, float, int]:
-        return (-r.points, -r.sonneborn_berger, -r.head_to_head, -r.game_wins)
-
-    ordered = sorted(rows, key=lambda r: (key(r), r.player))
-    for i, r in enumerate(ordered):
-        r.rank = ordered[i - 1].rank if i and key(ordered[i - 1]) == key(r) else i + 1
+    ordered: list[StandingRow] = []
+    for key in sorted(groups, key=lambda k: (-k[0], -k[1])):
+        for tied in _break_ties(groups[key], results):
+            rank = len(ordered) + 1
+            for r in sorted(tied, key=lambda r: r.player):
+                r.rank = rank
+                ordered.append(r)
     return ordered
+
+
+def _break_ties(group: list[StandingRow], results: list[MatchResult]) -> list[list[StandingRow]]:
+    """``group`` (equal on points and Sonneborn-Berger) as ordered classes of engines that no
+    tie-break separates: head-to-head within the group, then games won; a part that either
+    splits off is ordered again from head-to-head (module docstring)."""
+    if len(group) < 2:
+        return [group]
+    members = {r.player for r in group}
+    by_player = {r.player: r for r in group}
+    for r in group:
+        r.head_to_head = 0.0
+    for m in results:
+        if m.a in members and m.b in members:
+            pa, pb = m.match_points()
+            by_player[m.a].head_to_head += pa
+            by_player[m.b].head_to_head += pb
+    for value in (lambda r: r.head_to_head, lambda r: float(r.game_wins)):
+        parts: dict[float, list[StandingRow]] = defaultdict(list)
+        for r in group:
+            parts[value(r)].append(r)
+        if len(parts) > 1:
+            return [
+                tied for v in sorted(parts, reverse=True) for tied in _break_ties(parts[v], results)
+            ]
+    return [group]
 
 
 def crosstable(n: int, results: list[MatchResult]) -> list[list[CrossCell | None]]:
