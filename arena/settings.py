@@ -186,6 +186,9 @@ SPECTACULAR_SETTINGS = {
         "EngineVersionStatusEnum": "engines.models.EngineVersion.Status",
         "MatchStatusEnum": "arena.matches.models.Match.Status",
         "TournamentStatusEnum": "tournaments.models.Tournament.Status",
+        "LiveGameStatusEnum": "arena.matches.models.LiveGame.Status",
+        "VariantEnum": "tournaments.models.VARIANT_CHOICES",
+        "VariantNameEnum": "arena.rules.VARIANT_NAMES",
     },
 }
 
