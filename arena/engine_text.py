@@ -23,6 +23,7 @@ Standard library only; no Django.
 
 from __future__ import annotations
 
+import re
 from typing import TypeVar, cast
 
 _T = TypeVar("_T")
@@ -37,6 +38,8 @@ _LINE: dict[int, str] = {cp: REPLACEMENT for cp in _CONTROLS} | {
     cp: REPLACEMENT for cp in _SURROGATES
 }
 _MULTILINE: dict[int, str] = {cp: r for cp, r in _LINE.items() if cp != 0x0A}
+#: Bytes that decode to themselves and need no replacement in either mode.
+_PLAIN = re.compile(rb"[\t\x20-\x7e]*")
 
 
 def clean_engine_text(text: str, *, multiline: bool = False) -> str:
@@ -51,6 +54,8 @@ def clean_engine_text(text: str, *, multiline: bool = False) -> str:
 def decode_engine_output(raw: bytes, *, multiline: bool = False) -> str:
     """Bytes an engine wrote (one protocol line without its line end, or a stderr tail) as
     clean text: UTF-8 with U+FFFD for undecodable bytes, then ``clean_engine_text``."""
+    if _PLAIN.fullmatch(raw):  # printable ASCII and tabs: nothing to replace (the move path)
+        return raw.decode("ascii")
     return clean_engine_text(raw.decode("utf-8", "replace"), multiline=multiline)
 
 

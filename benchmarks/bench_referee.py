@@ -1,21 +1,30 @@
-"""Referee overhead per move and games per second, sandboxed and not (prints figures).
+"""Referee costs against their floors, in one run (prints figures; asserts nothing).
 
-Two copies of an instant engine replay a fixed game (both sides play the first legal move, the
-move list precomputed with ``arena.rules`` and baked into the engine script, so the engine does
-no rules work at all). Each engine reports its own think time (``go`` read to ``bestmove``
-written) as ``info string think_us <n>``.
+Two tables, per sandbox mode (``--modes``):
 
-Overhead per move = wall time of one ply in the referee loop (from the previous ``move`` event
-to this one: stderr check, ``isready``/``readyok`` round trip, ``position`` + ``go``, reading the
-reply, clock, parsing, legality check, applying the move, the record) minus the engine's reported
-think time. So it includes both pipe round trips and the engine's own line handling, which is
-the cost a real match pays per move besides thinking. The first ply of each game also pays the
-resync and ``newgame`` and is left out of the per-move figures (it is in games/s).
+**Per move.** Two copies of an instant engine replay a fixed game (both sides play the first
+legal move, the move list precomputed with ``arena.rules`` and baked into the engine script, so
+the engine does no rules work at all). Each engine reports its own think time (``go`` read to
+``bestmove`` written) as ``info string think_us <n>``. Overhead per move = wall time of one ply
+in the referee loop (from the previous ``move`` event to this one: stderr check, the one write
+of ``position``/``isready``/``go``, reading ``readyok`` and the reply, clock, parsing, legality,
+applying the move, the record) minus the engine's reported think time. Its floor is **one pipe
+round trip** to the same engine process (``isready`` written, ``readyok`` read, through the same
+``PipeTransport``), measured in the same run: no move can cost less. The first ply of each game
+also pays the resync and ``newgame`` and is left out (it is in games/s). Referee and engines
+are pinned to one CPU.
 
-Everything (referee and engines) is pinned to one CPU. Usage::
+**Per match.** The fixed cost of a match: a best-of-three between two instant engines with a
+ply cap of 2, minus its plies (each at the median ply time of the table above): engine starts,
+handshakes, ``newgame`` and resyncs, ``quit`` and clean-up. Its floor is two bare interpreter
+starts with the SDK imported, one after the other (``python3 -c 'import engines.sdk'``, no
+sandbox), measured alternately with the matches so both see the same load. Not pinned: a
+worker has every core of its machine.
 
-    python benchmarks/bench_referee.py [--games 40] [--variants bao-kingulu,bao-la-kete]
-        [--modes off,auto]
+Usage::
+
+    python benchmarks/bench_referee.py [--games 40] [--matches 15]
+        [--variants bao-kingulu,bao-la-kete] [--modes off,auto]
 """
 
 from __future__ import annotations
@@ -24,38 +33,60 @@ import argparse
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
-from arena.referee import EngineSlot, RefereeConfig, TimeControl, play_game
-from arena.rules import get_variant
+from arena.referee import (  # noqa: E402
+    EngineSlot,
+    PipeTransport,
+    RefereeConfig,
+    TimeControl,
+    play_game,
+    play_match,
+)
+from arena.rules import get_variant  # noqa: E402
 
 ENGINE = '''#!/usr/bin/env python3
-import sys, time
+import os, sys, time
 MOVES = {moves!r}
-out = sys.stdout
 n = 0
-for line in sys.stdin:
-    if line.startswith("go"):
-        t = time.perf_counter_ns()
-        think_us = (time.perf_counter_ns() - t) // 1000
-        out.write("info string think_us %d\\nbestmove %s\\n" % (think_us, MOVES[n]))
-        out.flush()
-    elif line.startswith("isready"):
-        out.write("readyok\\n"); out.flush()
-    elif line.startswith("position"):
-        words = line.split()
-        n = len(words) - 3 if len(words) > 2 else 0
-    elif line.startswith("bep"):
-        out.write("id name instant\\nid author bench\\nvariant {variant}\\nbepok\\n"); out.flush()
-    elif line.startswith("quit"):
+buf = b""
+# Everything that came in one read is answered in one write, as an engine that flushes when
+# its input is drained does (per line flushing costs a second wakeup per move: see the docs).
+while True:
+    chunk = os.read(0, 65536)
+    if not chunk:
         break
+    lines = (buf + chunk).split(b"\\n")
+    buf = lines.pop()
+    out = []
+    for line in lines:
+        if line.startswith(b"go"):
+            t = time.perf_counter_ns()
+            think_us = (time.perf_counter_ns() - t) // 1000
+            out.append(b"info string think_us %d\\nbestmove %s\\n" % (think_us, MOVES[n]))
+        elif line.startswith(b"isready"):
+            out.append(b"readyok\\n")
+        elif line.startswith(b"position"):
+            words = line.split()
+            n = len(words) - 3 if len(words) > 2 else 0
+        elif line.startswith(b"bep"):
+            import engines.sdk  # what a real engine pays at start-up
+            out.append(b"id name instant\\nid author bench\\nvariant {variant}\\nbepok\\n")
+        elif line.startswith(b"quit"):
+            sys.exit(0)
+    if out:
+        os.write(1, b"".join(out))
 '''
+#: The floor of one engine start: a bare interpreter importing the SDK (and the rules).
+FLOOR_ARGV = ["/usr/bin/python3", "-c", "import engines.sdk"]
 
 
 def first_move_game(variant_id: str) -> list[str]:
@@ -65,14 +96,34 @@ def first_move_game(variant_id: str) -> list[str]:
     return [str(m) for m in game.moves]
 
 
-def measure(variant_id: str, mode: str, games: int, work: Path) -> dict[str, Any]:
+def engine_package(variant_id: str, mode: str, work: Path, use: str) -> Any:
     from engines.package import load_engine
-    from engines.sandbox import SandboxConfig
 
     script = work / f"instant-{variant_id}.py"
-    script.write_text(ENGINE.format(moves=first_move_game(variant_id), variant=variant_id))
+    moves = [m.encode() for m in first_move_game(variant_id)]
+    script.write_text(ENGINE.format(moves=moves, variant=variant_id))
     script.chmod(0o755)
-    pkg = load_engine(script, unpack_dir=work / f"pkg-{variant_id}-{mode}")
+    return load_engine(script, unpack_dir=work / f"pkg-{variant_id}-{mode}-{use}")
+
+
+def round_trip_us(slot: EngineSlot, count: int = 2000) -> float:
+    """Median µs of ``isready`` written -> ``readyok`` read over the slot's own pipe."""
+    assert slot.process is not None
+    transport = PipeTransport.for_process(slot.process)
+    samples = []
+    for _ in range(count):
+        t0 = time.perf_counter_ns()
+        transport.write_line("isready")
+        result = transport.read_line(time.monotonic_ns() + 5_000_000_000)
+        samples.append((time.perf_counter_ns() - t0) / 1000)
+        assert result.line == "readyok", result
+    return statistics.median(samples)
+
+
+def measure_moves(variant_id: str, mode: str, games: int, work: Path) -> dict[str, Any]:
+    from engines.sandbox import SandboxConfig
+
+    pkg = engine_package(variant_id, mode, work, "moves")
     config = RefereeConfig(sandbox=SandboxConfig(mode=mode), ready_timeout_ms=5000, grace_ms=1000)
     slots = (EngineSlot(pkg, "a", config), EngineSlot(pkg, "b", config))
     stamps: list[tuple[str, int]] = []
@@ -82,10 +133,10 @@ def measure(variant_id: str, mode: str, games: int, work: Path) -> dict[str, Any
 
     tc = TimeControl.parse("600+0")
     overhead_us: list[float] = []
+    ply_us: list[float] = []
     try:
-        started = time.monotonic_ns()
         play_game(variant_id, slots[0], slots[1], tc, config)  # warm-up: process start, handshake
-        startup_ms = (time.monotonic_ns() - started) / 1e6
+        rtt = round_trip_us(slots[0])
         plies = 0
         t0 = time.monotonic_ns()
         for i in range(games):
@@ -98,7 +149,8 @@ def measure(variant_id: str, mode: str, games: int, work: Path) -> dict[str, Any
             plies += len(moves)
             for k in range(1, len(moves)):
                 think = int(record.moves[k].info[0].split()[-1])
-                overhead_us.append((moves[k][1] - moves[k - 1][1]) / 1000 - think)
+                ply_us.append((moves[k][1] - moves[k - 1][1]) / 1000)
+                overhead_us.append(ply_us[-1] - think)
         elapsed = (time.monotonic_ns() - t0) / 1e9
         actual_mode = slots[0].process.mode
     finally:
@@ -111,41 +163,103 @@ def measure(variant_id: str, mode: str, games: int, work: Path) -> dict[str, Any
         "plies_per_game": plies // games,
         "median_us": statistics.median(overhead_us),
         "p90_us": overhead_us[int(0.9 * (len(overhead_us) - 1))],
+        "rtt_us": rtt,
+        "ply_us": statistics.median(ply_us),
         "games_per_s": games / elapsed,
-        "moves_per_s": plies / elapsed,
-        "first_game_ms": startup_ms,
+    }
+
+
+def floor_ms() -> float:
+    """Two bare interpreter starts with the SDK imported, one after the other (ms)."""
+    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONPATH": str(ROOT)}
+    t0 = time.perf_counter()
+    for _ in range(2):
+        subprocess.run(FLOOR_ARGV, env=env, check=True)
+    return (time.perf_counter() - t0) * 1e3
+
+
+def measure_match(
+    variant_id: str, mode: str, matches: int, ply_us: float, work: Path
+) -> dict[str, Any]:
+    from engines.sandbox import SandboxConfig
+
+    pkg = engine_package(variant_id, mode, work, "match")
+    config = RefereeConfig(sandbox=SandboxConfig(mode=mode), ply_cap=2, grace_ms=1000)
+    tc = TimeControl.parse("600+0")
+    fixed, floors, games = [], [], []
+    play_match(pkg, pkg, variant_id, tc, 1, config)  # warm-up (page cache, probe)
+    for seed in range(matches):
+        floors.append(floor_ms())
+        t0 = time.perf_counter()
+        record = play_match(pkg, pkg, variant_id, tc, seed, config)
+        wall = (time.perf_counter() - t0) * 1e3
+        assert not record.aborted, record.games[-1].detail
+        plies = sum(g.plies for g in record.games)
+        fixed.append(wall - plies * ply_us / 1000)
+        games.append(len(record.games))
+    return {
+        "fixed_ms": statistics.median(fixed),
+        "floor_ms": statistics.median(floors),
+        "games": statistics.median(games),
     }
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--games", type=int, default=40)
+    p.add_argument("--matches", type=int, default=15)
     p.add_argument("--variants", default="bao-kingulu,bao-la-kete")
     p.add_argument("--modes", default="off,auto")
     p.add_argument(
-        "--cpu", type=int, default=None, help="CPU to pin to (default: the first allowed)"
+        "--cpu", type=int, default=None, help="CPU to pin the per-move table to (default: the "
+        "first allowed; -1: not pinned, referee and engines on any core)"
     )
     args = p.parse_args()
-    cpu = args.cpu if args.cpu is not None else min(os.sched_getaffinity(0))
-    os.sched_setaffinity(0, {cpu})  # engines inherit it: everything shares one core
+    allowed = os.sched_getaffinity(0)
+    cpu = args.cpu if args.cpu is not None else min(allowed)
     work = Path(tempfile.mkdtemp(prefix="bao-bench-referee-"))
     os.chmod(work, 0o755)
-    print(f"referee overhead per move (wall per ply minus engine think), one core (cpu {cpu}), "
-          f"{args.games} games each; target: median < 200 us")
-    print(f"{'variant':18} {'sandbox':8} {'plies':>5} {'median us':>10} {'p90 us':>8} "
-          f"{'games/s':>8} {'moves/s':>8} {'1st game ms':>11}")
+    with open("/proc/loadavg") as fh:
+        load = " ".join(fh.read().split()[:3])
+    print(f"load average before: {load}; {os.cpu_count()} CPUs")
+    ply_us: dict[str, float] = {}
     try:
+        if cpu >= 0:
+            os.sched_setaffinity(0, {cpu})  # engines inherit it: everything shares one core
+        where = f"one core (cpu {cpu})" if cpu >= 0 else f"not pinned, {len(allowed)} cores"
+        print(f"\nper move, {where}, {args.games} games each; target: overhead "
+              "<= 1.5 x round trip")
+        print(f"{'variant':18} {'sandbox':8} {'plies':>5} {'overhead us':>11} {'p90 us':>7} "
+              f"{'round trip us':>13} {'ratio':>6} {'games/s':>8}")
         for variant_id in args.variants.split(","):
             for mode in args.modes.split(","):
-                r = measure(variant_id, mode, args.games, work)
+                r = measure_moves(variant_id, mode, args.games, work)
+                ply_us[f"{variant_id}/{mode}"] = r["ply_us"]
                 print(
                     f"{r['variant']:18} {r['mode']:8} {r['plies_per_game']:5d} "
-                    f"{r['median_us']:10.0f} {r['p90_us']:8.0f} {r['games_per_s']:8.1f} "
-                    f"{r['moves_per_s']:8.0f} {r['first_game_ms']:11.1f}",
+                    f"{r['median_us']:11.0f} {r['p90_us']:7.0f} {r['rtt_us']:13.1f} "
+                    f"{r['median_us'] / r['rtt_us']:6.2f} {r['games_per_s']:8.1f}",
+                    flush=True,
+                )
+        os.sched_setaffinity(0, allowed)
+        print(f"\nper match (ply cap 2), all {len(allowed)} cores, median of {args.matches}; "
+              "target: fixed cost <= 1.3 x floor")
+        print(f"{'variant':18} {'sandbox':8} {'games':>5} {'fixed ms':>9} {'floor ms':>9} "
+              f"{'ratio':>6}")
+        for variant_id in args.variants.split(",")[:1]:
+            for mode in args.modes.split(","):
+                m = measure_match(
+                    variant_id, mode, args.matches, ply_us[f"{variant_id}/{mode}"], work
+                )
+                print(
+                    f"{variant_id:18} {mode:8} {m['games']:5.0f} {m['fixed_ms']:9.1f} "
+                    f"{m['floor_ms']:9.1f} {m['fixed_ms'] / m['floor_ms']:6.2f}",
                     flush=True,
                 )
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    with open("/proc/loadavg") as fh:
+        print(f"load average after: {' '.join(fh.read().split()[:3])}")
     return 0
 
 

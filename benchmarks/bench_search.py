@@ -15,8 +15,6 @@ Single-threaded; about 2 x positions x 1.1 s per variant at the default settings
 from __future__ import annotations
 
 import argparse
-import importlib.machinery
-import importlib.util
 import random
 import statistics
 import sys
@@ -29,20 +27,8 @@ sys.path.insert(0, str(ROOT))
 
 # After the path insert: the benchmark runs as a plain script from any directory.
 from arena.rules import VARIANTS, Position, Variant, get_variant  # noqa: E402
+from engines.bundled_scripts import load_bundled  # noqa: E402
 from engines.sdk import Clock  # noqa: E402
-
-
-def load_search() -> ModuleType:
-    """The bundled ``search`` script as a module (it has no ``.py`` suffix)."""
-    name = "bundled_search_engine"
-    path = ROOT / "engines" / "bundled" / "search"
-    loader = importlib.machinery.SourceFileLoader(name, str(path))
-    spec = importlib.util.spec_from_loader(name, loader)
-    assert spec is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    loader.exec_module(module)
-    return module
 
 
 def positions(variant: Variant, count: int, seed: int = 2024) -> list[Position]:
@@ -91,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--positions", type=int, default=5, help="positions per variant")
     parser.add_argument("--variant", action="append", choices=VARIANTS)
     args = parser.parse_args(argv)
-    search = load_search()
+    search = load_bundled("search")
     for variant_id in args.variant or VARIANTS:
         for movetime in args.movetime or [100, 1000]:
             print(bench(search, get_variant(variant_id), movetime, args.positions), flush=True)

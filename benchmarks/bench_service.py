@@ -4,7 +4,9 @@ Builds a round robin of ``--engines`` engine versions in a throw-away SQLite dat
 temporary ``BAO_VAR_DIR``; nothing of the real ``var/`` is touched), stores every match as
 finished with two or three games, and times:
 
-* ``match_finished`` per match (rating its games under row locks + tournament progress), ms;
+* ``match_finished`` per match with the rating refit it requests run eagerly in-process
+  (``CELERY_TASK_ALWAYS_EAGER``: the whole-history fit of the games so far + tournament
+  progress), ms; a worker would run the refit after commit, debounced;
 * ``selectors.tournament_table`` (standings, tie-breaks, crosstable) for the whole event, ms;
 * ``GET /api/tournaments/{id}/`` and ``GET /api/leaderboard/`` through the Django test client, ms.
 
@@ -39,6 +41,7 @@ def main() -> None:
         BAO_VAR_DIR=var,
         DATABASE_URL=f"sqlite:///{var}/bench.sqlite3",
         DJANGO_SETTINGS_MODULE="arena.settings",
+        CELERY_TASK_ALWAYS_EAGER="true",
     )
     os.environ.pop("CELERY_BROKER_URL", None)
     sys.path.insert(0, str(ROOT))
@@ -100,7 +103,7 @@ def main() -> None:
     games = Game.objects.count()
     print(f"engines {len(versions)}, matches {len(timings)}, games {games}")
     print(
-        f"match_finished: median {statistics.median(timings):.2f} ms, "
+        f"match_finished + eager refit: median {statistics.median(timings):.2f} ms, "
         f"max {max(timings):.2f} ms per match"
     )
     start = time.perf_counter()

@@ -57,8 +57,10 @@ Standard library only; no Django.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
+import select
 import shutil
 import signal
 import stat
@@ -108,15 +110,18 @@ _ENGINE_ROOT_IN = "/engine"
 _SCRATCH_IN = "/scratch"
 _LIB_IN = "/bao/lib"
 _STDERR_CHUNK = 1 << 16
+#: How long kill() waits for the init of an exited bwrap's pid namespace before it scans.
+_INIT_WAIT_S = 1.0
 
 
 class _RunAs(TypedDict, total=False):
-    """The ``subprocess`` keyword arguments that drop a child to a leased uid (none: run as the
-    service)."""
+    """The ``subprocess`` keyword arguments of a mode: those that drop a child to a leased uid
+    (none: run as the service), and the fds it inherits (bwrap's ``--info-fd``)."""
 
     user: int
     group: int
     extra_groups: list[int]
+    pass_fds: tuple[int, ...]
 
 
 class SandboxError(RuntimeError):
@@ -458,8 +463,16 @@ class EngineProcess:
         lease: UidLease | None,
         scratch: Path | None,
         started_ns: int,
+        *,
+        pid_namespace: bool = False,
+        info_fd: int | None = None,
     ) -> None:
         self._popen = popen
+        # The engine's processes live in a pid namespace of their own (bwrap; the fallback with
+        # unshare --fork --pid), whose end kill() can tell without a scan; bwrap reports the
+        # namespace's init on ``info_fd`` (``--info-fd``): see _exited_with_namespace().
+        self.pid_namespace = pid_namespace
+        self._info_fd = info_fd
         self.pid = popen.pid
         self.mode = mode
         self.limits = limits
@@ -554,30 +567,18 @@ class EngineProcess:
 
     def kill(self) -> None:
         """SIGKILL every process the engine started and reap; close the pipes, remove the scratch
-        directory, release the uid. Idempotent. Logs an ERROR if something survives 2 s."""
+        directory, release the uid. Idempotent. Logs an ERROR if something survives 2 s.
+
+        An engine that already exited by itself (after ``quit``) in its own pid namespace is
+        only reaped: no signal, no scan of ``/proc`` (the scans cost milliseconds per engine).
+        """
         with self._kill_lock:
             if self._killed:
                 return
             self._killed = True
-            self._signal_all()
-            deadline = time.monotonic() + 2.0
-            while True:
-                survivors = self.alive_pids()
-                if not survivors:
-                    break
-                if time.monotonic() > deadline:
-                    LOG.error(
-                        "engine pid %d: processes %s survived SIGKILL",
-                        self.pid,
-                        sorted(survivors),
-                    )
-                    break
-                if self.mode == "off":
-                    for pid in survivors:
-                        sigkill(pid)
-                else:
-                    kill_uid(self.uid)
-                time.sleep(0.005)
+            # Whether every process of the engine is known to be gone: its uid is then released
+            # as clean, and its next lease skips the scan for leftovers.
+            gone = self._exited_with_namespace() or self._kill_tree()
             try:
                 self._popen.wait(2.0)
             except subprocess.TimeoutExpired:
@@ -586,10 +587,72 @@ class EngineProcess:
                 with contextlib.suppress(OSError):
                     stream.close()
             self._drainer.join(1.0)
+            if self._info_fd is not None:
+                os.close(self._info_fd)
+                self._info_fd = None
             if self.scratch is not None:
                 shutil.rmtree(self.scratch, ignore_errors=True)
             if self._lease is not None:
-                self._lease.release()
+                self._lease.release(clean=gone)
+
+    def _exited_with_namespace(self) -> bool:
+        """True when the wrapper has exited normally and the engine's pid namespace is empty.
+
+        The kernel kills every other process of a pid namespace whose init exits, and reaps
+        them all before that exit completes. The fallback's ``unshare --fork`` waits for that
+        init (its child) before it exits; bwrap's outer process exits as soon as its init
+        reports the engine's status, so the init it named on ``--info-fd`` is waited for here
+        (a pidfd: no scan, at most ``_INIT_WAIT_S``). A wrapper killed by a signal proves
+        nothing, nor does an engine without a namespace: those get the full kill. Polling
+        reaps the wrapper: what already exited is not waited for.
+        """
+        if not self.pid_namespace:
+            return False
+        code = self._popen.poll()
+        if code is None or code < 0:
+            return False
+        return self._info_fd is None or self._namespace_init_gone()
+
+    def _namespace_init_gone(self) -> bool:
+        """True once the init bwrap reported on its info fd has exited (or is already gone)."""
+        assert self._info_fd is not None
+        try:
+            child = int(json.loads(os.read(self._info_fd, 4096))["child-pid"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return False  # no report (bwrap failed early): scan
+        try:
+            pidfd = os.pidfd_open(child)
+        except ProcessLookupError:
+            return True  # exited and reaped
+        except OSError:
+            return False
+        try:
+            return bool(select.select([pidfd], [], [], _INIT_WAIT_S)[0])
+        finally:
+            os.close(pidfd)
+
+    def _kill_tree(self) -> bool:
+        """SIGKILL the wrapper and every process of the engine's uid (or session), until none
+        is left (True) or 2 s have passed (False, and an ERROR is logged)."""
+        self._signal_all()
+        deadline = time.monotonic() + 2.0
+        while True:
+            survivors = self.alive_pids()
+            if not survivors:
+                return True
+            if time.monotonic() > deadline:
+                LOG.error(
+                    "engine pid %d: processes %s survived SIGKILL",
+                    self.pid,
+                    sorted(survivors),
+                )
+                return False
+            if self.mode == "off":
+                for pid in survivors:
+                    sigkill(pid)
+            else:
+                kill_uid(self.uid)
+            time.sleep(0.005)
 
     def _signal_all(self) -> None:
         if self._popen.returncode is None:
@@ -624,6 +687,8 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
     _prepare_state_dir()
     lease = _lease() if mode != "off" else None
     scratch: Path | None = None
+    info_r: int | None = None  # bwrap's --info-fd: it names the pid namespace's init
+    info_w: int | None = None
     try:
         ids: _RunAs = {}
         env = _base_env()
@@ -631,8 +696,15 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
         if mode == "bwrap":
             assert lease is not None
             env.update(HOME=_SCRATCH_IN, PYTHONPATH=_LIB_IN)
+            info_r, info_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
             argv = _bwrap_argv(package, lease.uid, config.limits)
-            ids = {"user": lease.uid, "group": lease.uid, "extra_groups": []}
+            argv[1:1] = ["--info-fd", str(info_w)]
+            ids = {
+                "user": lease.uid,
+                "group": lease.uid,
+                "extra_groups": [],
+                "pass_fds": (info_w,),
+            }
         else:
             scratch = Path(tempfile.mkdtemp(prefix="scratch-", dir=STATE_DIR))
             if lease is None:
@@ -659,15 +731,24 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
             **ids,
         )
     except (OSError, subprocess.SubprocessError, ValueError) as exc:
-        _undo_start(scratch, lease)
+        _undo_start(scratch, lease, info_r)
         raise SandboxError(f"cannot start engine {package.name!r} ({mode}): {exc}") from exc
     except BaseException:
-        _undo_start(scratch, lease)
+        _undo_start(scratch, lease, info_r)
         raise
-    return EngineProcess(popen, mode, config.limits, lease, scratch, started)
+    finally:
+        if info_w is not None:
+            os.close(info_w)  # bwrap has its copy
+    namespaced = mode == "bwrap" or (mode == "fallback" and probe().unshare_ok)
+    return EngineProcess(
+        popen, mode, config.limits, lease, scratch, started, pid_namespace=namespaced,
+        info_fd=info_r,
+    )
 
 
-def _undo_start(scratch: Path | None, lease: UidLease | None) -> None:
+def _undo_start(scratch: Path | None, lease: UidLease | None, info_fd: int | None) -> None:
+    if info_fd is not None:
+        os.close(info_fd)
     if scratch is not None:
         shutil.rmtree(scratch, ignore_errors=True)
     if lease is not None:

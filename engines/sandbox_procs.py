@@ -24,11 +24,19 @@ LOG = logging.getLogger("engines.sandbox")
 SETPRIV = shutil.which("setpriv") or "/usr/bin/setpriv"
 
 
+#: What a lock file holds when its last holder released the uid with no process left under it
+#: (``UidLease.release(clean=True)``); emptied while the uid is held.
+CLEAN = b"clean 1\n"
+
+
 class UidLease:
     """An exclusive host uid in ``base .. base+count-1`` for one engine process tree, held by a
     lock file in ``lock_dir`` (released by ``release()`` or when this process dies).
 
-    On lease, leftovers of a crashed referee still running under the uid are killed first.
+    On lease, leftovers of a crashed referee still running under the uid are killed first:
+    ``/proc`` is scanned for them, unless the last holder released the uid as clean (it saw
+    every process of it gone; a holder that died never did, so its uid is scanned). The scan
+    costs milliseconds on a busy host, at every engine start.
     Raises ``LookupError`` when every uid of the range is leased.
     """
 
@@ -45,7 +53,9 @@ class UidLease:
                 os.close(fd)
                 continue
             self.uid, self._fd = uid, fd
-            if pids_of_uid(uid):
+            clean = os.pread(fd, len(CLEAN) + 1, 0) == CLEAN
+            os.ftruncate(fd, 0)  # dirty while held, until a clean release
+            if not clean and pids_of_uid(uid):
                 kill_uid(uid)
             return
         raise LookupError(f"all {count} engine uids from {base} are in use")
@@ -54,29 +64,49 @@ class UidLease:
     def held(self) -> bool:
         return self._fd >= 0
 
-    def release(self) -> None:
+    def release(self, clean: bool = False) -> None:
+        """Give the uid back (idempotent). ``clean``: the holder made sure no process of the
+        uid is left, so the next lease need not scan for one."""
         if self._fd >= 0:
+            if clean:
+                os.pwrite(self._fd, CLEAN, 0)
             os.close(self._fd)
             self._fd = -1
 
 
 def proc_status(pid: int | str) -> tuple[int, int, str] | None:
     """(real uid, session id, state letter) of a process, None if it is gone."""
+    # One file, /proc/<pid>/status (Linux 4.1+ lists NSsid there): scans read it for every
+    # process on the host, so a second file per process would double their cost.
     try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            stat_line = fh.read().decode("ascii", "replace")
         with open(f"/proc/{pid}/status", "rb") as fh:
             status = fh.read()
     except OSError:
         return None
     # Not the owner of /proc/<pid>: that turns to root while a process is not dumpable.
-    at = status.find(b"\nUid:")
+    uid = _field(status, b"\nUid:")
+    state = _field(status, b"\nState:")
+    sid = _field(status, b"\nNSsid:")
+    if uid is None or state is None:
+        return None
+    if sid is None:  # a kernel without NSsid: the session is field 6 of /proc/<pid>/stat
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                stat_line = fh.read().decode("ascii", "replace")
+        except OSError:
+            return None
+        # The command name may hold spaces or ')': the fields start after the last ')'.
+        sid = stat_line[stat_line.rfind(")") + 2 :].split()[3]
+    return int(uid), int(sid), state[:1]
+
+
+def _field(status: bytes, key: bytes) -> str | None:
+    """The first word after ``key`` (``b"\\nUid:"``) in a /proc status text, or None."""
+    at = status.find(key)
     if at < 0:
         return None
-    uid = int(status[at + 5 :].split(None, 1)[0])
-    # The command name may hold spaces or ')': the fields start after the last ')'.
-    fields = stat_line[stat_line.rfind(")") + 2 :].split()
-    return uid, int(fields[3]), fields[0]
+    words = status[at + len(key) :].split(None, 1)
+    return words[0].decode("ascii", "replace") if words else None
 
 
 def scan(match_uid: int | None = None, match_sid: int | None = None) -> set[int]:

@@ -9,8 +9,10 @@ exit status 0. Every line written is flushed at once.
 Two levels:
 
 * ``run(choose, name=..., author=..., variants=...)``: the engine is one function. Its result is
-  checked against the legal moves; an exception or an illegal answer is reported as
-  ``info string`` and the first legal move is played instead, so an engine never dies silently.
+  checked against the legal moves; an exception (any, ``SystemExit`` and ``KeyboardInterrupt``
+  included) or an illegal answer is reported as ``info string`` (an exception also with its
+  traceback on stderr) and the first legal move is played instead, so an engine never dies
+  silently.
 * ``Engine``: a class with hooks (``on_newgame``, ``on_option``, ``search``) for engines that search
   and want ``stop`` handling: ``search`` runs in a worker thread, ``request.stopped()`` turns true
   on ``stop``/``quit``/end of input, and ``request.best`` holds the move to play if the search is
@@ -449,9 +451,12 @@ class Engine:
     def _search_thread(self, request: SearchRequest, answered: threading.Event) -> None:
         try:
             move: Move | str = self.search(request)
-        except Exception as exc:  # an engine bug must not kill the engine
+        except BaseException as exc:
+            # Any exception, SystemExit and KeyboardInterrupt included: a search that raises
+            # must still be answered, or the engine loses on time with nothing in the record.
             last = traceback.format_exception_only(type(exc), exc)[-1].strip()
             self.send(f"info string error in search: {last}; playing {request.best}")
+            _report(f"error in search ({last}); playing {request.best}", exc)
             move = request.best
         if str(move) not in request.legal_moves:
             self.send(f"info string search returned illegal {str(move)!r}; playing {request.best}")
@@ -490,6 +495,17 @@ class Engine:
         best = request.best if str(request.best) in request.legal_moves else request.legal_moves[0]
         self._answer(self._answered, str(best))
         self._request, self._worker = None, None
+
+
+def _report(what: str, exc: BaseException) -> None:
+    """``what`` and the traceback of ``exc`` on stderr (kept in the game record's
+    ``engine_errors``); a closed stderr is ignored."""
+    try:
+        print(what, file=sys.stderr)
+        traceback.print_exception(exc, file=sys.stderr)
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
 
 
 # --------------------------------------------------------------------------- choose-style engines
@@ -555,8 +571,10 @@ def run(
     """Serve BEP with ``choose`` until ``quit`` or end of input; returns exit status 0.
 
     ``choose(position, legal_moves, clock) -> move`` (a ``Move`` or token string). If it raises
-    or answers a move not in ``legal_moves``, the engine reports ``info string`` and plays the
-    first legal move. ``variants``: ids announced in the handshake (default all three).
+    (any exception, ``SystemExit`` and ``KeyboardInterrupt`` included: reported on stderr with
+    its traceback) or answers a move not in ``legal_moves``, the engine reports ``info string``
+    and plays the first legal move. ``variants``: ids announced in the handshake (default all
+    three).
     """
     engine = FunctionEngine(choose, name=name, author=author, variants=variants, options=options)
     return engine.run(stdin, stdout)

@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from tournaments.models import Rating, RatingChange, Tournament, TournamentEntry
+from tournaments.models import Rating, RatingPoint, RatingPool, Tournament, TournamentEntry
 
 
 class TournamentEntryInline(admin.TabularInline):
@@ -30,16 +30,25 @@ class TournamentEntryAdmin(admin.ModelAdmin):
 @admin.register(Rating)
 class RatingAdmin(admin.ModelAdmin):
     list_display = [
-        "engine_version", "variant", "rating", "games", "wins", "draws", "losses", "provisional",
+        "engine_version", "variant", "rating", "low", "high", "games", "wins", "draws", "losses",
+        "provisional", "excluded_reason",
     ]
     list_filter = ["variant", "provisional"]
     search_fields = ["engine_version__engine__name"]
 
 
-@admin.register(RatingChange)
-class RatingChangeAdmin(admin.ModelAdmin):
+@admin.register(RatingPoint)
+class RatingPointAdmin(admin.ModelAdmin):
     list_display = [
-        "game", "engine_version", "opponent", "variant", "score", "rating_before", "rating_after",
+        "match", "engine_version", "opponent", "variant", "games", "points", "rating", "fitted_at",
     ]
     list_filter = ["variant"]
-    raw_id_fields = ["game", "engine_version", "opponent"]
+    raw_id_fields = ["match", "engine_version", "opponent"]
+
+
+@admin.register(RatingPool)
+class RatingPoolAdmin(admin.ModelAdmin):
+    list_display = [
+        "variant", "requested", "fitted", "refit_queued", "fitted_at", "games", "rated",
+        "excluded", "fit_ms",
+    ]

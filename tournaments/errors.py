@@ -14,6 +14,7 @@ from arena.matches.errors import (
     EngineDisabled,
     EngineNotFound,
     InvalidTimeControl,
+    UnknownStartSuite,
     VariantNotSupported,
 )
 
@@ -26,6 +27,7 @@ __all__ = [
     "InvalidTimeControl",
     "RatedTournamentNotAllowed",
     "TooFewEngines",
+    "UnknownStartSuite",
     "UnknownVariant",
     "VariantNotSupported",
 ]

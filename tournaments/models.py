@@ -1,12 +1,14 @@
 """Tournaments, their entries, and Elo ratings per engine version and variant.
 
-Models hold data only; the writes live in ``tournaments.services`` / ``tournaments.ratings``
-and the reads in ``tournaments.selectors`` (HackSoft style: no logic in ``save()``).
+Models hold data only; the writes live in ``tournaments.services`` /
+``tournaments.rating_services`` and the reads in ``tournaments.selectors`` (HackSoft style: no
+logic in ``save()``).
 
 A ``Tournament`` is a schedule of best-of-three matches (``arena.matches.models.Match`` rows
-pointing back at it, created when it starts). A ``Rating`` is the current Elo of one engine
-version in one variant; every rated game that changed it leaves one ``RatingChange`` row
-(unique per game and engine version, so a game is never counted twice).
+pointing back at it, created when it starts). A ``Rating`` is one engine version's place in the
+latest whole-history fit of a variant; ``RatingPoint`` rows are its history (the fitted rating
+after each of its matches, as of the first refit that included it); ``RatingPool`` keeps each
+variant's refit requests and the last fit's figures.
 """
 
 from __future__ import annotations
@@ -20,7 +22,11 @@ VARIANT_CHOICES = [(v, v) for v in VARIANTS]
 
 
 class Tournament(models.Model):
-    """A named event: entries, a time control, a format and a start time (UTC)."""
+    """A named event: entries, a time control, a format and a start time (UTC).
+
+    ``start_suite``: where its matches start, ``"standard"`` (the variant's start position) or
+    a suite of balanced start positions (``arena.openings``), drawn per match by its seed.
+    """
 
     class Format(models.TextChoices):
         ROUND_ROBIN = "round_robin"
@@ -38,6 +44,7 @@ class Tournament(models.Model):
     format = models.CharField(max_length=16, choices=Format.choices, default=Format.ROUND_ROBIN)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.SCHEDULED)
     rated = models.BooleanField(default=True)
+    start_suite = models.CharField(max_length=32, default="standard")
     start_at = models.DateTimeField()
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -85,22 +92,32 @@ class TournamentEntry(models.Model):
 
 
 class Rating(models.Model):
-    """The current Elo of one engine version in one variant (start 1500).
+    """One engine version's place in the latest rating fit of a variant (``tournaments.ratings``).
 
-    ``games`` counts rated games (a game = one result between South and North; draws count
-    half); ``provisional`` is True while ``games`` is below ``ratings.PROVISIONAL_GAMES``.
+    Rewritten by every refit (``tournaments.rating_services.rating_refit``). ``rating``,
+    ``low`` and ``high`` (the 95% interval) are Elo; all three are None when the version is
+    not rated (``excluded_reason`` says why, e.g. not connected to the pool by games).
+    ``games``/``wins``/``draws``/``losses``/``points`` count its rated games (a draw is half a
+    point); ``provisional`` while the interval's half-width exceeds 100 Elo; ``prior`` when the
+    rating needed the weak prior (one virtual draw); ``superiority`` is the likelihood of
+    superiority over the next version down the variant's list (None for the last).
     """
 
     engine_version = models.ForeignKey(
         "engines.EngineVersion", related_name="ratings", on_delete=models.CASCADE
     )
     variant = models.CharField(max_length=32, choices=VARIANT_CHOICES)
-    rating = models.FloatField(default=1500.0)
+    rating = models.FloatField(null=True, blank=True)
+    low = models.FloatField(null=True, blank=True)
+    high = models.FloatField(null=True, blank=True)
     games = models.PositiveIntegerField(default=0)
     wins = models.PositiveIntegerField(default=0)
     draws = models.PositiveIntegerField(default=0)
     losses = models.PositiveIntegerField(default=0)
     provisional = models.BooleanField(default=True)
+    prior = models.BooleanField(default=False)
+    superiority = models.FloatField(null=True, blank=True)
+    excluded_reason = models.CharField(max_length=100, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -111,53 +128,81 @@ class Rating(models.Model):
             ),
         ]
 
+    @property
+    def points(self) -> float:
+        """Points scored in rated games (a draw is half a point)."""
+        return self.wins + self.draws / 2
+
     def __str__(self) -> str:
-        return f"{self.engine_version} {self.variant} {self.rating:.0f}"
+        shown = "not rated" if self.rating is None else f"{self.rating:.0f}"
+        return f"{self.engine_version} {self.variant} {shown}"
 
 
-class RatingChange(models.Model):
-    """One engine's rating move from one rated game: the history behind ``Rating``.
+class RatingPoint(models.Model):
+    """One point of a version's rating history: its fitted rating after one of its matches.
 
-    Unique per (game, engine_version): recording a finished match twice counts each game once.
-    ``score`` is this engine's result (1, 0.5, 0); ``finished_at`` copies the game's end time,
-    the order in which games are rated and in which history is listed.
+    Written once, by the first refit whose fit includes the match and rates the version, and
+    never changed after (later refits move ``Rating``, not history). ``games``/``points`` are
+    this version's rated games and points in the match; ``rating``/``low``/``high`` in Elo;
+    ``finished_at`` is the match's end, the order of the history.
     """
 
-    game = models.ForeignKey(
-        "matches.Game", related_name="rating_changes", on_delete=models.CASCADE
+    match = models.ForeignKey(
+        "matches.Match", related_name="rating_points", on_delete=models.CASCADE
     )
     engine_version = models.ForeignKey(
-        "engines.EngineVersion", related_name="rating_changes", on_delete=models.CASCADE
+        "engines.EngineVersion", related_name="rating_points", on_delete=models.CASCADE
     )
     opponent = models.ForeignKey(
         "engines.EngineVersion", related_name="+", on_delete=models.CASCADE
     )
     variant = models.CharField(max_length=32, choices=VARIANT_CHOICES)
-    score = models.FloatField()
-    rating_before = models.FloatField()
-    rating_after = models.FloatField()
-    opponent_rating_before = models.FloatField()
-    k_factor = models.FloatField()
-    games_before = models.PositiveIntegerField()
+    games = models.PositiveIntegerField()
+    points = models.FloatField()
+    rating = models.FloatField()
+    low = models.FloatField()
+    high = models.FloatField()
     finished_at = models.DateTimeField()
-    created_at = models.DateTimeField(auto_now_add=True)
+    fitted_at = models.DateTimeField()
 
     class Meta:
         ordering = ["finished_at", "id"]
         constraints = [
             models.UniqueConstraint(
-                fields=["game", "engine_version"], name="rating_change_unique_game_version"
+                fields=["match", "engine_version"], name="rating_point_unique_match_version"
             ),
         ]
         indexes = [
             models.Index(
                 fields=["engine_version", "variant", "finished_at"],
-                name="rating_change_history_idx",
+                name="rating_point_history_idx",
             )
         ]
 
     def __str__(self) -> str:
-        return (
-            f"{self.engine_version} {self.rating_before:.0f}->{self.rating_after:.0f} "
-            f"(game {self.game_id})"
-        )
+        return f"{self.engine_version} {self.rating:.0f} after match {self.match_id}"
+
+
+class RatingPool(models.Model):
+    """The refit bookkeeping of one variant (``tournaments.rating_services``).
+
+    ``requested`` counts refit requests (one per recorded rated match, after commit);
+    ``fitted`` is the request count the stored fit covers, so a refit that read older data
+    never overwrites a newer one. ``refit_queued`` (since ``queued_at``) is the debounce: one
+    refit task queued at a time. The other fields describe the last fit (engines rated and
+    excluded, games, time taken).
+    """
+
+    variant = models.CharField(max_length=32, choices=VARIANT_CHOICES, unique=True)
+    requested = models.PositiveBigIntegerField(default=0)
+    refit_queued = models.BooleanField(default=False)
+    queued_at = models.DateTimeField(null=True, blank=True)
+    fitted = models.PositiveBigIntegerField(default=0)
+    fitted_at = models.DateTimeField(null=True, blank=True)
+    games = models.PositiveIntegerField(default=0)
+    rated = models.PositiveIntegerField(default=0)
+    excluded = models.PositiveIntegerField(default=0)
+    fit_ms = models.FloatField(default=0.0)
+
+    def __str__(self) -> str:
+        return f"{self.variant}: {self.rated} rated, {self.games} games"

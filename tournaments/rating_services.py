@@ -1,111 +1,228 @@
-"""Writes of Elo ratings: rate the games of a finished match (formulas in ``tournaments.ratings``).
+"""Writes of ratings: refit a variant's whole history after matches are recorded.
 
-Every rated game moves both engines' ``Rating`` (per engine version and variant) and leaves two
-``RatingChange`` rows. The unique (game, engine_version) constraint and the check made under
-the row locks make rating idempotent: a game already rated is skipped.
+The fit itself is pure (``tournaments.ratings.fit``); this module feeds it the variant's rated
+games from the database and stores the result:
+
+* ``ratings_match_recorded(match)`` is the trigger. It is the one function a recorded match
+  reaches (today through ``tournaments.services.match_finished``, inside the recording
+  transaction); it only registers an after-commit callback, so nothing of the fit runs on the
+  match-recording path and a rolled-back match requests nothing.
+* ``rating_refit_request(variant)`` (that callback) counts the request on the variant's
+  ``RatingPool`` and queues ``tournaments.tasks.refit_ratings`` with a short countdown
+  (``REFIT_DELAY_SECONDS``) unless one is already queued: the debounce. Matches recorded while
+  a refit is queued ride along with it; a broker failure is logged and left to the minute job.
+* ``rating_refit(variant)`` (the task's work) reads every rated game of the variant, fits,
+  and rewrites the variant's ``Rating`` rows and adds ``RatingPoint`` history rows for the
+  matches seen for the first time, in one transaction. It records the request count it read
+  before reading the games, and a refit whose count is older than the stored one writes
+  nothing, so two refits racing can only leave the newer result.
+* ``rating_refit_stale()`` (minute beat job) refits every variant with requests not yet fitted
+  whose task is not queued or was queued more than ``STALE_AFTER_SECONDS`` ago (a lost task,
+  a broker outage, the pools the migration that replaced per-game Elo marked).
+
+Rated games: a rated match's games flagged rated, with a rated termination (not ``aborted``)
+and a result ``1-0``, ``0-1`` or ``1/2-1/2``.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
-from typing import TYPE_CHECKING
+import time
+from collections import defaultdict
+from typing import TYPE_CHECKING, NamedTuple
 
 from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
 
-from arena.terminations import is_rated
+from arena.terminations import RATED_TERMINATIONS
 from tournaments import ratings
-from tournaments.models import Rating, RatingChange
+from tournaments.models import Rating, RatingPoint, RatingPool
 
 if TYPE_CHECKING:
-    from arena.matches.models import Game, Match
+    from arena.matches.models import Match
 
 logger = logging.getLogger(__name__)
 
-# South's score for each stored game result; "*" (aborted) is absent: not rated.
-_SOUTH_SCORE = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+#: Seconds between the first request and its refit: matches finishing together share one fit.
+REFIT_DELAY_SECONDS = 2.0
+#: Requests older than this with no fit are refitted by the minute job even if a task is queued.
+STALE_AFTER_SECONDS = 120.0
 
 
-def game_is_rateable(game: Game) -> bool:
-    """Whether ``game`` counts for Elo.
+def ratings_match_recorded(match: Match) -> None:
+    """The refit trigger for a recorded ``match`` (module docstring); call it in the recording
+    transaction. Nothing happens for an unrated or aborted match (no rated games)."""
+    if not match.rated or match.status != "finished":
+        return
+    variant = match.variant
+    transaction.on_commit(lambda: rating_refit_request(variant))
 
-    It must be flagged rated, have a rated termination (not ``aborted``) and a result.
+
+def rating_refit_request(variant: str) -> bool:
+    """Count a refit request for ``variant`` and queue the refit task unless one is queued.
+
+    Returns True if this call queued the task. Never raises for a broker failure (logged; the
+    minute job ``rating_refit_stale`` refits later).
     """
-    return bool(game.rated) and is_rated(game.termination) and game.result in _SOUTH_SCORE
+    from tournaments.tasks import refit_ratings  # the tasks module imports this one
 
-
-def rate_match(match: Match) -> int:
-    """Rate the rated games of ``match`` in ``finished_at`` order.
-
-    Returns how many were newly rated.
-
-    Nothing happens for an unrated match. Safe to call again: already-rated games are skipped.
-    """
-    if not match.rated:
-        return 0
-    games = match.games.all().order_by("finished_at", "index")
-    return sum(1 for game in games if rate_game(game, match.variant))
-
-
-def rate_game(game: Game, variant: str) -> bool:
-    """Apply one game to both engines' ratings; False if it is not rateable or already rated.
-
-    Locks both ``Rating`` rows (in engine_version id order, so two games between the same
-    engines cannot deadlock) before checking for an existing ``RatingChange``: a concurrent
-    rating of the same game waits and then sees it done.
-    """
-    if not game_is_rateable(game):
+    RatingPool.objects.get_or_create(variant=variant)
+    RatingPool.objects.filter(variant=variant).update(requested=F("requested") + 1)
+    if not RatingPool.objects.filter(variant=variant, refit_queued=False).update(
+        refit_queued=True, queued_at=timezone.now()
+    ):
         return False
-    south_score = _SOUTH_SCORE[game.result]
-    ids = sorted((game.south_id, game.north_id))
-    with transaction.atomic():
-        for version_id in ids:
-            Rating.objects.get_or_create(engine_version_id=version_id, variant=variant)
-        locked = {
-            r.engine_version_id: r
-            for r in Rating.objects.select_for_update()
-            .filter(engine_version_id__in=ids, variant=variant)
-            .order_by("engine_version_id")
-        }
-        if RatingChange.objects.filter(game=game).exists():
-            return False
-        south, north = locked[game.south_id], locked[game.north_id]
-        update = ratings.rate_game(
-            south.rating, south.games, north.rating, north.games, south_score
-        )
-        changes = (
-            (south, north, south_score,
-             update.a_before, update.a_after, update.b_before, update.k_a),
-            (north, south, 1.0 - south_score,
-             update.b_before, update.b_after, update.a_before, update.k_b),
-        )
-        for rating, opponent, score, before, after, opponent_before, k in changes:
-            RatingChange.objects.create(
-                game=game,
-                engine_version_id=rating.engine_version_id,
-                opponent_id=opponent.engine_version_id,
-                variant=variant,
-                score=score,
-                rating_before=before,
-                rating_after=after,
-                opponent_rating_before=opponent_before,
-                k_factor=k,
-                games_before=rating.games,
-                finished_at=game.finished_at,
-            )
-        for rating, _opponent, score, _before, after, _ob, _k in changes:
-            rating.rating = after
-            rating.games += 1
-            if score == 1.0:
-                rating.wins += 1
-            elif score == 0.5:
-                rating.draws += 1
-            else:
-                rating.losses += 1
-            rating.provisional = ratings.is_provisional(rating.games)
-            rating.save(
-                update_fields=[
-                    "rating", "games", "wins", "draws", "losses", "provisional", "updated_at",
-                ]
-            )
-    logger.info("rated game %s (%s): %s", game.pk, variant, game.result)
+    try:
+        refit_ratings.apply_async(args=[variant], countdown=REFIT_DELAY_SECONDS)
+    except Exception:  # broker down: the stale-pool job refits
+        logger.exception("ratings %s: could not queue the refit", variant)
+        RatingPool.objects.filter(variant=variant).update(refit_queued=False)
+        return False
     return True
+
+
+class RatedGame(NamedTuple):
+    """One rated game: its match, South's and North's engine version ids, South's score."""
+
+    match_id: int
+    south: int
+    north: int
+    score: float
+
+
+def rated_games(variant: str) -> list[RatedGame]:
+    """Every rated game of ``variant`` (module docstring), in id order."""
+    from arena.matches.models import Game
+
+    rows = (
+        Game.objects.filter(
+            match__variant=variant,
+            match__rated=True,
+            rated=True,
+            termination__in=RATED_TERMINATIONS,
+            result__in=ratings.SOUTH_SCORE,
+        )
+        .order_by("id")
+        .values_list("match_id", "south_id", "north_id", "result")
+    )
+    score = ratings.SOUTH_SCORE
+    return [RatedGame(m, s, n, score[r]) for m, s, n, r in rows]
+
+
+def rating_refit(variant: str) -> bool:
+    """Refit ``variant`` from all its rated games and store the result (module docstring).
+
+    Returns False, writing nothing, if a refit covering newer requests was stored meanwhile.
+    """
+    pool, _ = RatingPool.objects.get_or_create(variant=variant)
+    generation = pool.requested
+    started = time.perf_counter()
+    games = rated_games(variant)
+    read = time.perf_counter()
+    result = ratings.fit((g.south, g.north, g.score) for g in games)
+    fitted = time.perf_counter()
+    fit_ms = (fitted - read) * 1000
+    now = timezone.now()
+    with transaction.atomic():
+        stored = RatingPool.objects.filter(variant=variant, fitted__lte=generation).update(
+            fitted=generation,
+            fitted_at=now,
+            games=len(games),
+            rated=len(result.ratings),
+            excluded=len(result.excluded),
+            fit_ms=fit_ms,
+        )
+        if not stored:
+            logger.info("ratings %s: refit of request %s superseded", variant, generation)
+            return False
+        _store_ratings(variant, result)
+        _store_history(variant, result, games, now)
+    logger.info(
+        "ratings %s: %s games, %s rated, %s excluded; read %.0f ms, fit %.0f ms, write %.0f ms",
+        variant, len(games), len(result.ratings), len(result.excluded),
+        (read - started) * 1000, fit_ms, (time.perf_counter() - fitted) * 1000,
+    )
+    return True
+
+
+def _store_ratings(variant: str, result: ratings.RatingFit[int]) -> None:
+    rows: list[Rating] = []
+    ranked = result.ratings
+    for k, fitted in enumerate(ranked):
+        row = Rating(engine_version_id=fitted.engine, variant=variant)
+        row.rating, row.low, row.high = fitted.rating, fitted.low, fitted.high
+        row.games, row.wins = fitted.games, fitted.wins
+        row.draws, row.losses = fitted.draws, fitted.losses
+        row.provisional, row.prior = fitted.provisional, fitted.prior
+        row.superiority = (
+            result.superiority(fitted.engine, ranked[k + 1].engine) if k + 1 < len(ranked) else None
+        )
+        row.excluded_reason = ""
+        rows.append(row)
+    for left_out in result.excluded:
+        row = Rating(engine_version_id=left_out.engine, variant=variant)
+        row.rating = row.low = row.high = row.superiority = None
+        row.games, row.provisional, row.prior = left_out.games, True, False
+        row.excluded_reason = left_out.reason
+        rows.append(row)
+    # Every row of the variant is rewritten: replacing them is one DELETE and one INSERT,
+    # where bulk_update would send a CASE per field and row (seconds for 500 versions).
+    Rating.objects.filter(variant=variant).delete()
+    Rating.objects.bulk_create(rows, batch_size=500)
+
+
+def _store_history(
+    variant: str, result: ratings.RatingFit[int], games: list[RatedGame], now: dt.datetime
+) -> None:
+    """One ``RatingPoint`` per side of each match fitted for the first time (both sides of a
+    match are in one component: rated together or not at all)."""
+    from arena.matches.models import Match
+
+    new = dict(
+        Match.objects.filter(variant=variant, rated=True, rating_points__isnull=True)
+        .values_list("id", "finished_at")
+    )
+    if not new:
+        return
+    counts: dict[tuple[int, int], int] = defaultdict(int)  # (match, version) -> rated games
+    scored: dict[tuple[int, int], float] = defaultdict(float)  # -> points
+    opponent: dict[tuple[int, int], int] = {}
+    for g in games:
+        if g.match_id in new:
+            for me, other, points in ((g.south, g.north, g.score),
+                                      (g.north, g.south, 1.0 - g.score)):
+                key = (g.match_id, me)
+                counts[key] += 1
+                scored[key] += points
+                opponent[key] = other
+    history: list[RatingPoint] = []
+    for (match_id, version), count in counts.items():
+        fitted = result.get(version)
+        if fitted is None:
+            continue
+        history.append(
+            RatingPoint(
+                match_id=match_id, engine_version_id=version,
+                opponent_id=opponent[(match_id, version)], variant=variant, games=count,
+                points=scored[(match_id, version)], rating=fitted.rating, low=fitted.low,
+                high=fitted.high, finished_at=new[match_id] or now, fitted_at=now,
+            )
+        )
+    RatingPoint.objects.bulk_create(history, ignore_conflicts=True, batch_size=1000)
+
+
+def rating_refit_stale(*, now: dt.datetime | None = None) -> list[str]:
+    """Refit every variant whose requests are not fitted and whose refit task is not queued, or
+    was queued more than ``STALE_AFTER_SECONDS`` ago. Returns the variants refitted."""
+    now = now or timezone.now()
+    stale_before = now - dt.timedelta(seconds=STALE_AFTER_SECONDS)
+    refitted = []
+    for pool in RatingPool.objects.filter(requested__gt=F("fitted")).order_by("variant"):
+        if pool.refit_queued and pool.queued_at and pool.queued_at > stale_before:
+            continue
+        RatingPool.objects.filter(pk=pool.pk).update(refit_queued=False)
+        if rating_refit(pool.variant):
+            refitted.append(pool.variant)
+    return refitted

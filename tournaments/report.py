@@ -41,19 +41,24 @@ def match_line(match: Match, done: int, total: int) -> str:
 
 
 def leaderboard_table(variant: str) -> str:
-    """The variant's leaderboard: rank, engine, rating, +/- (95%), games, W/D/L."""
+    """The variant's leaderboard from the latest fit: rank, engine, rating, 95% interval,
+    games, W/D/L, score, likelihood of superiority over the next row; then versions left out."""
     lines = [
         f"Leaderboard {variant}",
-        f"{'rank':>4}  {'engine':<16} {'rating':>7} {'+/-':>6} {'games':>5}  W/D/L",
+        f"{'rank':>4}  {'engine':<16} {'rating':>7} {'95% interval':>15} {'games':>5}  "
+        f"{'W/D/L':<9} {'score':>6} {'LOS':>6}",
     ]
     for r in selectors.leaderboard(variant=variant):
-        bars = selectors.rating_error_bars(r)
-        margin = f"{bars['margin']:.0f}" if bars else "-"
         flag = " (provisional)" if r.provisional else ""
+        los = "" if r.superiority is None else f"{100 * r.superiority:.1f}%"
         lines.append(
-            f"{r.rank:>4}  {r.engine_version!s:<16} {r.rating:>7.1f} {margin:>6} {r.games:>5}  "
-            f"{r.wins}/{r.draws}/{r.losses}{flag}"
+            f"{r.rank:>4}  {r.engine_version!s:<16} {r.rating or 0.0:>7.1f} "
+            f"{r.low or 0.0:>7.1f}-{r.high or 0.0:<7.1f} {r.games:>5}  "
+            f"{f'{r.wins}/{r.draws}/{r.losses}':<9} {100 * r.points / max(r.games, 1):>5.1f}% "
+            f"{los:>6}{flag}"
         )
+    for r in selectors.leaderboard_excluded(variant=variant):
+        lines.append(f"   -  {r.engine_version!s:<16} not rated: {r.excluded_reason}")
     return "\n".join(lines)
 
 

@@ -4,13 +4,11 @@ rating history. Views and the demo command call these; nothing here writes."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from django.db.models import Count, F, Q, QuerySet, Window
 from django.db.models.functions import Rank
 
-from tournaments import ratings
-from tournaments.models import Rating, RatingChange, Tournament, TournamentEntry
+from tournaments.models import Rating, RatingPoint, RatingPool, Tournament, TournamentEntry
 from tournaments.standings import (
     CrossCell,
     MatchResult,
@@ -116,12 +114,13 @@ def tournament_table(tournament: Tournament) -> TournamentTable:
 
 
 def leaderboard(*, variant: str, provisional: bool | None = None) -> QuerySet[Rating]:
-    """Ratings of ``variant`` with at least one rated game, best first, annotated with ``rank``.
+    """The rated versions of ``variant`` in the latest fit, best first, annotated with ``rank``.
 
     ``rank`` is 1 + the number of listed ratings strictly higher (ties share a rank), computed
-    over the listed rows (after the ``provisional`` filter).
+    over the listed rows (after the ``provisional`` filter). Versions the fit left out (not
+    connected to the pool) are not listed: ``leaderboard_excluded``.
     """
-    qs = Rating.objects.filter(variant=variant, games__gt=0).select_related(
+    qs = Rating.objects.filter(variant=variant, rating__isnull=False).select_related(
         "engine_version__engine"
     )
     if provisional is not None:
@@ -131,22 +130,25 @@ def leaderboard(*, variant: str, provisional: bool | None = None) -> QuerySet[Ra
     )
 
 
-def rating_error_bars(rating: Rating) -> dict[str, Any] | None:
-    """The 95% interval of a rating's W/D/L record (``ratings.performance``) as a dict, or None."""
-    perf = ratings.performance(rating.wins, rating.draws, rating.losses)
-    if perf is None:
-        return None
-    return {
-        "score": round(perf.score, 4),
-        "performance": round(perf.elo, 1),
-        "margin": round(perf.margin, 1),
-    }
+def leaderboard_excluded(*, variant: str) -> QuerySet[Rating]:
+    """Versions of ``variant`` with rated games that the latest fit did not rate, with why."""
+    return (
+        Rating.objects.filter(variant=variant, rating__isnull=True)
+        .select_related("engine_version__engine")
+        .order_by("engine_version__engine__name", "engine_version__number")
+    )
 
 
-def rating_history(*, engine_name: str, variant: str | None = None) -> QuerySet[RatingChange]:
-    """Rating changes of every version of the engine named ``engine_name``, oldest first."""
-    qs = RatingChange.objects.filter(engine_version__engine__name=engine_name).select_related(
-        "engine_version__engine", "opponent__engine", "game"
+def rating_pool(*, variant: str) -> RatingPool | None:
+    """The refit bookkeeping of ``variant`` (last fit time, games, engines), or None."""
+    return RatingPool.objects.filter(variant=variant).first()
+
+
+def rating_history(*, engine_name: str, variant: str | None = None) -> QuerySet[RatingPoint]:
+    """Rating history of every version of the engine named ``engine_name``, oldest first: the
+    fitted rating after each of its matches, as of the first refit that included it."""
+    qs = RatingPoint.objects.filter(engine_version__engine__name=engine_name).select_related(
+        "engine_version__engine", "opponent__engine"
     )
     if variant:
         qs = qs.filter(variant=variant)

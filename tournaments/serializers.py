@@ -8,8 +8,8 @@ from rest_framework import serializers
 
 from arena.api.filters import VariantField
 from arena.rules import VARIANTS
-from tournaments.models import Rating, RatingChange, Tournament
-from tournaments.selectors import Progress, TournamentTable, rating_error_bars
+from tournaments.models import Rating, RatingPoint, Tournament
+from tournaments.selectors import Progress, TournamentTable
 
 
 class TournamentCreateInput(serializers.Serializer):
@@ -27,6 +27,9 @@ class TournamentCreateInput(serializers.Serializer):
         choices=Tournament.Format.choices, default=Tournament.Format.ROUND_ROBIN
     )
     rated = serializers.BooleanField(default=True)
+    # "standard" or a suite of start positions (arena.openings); checked by the service
+    # (unknown_start_suite, with the known choices).
+    start_suite = serializers.CharField(max_length=64, default="standard")
 
 
 class TournamentListQuery(serializers.Serializer):
@@ -41,7 +44,7 @@ class TournamentListOutput(serializers.ModelSerializer):
     class Meta:
         model = Tournament
         fields = [
-            "id", "name", "variant", "time_control", "format", "status", "rated",
+            "id", "name", "variant", "time_control", "format", "status", "rated", "start_suite",
             "start_at", "started_at", "finished_at", "matches_total", "matches_done",
         ]
 
@@ -152,6 +155,7 @@ def tournament_detail_data(
         "status": tournament.status,
         "cancel_reason": tournament.cancel_reason,
         "rated": tournament.rated,
+        "start_suite": tournament.start_suite,
         "start_at": serializers.DateTimeField().to_representation(tournament.start_at),
         "started_at": tournament.started_at
         and serializers.DateTimeField().to_representation(tournament.started_at),
@@ -219,9 +223,13 @@ class LeaderboardQuery(serializers.Serializer):
 
 
 class LeaderboardRowOutput(serializers.ModelSerializer):
-    """One leaderboard line.
+    """One leaderboard line: a version's place in the latest whole-history fit (Elo).
 
-    ``error_bars`` is the 95% interval of the W/D/L record (Elo, see ratings).
+    ``low``/``high`` bound the 95% interval and ``margin`` is its half-width; ``score`` is
+    points per game (0..1); ``superiority`` is the likelihood (0..1) that this version is
+    stronger than the next one down the variant's full list (null for the last); ``prior`` is
+    true when the rating needed the weak prior (only wins or only losses); ``provisional``
+    while ``margin`` exceeds 100.
     """
 
     rank = serializers.IntegerField(read_only=True)
@@ -229,38 +237,86 @@ class LeaderboardRowOutput(serializers.ModelSerializer):
     version = serializers.IntegerField(source="engine_version.number")
     engine_version_id = serializers.IntegerField()
     rating = serializers.SerializerMethodField()
-    error_bars = serializers.SerializerMethodField()
+    low = serializers.SerializerMethodField()
+    high = serializers.SerializerMethodField()
+    margin = serializers.SerializerMethodField()
+    points = serializers.FloatField()
+    score = serializers.SerializerMethodField()
+    superiority = serializers.SerializerMethodField()
 
     class Meta:
         model = Rating
         fields = [
-            "rank", "engine", "version", "engine_version_id", "variant", "rating", "error_bars",
-            "games", "wins", "draws", "losses", "provisional", "updated_at",
+            "rank", "engine", "version", "engine_version_id", "variant", "rating", "low", "high",
+            "margin", "games", "wins", "draws", "losses", "points", "score", "superiority",
+            "provisional", "prior", "updated_at",
         ]
 
     def get_rating(self, obj: Rating) -> float:
-        return round(obj.rating, 1)
+        return _elo(obj.rating)
 
-    def get_error_bars(self, obj: Rating) -> dict[str, Any] | None:
-        return rating_error_bars(obj)
+    def get_low(self, obj: Rating) -> float:
+        return _elo(obj.low)
+
+    def get_high(self, obj: Rating) -> float:
+        return _elo(obj.high)
+
+    def get_margin(self, obj: Rating) -> float:
+        return _elo(((obj.high or 0.0) - (obj.low or 0.0)) / 2)
+
+    def get_score(self, obj: Rating) -> float | None:
+        return round(obj.points / obj.games, 4) if obj.games else None
+
+    def get_superiority(self, obj: Rating) -> float | None:
+        return None if obj.superiority is None else round(obj.superiority, 4)
+
+
+def _elo(value: float | None) -> float:
+    # Rows listed on the leaderboard are rated (selectors.leaderboard): never None here.
+    return round(value or 0.0, 1)
+
+
+class LeaderboardExcludedOutput(serializers.ModelSerializer):
+    """A version with rated games that the fit did not rate, and why."""
+
+    engine = serializers.CharField(source="engine_version.engine.name")
+    version = serializers.IntegerField(source="engine_version.number")
+    engine_version_id = serializers.IntegerField()
+    reason = serializers.CharField(source="excluded_reason")
+
+    class Meta:
+        model = Rating
+        fields = ["engine", "version", "engine_version_id", "games", "reason"]
+
+
+class LeaderboardOutput(serializers.Serializer):
+    """``GET /api/leaderboard/``: a page of rows best first, plus the versions the fit left out
+    and when the variant was last fitted (null before its first refit)."""
+
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = LeaderboardRowOutput(many=True)
+    excluded = LeaderboardExcludedOutput(many=True)
+    fitted_at = serializers.DateTimeField(allow_null=True)
 
 
 class RatingHistoryQuery(serializers.Serializer):
     variant = VariantField(required=False)
 
 
-class RatingChangeOutput(serializers.ModelSerializer):
-    """One step of an engine's rating history (one rated game)."""
+class RatingPointOutput(serializers.ModelSerializer):
+    """One point of an engine's rating history: the version's fitted rating (Elo, with its 95%
+    interval) after one match, as of the first refit that included the match; ``games`` and
+    ``points`` are its rated games and points in that match."""
 
     version = serializers.IntegerField(source="engine_version.number")
     opponent = serializers.CharField(source="opponent.engine.name")
     opponent_version = serializers.IntegerField(source="opponent.number")
-    match_id = serializers.IntegerField(source="game.match_id")
 
     class Meta:
-        model = RatingChange
+        model = RatingPoint
         fields = [
-            "game_id", "match_id", "variant", "version", "opponent", "opponent_version", "score",
-            "rating_before", "rating_after", "opponent_rating_before", "k_factor", "games_before",
-            "finished_at",
+            "match_id", "variant", "version", "opponent", "opponent_version", "games", "points",
+            "rating", "low", "high", "finished_at", "fitted_at",
         ]

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 from django.db import transaction
 from django.utils import timezone
 
-from arena.matches.services import match_create, normalize_time_control
+from arena.matches.services import match_create, normalize_start_suite, normalize_time_control
+from arena.openings import STANDARD
 from arena.rules import UnknownVariantError, canonical_variant_id
 from engines.models import EngineVersion
 from engines.selectors import engine_by_name
@@ -32,7 +33,7 @@ from tournaments.errors import (
     VariantNotSupported,
 )
 from tournaments.models import Tournament, TournamentEntry
-from tournaments.rating_services import rate_match
+from tournaments.rating_services import ratings_match_recorded
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -55,13 +56,16 @@ def tournament_create(
     format: str = Tournament.Format.ROUND_ROBIN,
     rated: bool = True,
     created_by: AbstractBaseUser | None = None,
+    start_suite: str = STANDARD,
 ) -> Tournament:
     """Create a scheduled tournament between the latest active versions of the named engines.
 
     ``variant`` is an id or alias (stored canonical); ``time_control`` is ``"<base s>+<inc s>"``
     (stored canonical);
-    ``start_at`` defaults to now (beat starts it within a minute). In a gauntlet the first
-    engine named meets every other one. All checks run before anything is written.
+    ``start_at`` defaults to now (beat starts it within a minute); ``start_suite`` is
+    ``"standard"`` or a suite of start positions each match draws its start from by its seed.
+    In a gauntlet the first engine named meets every other one. All checks run before anything
+    is written.
 
     Who may create what: any user may create an unrated tournament of any active, enabled
     engines (the arena's engines are public entrants). A *rated* tournament moves ratings, so,
@@ -71,10 +75,10 @@ def tournament_create(
     or a round robin with at most one foreign engine).
 
     Raises (``tournaments.errors``): ``UnknownVariant``, ``InvalidTimeControl``,
-    ``TimeControlTooLong``, ``DuplicateEngine``, ``TooFewEngines`` (fewer than 2 engines),
-    ``EngineNotFound``, ``EngineDisabled`` (disabled by its owner), ``EngineNotActive`` (no
-    active version), ``VariantNotSupported`` (the version did not announce the variant),
-    ``RatedTournamentNotAllowed`` (403, the rule above).
+    ``TimeControlTooLong``, ``UnknownStartSuite``, ``DuplicateEngine``, ``TooFewEngines``
+    (fewer than 2 engines), ``EngineNotFound``, ``EngineDisabled`` (disabled by its owner),
+    ``EngineNotActive`` (no active version), ``VariantNotSupported`` (the version did not
+    announce the variant), ``RatedTournamentNotAllowed`` (403, the rule above).
     """
     try:
         variant_id = canonical_variant_id(variant)
@@ -82,6 +86,7 @@ def tournament_create(
         raise UnknownVariant(str(exc), details={"variant": variant}) from None
     # The matches app's check: parses, and refuses a clock a worker could not finish in time.
     tc_text = normalize_time_control(time_control, variant_id)
+    start_suite = normalize_start_suite(start_suite, variant_id)
     if format not in Tournament.Format.values:
         raise ApiError(f"unknown format {format!r}", details={"format": format})
     names = [str(n).strip() for n in engines]
@@ -112,6 +117,7 @@ def tournament_create(
             time_control=tc_text,
             format=format,
             rated=rated,
+            start_suite=start_suite,
             start_at=start_at or timezone.now(),
             created_by=created_by,
         )
@@ -206,6 +212,7 @@ def tournament_start(tournament_id: int, *, now: dt.datetime | None = None) -> b
                             rated=tournament.rated,
                             tournament=tournament,
                             round=round_no,
+                            start_suite=tournament.start_suite,
                         )
                     created += 1
                 except ApiError as exc:
@@ -278,12 +285,13 @@ def tournament_refresh_status(tournament_id: int) -> bool:
 
 
 def match_finished(match: Match) -> None:
-    """Record that ``match`` has ended: rate its games, advance its tournament.
+    """Record that ``match`` has ended: request a rating refit, advance its tournament.
 
     Called by ``match_record_result`` inside its transaction after the games are written; safe
-    to call again for the same match (games are rated once, the tournament finishes once).
+    to call again for the same match (a refit reads every game once, the tournament finishes
+    once). The refit runs after commit, debounced (``rating_services.ratings_match_recorded``).
     """
-    rate_match(match)
+    ratings_match_recorded(match)
     if match.tournament_id is not None:
         tournament_refresh_status(match.tournament_id)
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
-from rest_framework import status
+from rest_framework import serializers, status
 from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
@@ -18,15 +18,18 @@ from rest_framework.views import APIView
 
 from arena.api.filters import variant_id
 from arena.api.pagination import Pagination
+from arena.api.schema import page_parameters
 from arena.api.throttling import WriteRateThrottle
 from engines import selectors as engine_selectors
 from tournaments import selectors, services
 from tournaments.models import Tournament
 from tournaments.serializers import (
+    LeaderboardExcludedOutput,
+    LeaderboardOutput,
     LeaderboardQuery,
     LeaderboardRowOutput,
-    RatingChangeOutput,
     RatingHistoryQuery,
+    RatingPointOutput,
     TournamentCreateInput,
     TournamentDetailOutput,
     TournamentListOutput,
@@ -98,23 +101,34 @@ class TournamentDetailApi(APIView):
 
 
 class LeaderboardApi(_ListApi):
-    """``GET /api/leaderboard/?variant=bao-la-kete&provisional=false`` (paginated, best first)."""
+    """``GET /api/leaderboard/?variant=bao-la-kete&provisional=false`` (paginated, best first),
+    with the versions the fit left out (``excluded``) and the time of the fit (``fitted_at``)."""
 
-    @extend_schema(parameters=[LeaderboardQuery], responses=LeaderboardRowOutput(many=True))
+    # A page with two more keys, so documented by hand: LeaderboardOutput and the page params.
+    @extend_schema(parameters=[LeaderboardQuery, *page_parameters()], responses=LeaderboardOutput)
     def get(self, request: Request) -> Response:
         query = LeaderboardQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
+        variant = variant_id(query.validated_data["variant"])
         qs = selectors.leaderboard(
-            variant=variant_id(query.validated_data["variant"]),
-            provisional=query.validated_data["provisional"],
+            variant=variant, provisional=query.validated_data["provisional"]
         )
-        return self.paginated(qs, LeaderboardRowOutput)
+        response = self.paginated(qs, LeaderboardRowOutput)
+        pool = selectors.rating_pool(variant=variant)
+        response.data["excluded"] = LeaderboardExcludedOutput(
+            selectors.leaderboard_excluded(variant=variant), many=True
+        ).data
+        fitted_at = pool.fitted_at if pool is not None else None
+        response.data["fitted_at"] = (
+            None if fitted_at is None else serializers.DateTimeField().to_representation(fitted_at)
+        )
+        return response
 
 
 class EngineRatingHistoryApi(_ListApi):
     """``GET /api/engines/{name}/ratings/?variant=`` (paginated, oldest first)."""
 
-    @extend_schema(parameters=[RatingHistoryQuery], responses=RatingChangeOutput(many=True))
+    @extend_schema(parameters=[RatingHistoryQuery], responses=RatingPointOutput(many=True))
     def get(self, request: Request, name: str) -> Response:
         # A name in the path: 404 not_found like the engine's other URLs (any case).
         engine = engine_selectors.engine_get(name)
@@ -124,4 +138,4 @@ class EngineRatingHistoryApi(_ListApi):
         qs = selectors.rating_history(
             engine_name=engine.name, variant=variant_id(variant) if variant else None
         )
-        return self.paginated(qs, RatingChangeOutput)
+        return self.paginated(qs, RatingPointOutput)

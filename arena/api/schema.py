@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
-from drf_spectacular.utils import OpenApiResponse, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_serializer
 from rest_framework import serializers
 
 ErrorSerializer = inline_serializer(
@@ -109,3 +109,20 @@ class AutoSchema(SpectacularAutoSchema):
                 },
             )
         return operation
+
+
+def page_parameters() -> list[OpenApiParameter]:
+    """``page`` and ``page_size`` as ``Pagination`` documents them, for a view whose page is
+    documented by hand (a page with more keys than drf-spectacular's envelope)."""
+    from arena.api.pagination import Pagination
+
+    return [
+        OpenApiParameter(
+            name=p["name"],
+            type=p["schema"],
+            location=OpenApiParameter.QUERY,
+            required=False,
+            description=p["description"],
+        )
+        for p in Pagination().get_schema_operation_parameters(None)
+    ]

@@ -18,6 +18,7 @@ __all__ = [
     "InvalidTimeControl",
     "SameEngine",
     "TimeControlTooLong",
+    "UnknownStartSuite",
     "UnknownVariant",
     "VariantNotSupported",
 ]
@@ -43,6 +44,11 @@ class InvalidTimeControl(ApiError):
 class TimeControlTooLong(ApiError):
     default_code = "time_control_too_long"
     default_detail = "A match at this time control could outlast the worker's time limit."
+
+
+class UnknownStartSuite(ApiError):
+    default_code = "unknown_start_suite"
+    default_detail = "The start positions are neither 'standard' nor a suite of this variant."
 
 
 class EngineNotFound(ApiError):

@@ -25,9 +25,12 @@ class Match(models.Model):
 
     ``score_a``/``score_b`` are match points (a game win 1, a draw 0.5); ``winner`` is None for a
     drawn or aborted match. ``seed`` decides who is South in game 3 (the referee's
-    ``third_game_south``). ``attempts`` counts claims by workers (bounded retries of
-    infrastructure faults). ``queued_at`` is when a ``run_match`` task was last sent, so the
-    requeue job can tell a pending match whose message was lost.
+    ``third_game_south``). Every game starts from ``start_position`` (BPN/KPN; "" for the
+    variant's standard start), drawn once at creation from the suite named ``start_suite``
+    (``arena.openings``; ``"standard"`` for none) by the seed, so a retried attempt plays the
+    same start; games 1 and 2 play it with colours swapped. ``attempts`` counts claims by
+    workers (bounded retries of infrastructure faults). ``queued_at`` is when a ``run_match``
+    task was last sent, so the requeue job can tell a pending match whose message was lost.
     """
 
     class Status(models.TextChoices):
@@ -45,6 +48,8 @@ class Match(models.Model):
         "engines.EngineVersion", related_name="+", on_delete=models.PROTECT
     )
     seed = models.BigIntegerField()
+    start_suite = models.CharField(max_length=32, default="standard")
+    start_position = models.CharField(max_length=256, blank=True)
     rated = models.BooleanField(default=True)
     tournament = models.ForeignKey(
         "tournaments.Tournament",

@@ -43,9 +43,10 @@ class MatchListOutput(serializers.ModelSerializer):
 
     class Meta:
         model = Match
-        fields = ["id", "variant", "time_control", "engine_a", "engine_b", "seed", "rated",
-                  "tournament", "round", "status", "attempts", "score_a", "score_b", "winner",
-                  "error", "created_at", "started_at", "finished_at"]
+        fields = ["id", "variant", "time_control", "engine_a", "engine_b", "seed", "start_suite",
+                  "start_position", "rated", "tournament", "round", "status", "attempts",
+                  "score_a", "score_b", "winner", "error", "created_at", "started_at",
+                  "finished_at"]
 
 
 class MatchDetailOutput(MatchListOutput):
@@ -114,6 +115,9 @@ class ChallengeInput(serializers.Serializer):
     variant = VariantField()
     time_control = serializers.CharField(max_length=32, default="10+0.1")
     rated = serializers.BooleanField(default=True)
+    # "standard" or a suite of start positions (arena.openings); checked by the service, which
+    # answers unknown_start_suite with the known choices.
+    start_suite = serializers.CharField(max_length=64, default="standard")
 
 
 class LiveGameListOutput(serializers.ModelSerializer):

@@ -31,6 +31,7 @@ from arena.matches.limits import (
     max_task_seconds,
 )
 from arena.matches.models import Game, Match
+from arena.openings import STANDARD, OpeningError, match_start, start_choices
 from arena.referee import TimeControl, TimeControlError
 from arena.rules import UnknownVariantError, canonical_variant_id
 from arena.terminations import ABORTED, TERMINATIONS, is_rated
@@ -101,6 +102,23 @@ def normalize_time_control(text: str, variant: str) -> str:
     return str(tc)
 
 
+def normalize_start_suite(start_suite: str, variant: str) -> str:
+    """``start_suite`` after checking it names a start choice of ``variant`` (a variant id):
+    ``"standard"`` or a suite with a file for it (``arena.openings.start_choices``).
+
+    Raises ``UnknownStartSuite`` (``unknown_start_suite``); ``details.start_suite``,
+    ``details.known`` (the choices for the variant).
+    """
+    known = start_choices(variant)
+    if start_suite not in known:
+        raise errors.UnknownStartSuite(
+            f"unknown start positions {str(start_suite)[:40]!r} for {variant}; choose one of: "
+            f"{', '.join(known)}.",
+            details={"start_suite": str(start_suite)[:40], "known": list(known)},
+        )
+    return start_suite
+
+
 def match_create(
     *,
     engine_a: EngineVersion,
@@ -112,15 +130,19 @@ def match_create(
     round: int | None = None,
     challenger: AbstractBaseUser | None = None,
     seed: int | None = None,
+    start_suite: str = STANDARD,
 ) -> Match:
     """Create a pending match and queue ``run_match`` once the transaction commits.
 
     ``variant`` is an id or alias (stored as the id); ``time_control`` ``"<base s>+<inc s>"``;
-    ``seed`` (decides South in game 3) random below 2**31 if None.
+    ``seed`` (decides South in game 3) random below 2**31 if None; ``start_suite``
+    ``"standard"`` or a suite of start positions, from which the seed draws the start of every
+    game (``arena.openings.match_start``), stored in ``start_position``.
     Raises (``ApiError`` subclasses, by stable code): ``unknown_variant``, ``same_engine`` (the
     same engine version on both sides), ``engine_disabled`` (409, disabled by its owner),
     ``engine_not_active`` (409, a version not ``active``), ``variant_not_supported`` (not
-    announced in the engine's handshake), ``invalid_time_control``, ``time_control_too_long``.
+    announced in the engine's handshake), ``invalid_time_control``, ``time_control_too_long``,
+    ``unknown_start_suite``.
     """
     try:
         variant_id = canonical_variant_id(variant)
@@ -133,12 +155,21 @@ def match_create(
     for version in (engine_a, engine_b):
         _check_playable(version, variant_id)
     tc_text = normalize_time_control(time_control, variant_id)
+    start_suite = normalize_start_suite(start_suite, variant_id)
+    if seed is None:
+        seed = secrets.randbelow(SEED_BOUND)
+    try:
+        start = match_start(variant_id, start_suite, seed)
+    except OpeningError as exc:  # a suite file broken on disk: our fault, and loud
+        raise RuntimeError(f"start positions {start_suite!r}: {exc}") from exc
     match = Match.objects.create(
         variant=variant_id,
         time_control=tc_text,
         engine_a=engine_a,
         engine_b=engine_b,
-        seed=secrets.randbelow(SEED_BOUND) if seed is None else seed,
+        seed=seed,
+        start_suite=start_suite,
+        start_position="" if start_suite == STANDARD else start.to_text(),
         rated=rated,
         tournament=tournament,
         round=round,
@@ -342,6 +373,7 @@ def match_challenge(
     variant: str,
     time_control: str,
     rated: bool = True,
+    start_suite: str = STANDARD,
 ) -> Match:
     """A user's challenge: their engine ``engine`` (latest active version, South in game 1)
     against ``opponent`` (latest active version), by engine names in any case.
@@ -383,4 +415,5 @@ def match_challenge(
         time_control=time_control,
         rated=rated,
         challenger=user,
+        start_suite=start_suite,
     )

@@ -1,6 +1,8 @@
 """``python -m arena.referee``: play one best-of-three match from the command line.
 
-Prints one line per game as it ends (players, result, termination, plies) and the match result;
+Every game starts from ``--start`` (``standard``, the default, or a suite of balanced start
+positions drawn by the seed, ``arena.openings``) or from ``--position TEXT``. Prints one line per
+game as it ends (players, result, termination, plies) and the match result;
 ``--json FILE`` writes the full record (``MatchRecord.to_dict()``). Bad arguments, an unknown
 variant, an unloadable engine or a JSON target that cannot be written (a directory, a missing
 or unwritable directory: checked before the match is played) give one clear line on stderr and
@@ -18,11 +20,13 @@ import signal
 import sys
 import tempfile
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from arena.rules import VARIANTS, UnknownVariantError, get_variant
+from arena.openings import STANDARD, OpeningError, match_start, start_choices
+from arena.rules import VARIANTS, InvalidPositionError, Position, UnknownVariantError, get_variant
 
 from .config import RefereeConfig, TimeControl, TimeControlError
 from .match import play_match
@@ -51,8 +55,21 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--seed", type=int, default=None, help="decides South in game 3 (default: random)"
     )
+    start = p.add_mutually_exclusive_group()
+    start.add_argument(
+        "--start",
+        default=STANDARD,
+        metavar="CHOICE",
+        help=f"start position: one of {', '.join(start_choices())} (a suite: drawn by the seed)",
+    )
+    start.add_argument("--position", metavar="TEXT", help="start position text (BPN/KPN)")
     p.add_argument("--json", type=Path, default=None, metavar="FILE", help="write the record here")
-    p.add_argument("--sandbox", choices=SANDBOX_MODES, default="auto")
+    p.add_argument(
+        "--sandbox",
+        choices=SANDBOX_MODES,
+        default=None,
+        help="how engines are started (default: $BAO_SANDBOX_MODE, else auto)",
+    )
     return p
 
 
@@ -89,9 +106,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise _Usage(f"give --engine exactly twice (got {len(args.engine)})")
             variant = get_variant(args.variant)
             tc = TimeControl.parse(args.time)
+            seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
+            start: Position = (
+                variant.parse_position(args.position)
+                if args.position is not None
+                else match_start(variant, args.start, seed)
+            )
             if args.json is not None:
                 _check_writable(args.json)  # before a match that could take minutes
-            config = _config(args.sandbox)
+            try:
+                config = _config(args.sandbox)
+            except ValueError as exc:  # junk in BAO_SANDBOX_MODE / BAO_SANDBOX_REQUIRE_FULL
+                raise _Usage(str(exc)) from exc
             from engines.package import EnginePackageError, load_engine
 
             for i, path in enumerate(args.engine):
@@ -99,16 +125,25 @@ def main(argv: Sequence[str] | None = None) -> int:
                     loaded.append(load_engine(path, unpack_dir=work / f"engine{i + 1}"))
                 except EnginePackageError as exc:
                     raise _Usage(f"engine {path}: {exc}") from exc
-        except (_Usage, UnknownVariantError, TimeControlError) as exc:
+        except (
+            _Usage,
+            UnknownVariantError,
+            TimeControlError,
+            OpeningError,
+            InvalidPositionError,
+        ) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
-        seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
         print(
             f"{variant.id}  {loaded[0].name} vs {loaded[1].name}  time {tc}  seed {seed}  "
-            f"sandbox {args.sandbox}",
+            f"sandbox {config.sandbox.mode}",
             flush=True,
         )
-        record = play_match(loaded[0], loaded[1], variant, tc, seed, config, on_event=_print_event)
+        if start != variant.initial_position():
+            print(f"start position {start.to_text()}", flush=True)
+        record = play_match(
+            loaded[0], loaded[1], variant, tc, seed, config, on_event=_print_event, start=start
+        )
         a, b = record.score
         if record.aborted:
             verdict = "match aborted (not rated): " + record.games[-1].detail
@@ -153,7 +188,14 @@ def _check_writable(path: Path) -> None:
         path.unlink(missing_ok=True)
 
 
-def _config(mode: str) -> RefereeConfig:
+def _config(mode: str | None) -> RefereeConfig:
+    """The referee config of the sandbox ``mode`` asked for on the command line; without one,
+    the environment's (``BAO_SANDBOX_MODE``, ``BAO_SANDBOX_REQUIRE_FULL``), else ``auto``: the
+    flag overrides the environment, which overrides the default. Raises ``ValueError`` for a
+    junk environment value."""
     from engines.sandbox import SandboxConfig
 
-    return RefereeConfig(sandbox=SandboxConfig(mode=mode))
+    sandbox = SandboxConfig.from_env()
+    if mode is not None:
+        sandbox = replace(sandbox, mode=mode)
+    return RefereeConfig(sandbox=sandbox)

@@ -1,20 +1,28 @@
 """The BEP protocol client: one engine seen through a ``Transport``.
 
-Protocol: ``/tmp/bep.md``, docs/referee.md.
+Protocol: docs/protocol.md; what the referee does with it: docs/referee.md.
 
 Every read has a deadline; every failure becomes an ``EngineFault`` carrying the termination
 code (``arena.terminations``) the referee records. Lines an engine sends that the protocol does
-not expect at that point are ignored and kept in ``log``; a line that should have been the reply
-but is not a valid one is ``invalid_output``.
+not expect at that point are ignored: kept in ``log`` and handed to the record through
+``take_ignored``; a line that should have been the reply but is not a valid one is
+``invalid_output``.
 
-Late lines (a ``bestmove`` arriving after a time forfeit) are never taken for a later reply:
-``resync`` sends ``stop`` and ``isready`` and drains every line until ``readyok`` and, if a
-``bestmove`` is still owed, until that too (see ``resync``).
+**The readyok fence.** A move is asked for in one write, ``position``, ``isready``, ``go``
+(``go``), and only a ``bestmove`` read after the ``readyok`` of that ``isready`` counts: an
+engine answers commands in order, so whatever it wrote before it had read this ``isready`` (a
+stale ``bestmove``, the reply to a ``stop`` or ``newgame``, a duplicate answer) arrives before
+the ``readyok`` and is ignored. The fence costs no extra round trip, and still tells a stalled
+engine (no ``readyok`` within the ready timeout: ``stall``) from a slow one (``readyok``, then
+no ``bestmove`` in time: ``time_forfeit``). Between games ``resync`` sends ``stop`` (if a
+``bestmove`` is still owed) and ``isready`` and drains to that ``readyok`` and the owed
+``bestmove``, so a search cut short never answers the next game.
 
-While it waits for a reply the client calls its ``watch`` (if set) at least every
-``WATCH_INTERVAL_MS``: the referee uses it to notice what the reply stream cannot show, such as
-an engine that has written more stderr than its cap (``output_limit`` at once, not when the
-reply finally comes or the wait times out). A ``watch`` ends the wait by raising.
+While it waits for a reply the client calls its ``watch`` (if set) when the wait starts (unless
+it just did) and at least every ``WATCH_INTERVAL_MS``: the referee uses it to notice what the
+reply stream cannot show, such as an engine that has written more stderr than its cap
+(``output_limit`` at once, not when the reply finally comes or the wait times out). A
+``watch`` ends the wait by raising.
 """
 
 from __future__ import annotations
@@ -41,8 +49,17 @@ MS = 1_000_000  # ns per ms
 #: Longest wait between two calls of ``EngineClient.watch`` while a reply is awaited, in ms.
 #: Short enough to stop a flood promptly, long enough that idle waits cost nothing measurable.
 WATCH_INTERVAL_MS = 20
-#: How many of the engine's last unexpected/ignored lines the client keeps (for the record).
+#: A read that starts within this many ns of the last ``watch`` call does not call it again:
+#: the lines of one move come in quick reads, and the watch costs more than the read.
+WATCH_GAP_NS = 1_000_000
+#: How many of the engine's last unexpected/ignored lines the client keeps (for debugging).
 LOG_KEEP = 200
+#: How many ignored lines ``take_ignored`` hands to one move of the record, and how many
+#: characters of each: an engine cannot bloat the stored game by talking out of turn.
+IGNORED_KEEP = 20
+IGNORED_CHARS = 200
+#: How much of a received line a fault detail quotes.
+QUOTE_CHARS = 80
 
 
 class EngineFault(Exception):
@@ -66,9 +83,9 @@ class EngineId:
 
 @dataclass(frozen=True)
 class BestMove:
-    """A ``bestmove`` reply: ``token`` as sent, ``info`` lines (without the ``info `` prefix) seen
-    since the ``go``, ``sent_ns``/``received_ns`` the monotonic instants of the ``go`` written
-    and the ``bestmove`` line read."""
+    """A ``bestmove`` reply: ``token`` as sent, ``info`` lines (without the ``info `` prefix)
+    read after the fence's ``readyok``, ``sent_ns``/``received_ns`` the monotonic instants of
+    the ``go`` written and the ``bestmove`` line read."""
 
     token: str
     info: list[str]
@@ -84,8 +101,9 @@ class EngineClient:
     """Speaks BEP to one engine over ``transport``.
 
     ``clock`` is the monotonic time source in ns (default: the transport's ``clock`` if it has
-    one, e.g. ``FakeTransport``, else ``time.monotonic_ns``). ``watch``: called before every read
-    and at least every ``WATCH_INTERVAL_MS`` while a reply is awaited; whatever it raises ends
+    one, e.g. ``FakeTransport``, else ``time.monotonic_ns``). ``watch``: called before a read
+    (unless called less than ``WATCH_GAP_NS`` before) and at least every ``WATCH_INTERVAL_MS``
+    while a reply is awaited; whatever it raises ends
     the wait and propagates (an ``EngineFault`` of this engine, or the caller's own exception
     when the watch looks at other engines too). Methods raise ``EngineFault``.
     """
@@ -106,16 +124,22 @@ class EngineClient:
         self.id = EngineId()
         self.log: list[str] = []
         self.owes_bestmove = False  # a go was sent and its bestmove never read
-        # isready sent whose readyok was never read (a watch cut the ping short): resync drains
-        # them, so a late readyok never answers a later ping.
+        # isready sent whose readyok was never read (a watch or a fault cut the wait short):
+        # the next fence and resync count them, so a late readyok never opens a later fence.
         self.owed_readyok = 0
         self.broken = False  # after a fault that leaves the stream unusable (overflow, EOF)
+        self.lines_read = 0  # every line read so far, for "what was last received" details
+        self._watch_due = 0  # clock() from which the next read calls the watch again
+        self.last_line: str | None = None
+        self._ignored: list[str] = []
+        self._ignored_dropped = 0
 
     # ------------------------------------------------------------------ low level
 
     def send(self, line: str, deadline_ns: int | None = None) -> int:
-        """Write one command; returns the instant after the write. Raises ``EngineFault``:
-        ``crash`` if the engine is gone, ``stall`` if it stopped reading its stdin."""
+        """Write one command (or several, joined by ``\n``, in one write); returns the instant
+        after the write. Raises ``EngineFault``: ``crash`` if the engine is gone, ``stall`` if
+        it stopped reading its stdin."""
         try:
             return self.transport.write_line(line, deadline_ns)
         except TransportClosed as exc:
@@ -127,155 +151,226 @@ class EngineClient:
 
     def _next(self, deadline_ns: int) -> ReadResult:
         """``transport.read_line(deadline_ns)``, in slices of ``WATCH_INTERVAL_MS`` with the
-        ``watch`` called before each (its exceptions propagate)."""
+        ``watch`` called before each (unless it ran less than ``WATCH_GAP_NS`` ago; its
+        exceptions propagate)."""
         if self.watch is None:
-            return self.transport.read_line(deadline_ns)
-        while True:
-            self.watch()
-            step = min(deadline_ns, self.clock() + WATCH_INTERVAL_MS * MS)
-            result = self.transport.read_line(step)
-            if result.status != TIMEOUT or step >= deadline_ns:
-                return result
+            result = self.transport.read_line(deadline_ns)
+        else:
+            while True:
+                now = self.clock()
+                if now >= self._watch_due:
+                    self.watch()
+                    self._watch_due = now + WATCH_GAP_NS
+                step = min(deadline_ns, now + WATCH_INTERVAL_MS * MS)
+                result = self.transport.read_line(step)
+                if result.status != TIMEOUT or step >= deadline_ns:
+                    break
+        if result.status == LINE:
+            self.lines_read += 1
+            self.last_line = result.line or ""
+        return result
 
-    def _read(self, deadline_ns: int, waiting_for: str, on_timeout: str) -> str:
+    def _read(self, deadline_ns: int, waiting_for: str, on_timeout: str, since: int) -> str:
         """The next line, or ``EngineFault``: ``on_timeout`` at the deadline, ``crash`` at EOF,
-        ``output_limit`` on overflow."""
-        result: ReadResult = self._next(deadline_ns)
-        if result.status != LINE:
-            self._raise_for(result, waiting_for, on_timeout)
-        return result.line or ""
+        ``output_limit`` on overflow. ``since``: ``lines_read`` when the command was sent."""
+        return self._read_result(self._next(deadline_ns), waiting_for, on_timeout, since)
 
     def _keep(self, line: str) -> None:
         self.log.append(line)
         if len(self.log) > LOG_KEEP:
             del self.log[: len(self.log) - LOG_KEEP]
 
+    def _ignore(self, line: str) -> None:
+        """A line the protocol did not expect here: logged, and kept for the record."""
+        self._keep(line)
+        if not line.strip():
+            return
+        if len(self._ignored) < IGNORED_KEEP:
+            self._ignored.append(line[:IGNORED_CHARS])
+        else:
+            self._ignored_dropped += 1
+
+    def take_ignored(self) -> list[str]:
+        """The lines ignored since the last call (at most ``IGNORED_KEEP``, each cut to
+        ``IGNORED_CHARS``; a last entry ``(N more lines)`` counts the rest), and forget them."""
+        taken = self._ignored
+        if self._ignored_dropped:
+            taken.append(f"({self._ignored_dropped} more lines)")
+        self._ignored, self._ignored_dropped = [], 0
+        return taken
+
+    def _received(self, since: int) -> str:
+        """``; last line received: '...'`` if the engine sent a line since ``lines_read`` was
+        ``since``, else "" (the tail of a timeout's detail)."""
+        if self.lines_read > since and self.last_line is not None:
+            return f"; last line received: {_quote(self.last_line)}"
+        return ""
+
     # ------------------------------------------------------------------ commands
 
     def handshake(self, timeout_ms: int) -> EngineId:
         """``bep`` ... ``bepok`` within ``timeout_ms``; returns the ``EngineId``.
 
-        Raises ``EngineFault(handshake_failed)`` on timeout, or if ``bepok`` came without an
-        ``id name`` (an EOF/overflow keeps its own code: ``crash``/``output_limit``).
+        Lines before the first ``id name`` (a start-up banner, a ``bepok`` printed before the
+        engine read ``bep``) are ignored; the handshake goes on to its deadline. Raises
+        ``EngineFault(handshake_failed)`` on timeout, the detail saying what arrived (``0 bytes
+        arrived on stdout`` for an engine that never flushes); an EOF/overflow keeps its own
+        code (``crash``/``output_limit``).
         """
-        deadline = self.send("bep") + timeout_ms * MS
+        return self.finish_handshake(self.begin_handshake(timeout_ms))
+
+    def begin_handshake(self, timeout_ms: int) -> tuple[int, int]:
+        """Write ``bep`` and return at once (so several engines can start up together); pass
+        the result to ``finish_handshake``. Raises ``EngineFault(crash)``."""
+        since = self.lines_read
+        return self.send("bep") + timeout_ms * MS, since
+
+    def finish_handshake(self, started: tuple[int, int]) -> EngineId:
+        """Read the handshake ``begin_handshake`` started, up to its deadline; as ``handshake``."""
+        deadline, since = started
         ident = EngineId()
         while True:
-            line = self._read(deadline, "bepok", T.HANDSHAKE_FAILED)
+            result = self._next(deadline)
+            if result.status == TIMEOUT:
+                raise EngineFault(T.HANDSHAKE_FAILED, self._handshake_timeout(ident, since))
+            line = self._read_result(result, "bepok", T.HANDSHAKE_FAILED, since)
             words = line.split()
             if not words:
                 continue
             head = words[0]
-            if head == "bepok":
+            if head == "id" and len(words) >= 3 and words[1] == "name":
+                ident.name = line.split(None, 2)[2].strip()
+            elif not ident.name:
+                self._ignore(line)  # nothing counts before the engine's name
+            elif head == "bepok":
                 break
-            if head == "id" and len(words) >= 3 and words[1] in ("name", "author"):
-                value = line.split(None, 2)[2].strip()
-                if words[1] == "name":
-                    ident.name = value
-                else:
-                    ident.author = value
+            elif head == "id" and len(words) >= 3 and words[1] == "author":
+                ident.author = line.split(None, 2)[2].strip()
             elif head == "option" and len(words) >= 3 and words[1] == "name":
                 name, props = _parse_option(words[2:])
                 ident.options[name] = props
             elif head == "variant" and len(words) == 2:
                 ident.variants.append(words[1])
             else:
-                self._keep(line)
-        if not ident.name:
-            raise EngineFault(T.HANDSHAKE_FAILED, "bepok without an 'id name' line")
+                self._ignore(line)
         self.id = ident
         return ident
+
+    def _handshake_timeout(self, ident: EngineId, since: int) -> str:
+        detail = "timed out waiting for bepok"
+        got = self.transport.bytes_read
+        if got == 0:
+            return (
+                f"{detail}: 0 bytes arrived on stdout (is the engine's output flushed after "
+                "every line? docs/protocol.md 1)"
+            )
+        if self.lines_read == since:
+            return f"{detail}: {got} bytes arrived on stdout, but no complete line"
+        if not ident.name:
+            return f"{detail}: no 'id name' line yet{self._received(since)}"
+        return f"{detail}{self._received(since)}"
 
     def setoption(self, name: str, value: str) -> None:
         """``setoption name <N> value <V>`` (no reply expected)."""
         self.send(f"setoption name {name} value {value}")
 
-    def ping(self, timeout_ms: int) -> None:
-        """``isready``; waits for ``readyok`` within ``timeout_ms``, ignoring other lines.
-
-        Raises ``EngineFault(stall)`` on timeout (``crash``/``output_limit`` as usual).
-        """
-        deadline = self.send("isready", self.clock() + timeout_ms * MS) + timeout_ms * MS
-        self.owed_readyok += 1
-        while True:
-            line = self._read(deadline, "readyok", T.STALL)
-            if line.strip() == "readyok":
-                self.owed_readyok -= 1
-                if not self.owed_readyok:
-                    return
-                continue  # the late answer to a ping a watch cut short
-            self._note_stray(line)
-
-    def _note_stray(self, line: str) -> None:
-        if line.startswith("bestmove"):
-            self.owes_bestmove = False  # the late reply we were owed: dropped, never counted
-            self._keep("(late) " + line)
-        else:
-            self._keep(line)
-
     def resync(self, timeout_ms: int) -> None:
         """Bring the stream back to a known state before a new game.
 
         If a ``bestmove`` is still owed (a forfeit or a ``watch`` cut the engine off), sends
-        ``stop`` first. Then ``isready`` and drains until its ``readyok`` (after those of pings
-        a ``watch`` cut short) *and* the owed ``bestmove`` (a threaded engine may answer
-        ``readyok`` before it stops searching). Raises ``EngineFault(stall)``
-        if either does not come within ``timeout_ms``: the caller then restarts the engine.
+        ``stop`` first. Then ``isready`` and drains until its ``readyok`` (after those of
+        fences a ``watch`` cut short) *and* the owed ``bestmove`` (a threaded engine may answer
+        ``readyok`` before it stops searching); a ``bestmove`` counts as the owed one only once
+        the ``readyok`` of the ``go`` that asked for it has been read, so a stale line before
+        it cannot stand in for it. Raises ``EngineFault(stall)`` if either does not come within
+        ``timeout_ms``: the caller then restarts the engine.
         """
+        since = self.lines_read
         deadline = self.clock() + timeout_ms * MS
-        if self.owes_bestmove:
-            self.send("stop", deadline)
-        self.send("isready", deadline)
+        self.send("stop\nisready" if self.owes_bestmove else "isready", deadline)
         self.owed_readyok += 1
         while self.owed_readyok or self.owes_bestmove:
             waiting_for = "readyok" if self.owed_readyok else "the owed bestmove"
-            line = self._read(deadline, waiting_for, T.STALL)
+            line = self._read(deadline, waiting_for, T.STALL, since)
             if line.strip() == "readyok" and self.owed_readyok:
                 self.owed_readyok -= 1
-            else:
-                self._note_stray(line)
+                continue
+            # Only this resync's own readyok may still be owed: the owed go's fence is past.
+            if self.owes_bestmove and self.owed_readyok <= 1 and line.startswith("bestmove"):
+                self.owes_bestmove = False  # the late reply we were owed: dropped
+            self._ignore(line)
 
     def newgame(self, variant_id: str) -> None:
-        """``newgame <variant-id>`` (no reply; the next ``isready`` confirms it)."""
+        """``newgame <variant-id>`` (no reply; the next fence's ``readyok`` covers it)."""
         self.send(f"newgame {variant_id}")
 
-    def go(self, position_cmd: str, go_cmd: str, budget_ns: int) -> BestMove:
-        """Send ``position_cmd`` then ``go_cmd``; read ``info`` lines until ``bestmove``.
+    def go(
+        self, position_cmd: str, go_cmd: str, budget_ns: int, ready_timeout_ms: int
+    ) -> BestMove:
+        """Write ``position_cmd``, ``isready`` and ``go_cmd`` in one write; return the
+        ``bestmove`` read after that ``isready``'s ``readyok`` (the fence: module docstring).
 
-        The clock runs from the instant ``go_cmd`` is written to the instant the ``bestmove``
-        line is read; the read gives up ``budget_ns`` after the ``go`` (remaining clock + grace).
-        Raises ``EngineFault``: ``time_forfeit`` (deadline; the bestmove is then owed),
+        Lines before the ``readyok`` are ignored (``take_ignored``); after it, ``info`` lines
+        are kept for the move, other lines ignored. The clock runs from the write to the
+        instant the ``bestmove`` line is read; the read gives up ``budget_ns`` after the write
+        (remaining clock + what is left of the grace). Raises ``EngineFault``: ``stall`` (no
+        ``readyok`` within ``ready_timeout_ms``, or stdin full), ``time_forfeit`` (the
+        ``readyok`` came but the ``bestmove`` did not, in time; the bestmove is then owed),
         ``invalid_output`` (a ``bestmove`` line without exactly one token), ``crash``,
-        ``output_limit``, ``stall`` (stdin full). Lines other than ``info``/``bestmove`` are
-        ignored (kept in ``log``).
+        ``output_limit``. A timeout's detail quotes the last line received.
         """
-        self.send(position_cmd, self.clock() + budget_ns)
-        sent = self.send(go_cmd, self.clock() + budget_ns)
+        since = self.lines_read
+        ready_ns = ready_timeout_ms * MS
+        sent = self.send(f"{position_cmd}\nisready\n{go_cmd}", self.clock() + ready_ns)
+        self.owed_readyok += 1
         self.owes_bestmove = True
-        deadline = sent + budget_ns
+        clock_deadline = sent + budget_ns
         info: list[str] = []
+        while self.owed_readyok:
+            # A silent engine is waited for up to the ready timeout even past its clock, so a
+            # stuck one (stall) is told from a slow one (time_forfeit).
+            line = self._read(sent + ready_ns, "readyok", T.STALL, since)
+            if line.strip() == "readyok":
+                self.owed_readyok -= 1
+            else:
+                self._ignore(line)
+        if self.clock() > clock_deadline:
+            raise EngineFault(
+                T.TIME_FORFEIT,
+                f"readyok only {(self.clock() - sent) // MS} ms after the go, past the clock",
+            )
+        since = self.lines_read  # a timeout quotes what came after the readyok
         while True:
-            result = self._next(deadline)
-            if result.status != LINE:
-                # Re-raise through _read's mapping (TIMEOUT -> time_forfeit).
-                self._raise_for(result, "bestmove", T.TIME_FORFEIT)
-            line = result.line or ""
+            result = self._next(clock_deadline)
+            line = self._read_result(result, "bestmove", T.TIME_FORFEIT, since)
             words = line.split()
             if not words:
                 continue
             if words[0] == "bestmove":
                 self.owes_bestmove = False
                 if len(words) != 2:
-                    raise EngineFault(T.INVALID_OUTPUT, f"malformed bestmove line {line[:200]!r}")
+                    raise EngineFault(T.INVALID_OUTPUT, f"malformed bestmove line {_quote(line)}")
                 return BestMove(words[1], info, sent, result.at_ns)
             if words[0] == "info":
                 info.append(line[4:].strip())
             else:
-                self._keep(line)
+                self._ignore(line)
 
-    def _raise_for(self, result: ReadResult, waiting_for: str, on_timeout: str) -> NoReturn:
+    def _read_result(
+        self, result: ReadResult, waiting_for: str, on_timeout: str, since: int
+    ) -> str:
+        """``result``'s line, or the ``EngineFault`` of its status (see ``_read``)."""
+        if result.status != LINE:
+            self._raise_for(result, waiting_for, on_timeout, since)
+        return result.line or ""
+
+    def _raise_for(
+        self, result: ReadResult, waiting_for: str, on_timeout: str, since: int
+    ) -> NoReturn:
         if result.status == TIMEOUT:
-            raise EngineFault(on_timeout, f"timed out waiting for {waiting_for}")
+            raise EngineFault(
+                on_timeout, f"timed out waiting for {waiting_for}{self._received(since)}"
+            )
         self.broken = True
         if result.status == OVERFLOW:
             raise EngineFault(T.OUTPUT_LIMIT, result.detail or "output limit exceeded")
@@ -291,6 +386,10 @@ class EngineClient:
         """``quit``, ignoring a dead pipe (the process owner kills it anyway)."""
         with contextlib.suppress(TransportClosed, WriteTimeout):
             self.transport.write_line("quit", self.clock() + 100 * MS)
+
+
+def _quote(line: str) -> str:
+    return repr(line if len(line) <= QUOTE_CHARS else line[:QUOTE_CHARS] + "...")
 
 
 def _parse_option(words: list[str]) -> tuple[str, dict[str, str]]:

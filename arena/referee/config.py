@@ -119,18 +119,18 @@ def _default_sandbox() -> Any:
 class RefereeConfig:
     """Referee settings. Times in ms.
 
-    ``handshake_timeout_ms``: from ``bep`` to ``bepok``. ``ready_timeout_ms``: from ``isready``
-    to ``readyok`` (liveness ping before every move; also the budget of a resync).
-    ``grace_ms``: added to the remaining clock before a ``time_forfeit`` (pipe and scheduling
-    latency, not thinking time). ``ply_cap``/``repetitions``: game limits (None: the variant's
-    defaults, README 6.3). ``max_line_bytes``/``max_stdout_bytes``: stdout caps
-    (``output_limit``). ``quit_timeout_ms``: how long an engine may take to exit after ``quit``
-    before it is killed. ``engine_options``: ``setoption`` values sent before each game to every
-    engine that declared that option. ``seed_option``: an engine that declares an option of
-    this name gets a per-game seed derived from the match seed (reproducible, varied matches
-    of randomised engines); None disables it. ``starter``/``transport_factory``: how engines are
-    started and connected (default: ``engines.sandbox.start_engine`` and ``PipeTransport``; tests
-    swap them).
+    ``handshake_timeout_ms``: from ``bep`` to ``bepok``. ``ready_timeout_ms``: from the write of
+    ``position``/``isready``/``go`` to ``readyok`` (every move: past it, ``stall``; also the
+    budget of a resync). ``grace_ms``: how far a side's moves may overrun its clock in total,
+    per game, before a ``time_forfeit`` (pipe and scheduling latency, not thinking time).
+    ``ply_cap``/``repetitions``: game limits (None: the variant's defaults, README 6.3).
+    ``max_line_bytes``/``max_stdout_bytes``: stdout caps (``output_limit``).
+    ``quit_timeout_ms``: how long an engine may take to exit after ``quit`` before it is killed.
+    ``engine_options``: ``setoption`` values sent before each game to every engine that declared
+    that option. ``seed_option``: an engine that declares an option of this name gets a per-game
+    seed derived from the match seed (reproducible, varied matches of randomised engines); None
+    disables it. ``starter``/``transport_factory``: how engines are started and connected
+    (default: ``engines.sandbox.start_engine`` and ``PipeTransport``; tests swap them).
     """
 
     sandbox: Any = field(default_factory=_default_sandbox)

@@ -2,14 +2,20 @@
 
 Per ply (docs/referee.md, "One game"): (1) both engines' stderr is within its cap (checked
 again every ``client.WATCH_INTERVAL_MS`` while any reply is awaited, so an engine flooding
-stderr loses at once with ``output_limit``, even during the opponent's turn), (2) liveness
-ping ``isready``/``readyok`` (``stall``), (3) ``position`` + ``go`` with both clocks,
-(4) ``info`` lines until ``bestmove`` before clock + grace (``time_forfeit``), (5) the clock
-is charged from the ``go`` written to the ``bestmove`` read, then the Fischer increment added,
+stderr loses at once with ``output_limit``, even during the opponent's turn), (2) ``position``,
+``isready`` and ``go`` with both clocks in one write, (3) ``readyok`` within the ready timeout
+(``stall``; every line before it is ignored, so nothing the engine wrote before it read this
+``isready`` is taken for its reply), (4) ``info`` lines until ``bestmove`` before clock + what
+is left of the grace (``time_forfeit``), (5) the clock is charged from the write to the
+``bestmove`` read, an overrun taken from the game's grace, then the Fischer increment added,
 (6) the token is parsed (``invalid_output``) and (7) checked against ``legal_moves``
 (``illegal_move``), (8) applied through ``arena.rules.Game``, whose outcome gives the rules
 endings (``bao_hamna``, ``no_legal_move``, ``score``, ``repetition``, ``ply_cap``). Any
 engine fault ends the game and the opponent wins it.
+
+The grace (``RefereeConfig.grace_ms``) absorbs measurement noise once per game, not per move:
+each side's overruns (time past its clock, or past the movetime) add up, and a side whose
+total overrun in a game exceeds the grace loses on time.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from arena.rules import (
     SOUTH,
     IllegalMoveError,
     InvalidMoveError,
+    Position,
     Variant,
     get_variant,
 )
@@ -63,7 +70,7 @@ def play_game(
     config: RefereeConfig,
     *,
     index: int = 1,
-    start: Any = None,
+    start: Position | str | None = None,
     seed: int | None = None,
     on_event: Event | None = None,
 ) -> GameRecord:
@@ -115,6 +122,7 @@ def play_game(
     record.final_position = record.moves[-1].position if record.moves else record.start_position
     record.duration_ms = (time.monotonic_ns() - began) // MS
     for slot in (south, north):
+        _keep_ignored(record, slot)
         tail = slot.stderr_tail()
         if tail:
             record.engine_errors[slot.name] = tail
@@ -133,10 +141,15 @@ def play_game(
     return record
 
 
-def _position_command(v: Variant, game: Any) -> str:
+def _position_head(v: Variant, game: Any) -> str:
+    """``position startpos``, or ``position text <start>`` for a game that did not start from
+    the variant's start position (computed once per game: the text forms are not free)."""
     start = game.start.to_text()
     is_initial = start == v.initial_position().to_text()
-    head = "position startpos" if is_initial else f"position text {start}"
+    return "position startpos" if is_initial else f"position text {start}"
+
+
+def _position_command(head: str, game: Any) -> str:
     return head + (" moves " + " ".join(game.moves) if game.moves else "")
 
 
@@ -161,13 +174,22 @@ def _run(
     options: dict[str, str],
     on_event: Event | None,
 ) -> None:
-    # Prepare both engines (restart if needed, resync, newgame); a fault here loses the game.
+    # Prepare both engines (start or restart if needed, resync, newgame); a fault here loses
+    # the game. Engines that need a process are launched first, so that they boot together.
+    for side in (SOUTH, NORTH):
+        try:
+            slots[side].launch()
+        except EngineFault as fault:
+            _fault(record, game, slots, side, fault)
+            return
     for side in (SOUTH, NORTH):
         try:
             slots[side].prepare(v.id, options)
         except EngineFault as fault:
             _fault(record, game, slots, side, fault)
             return
+        finally:
+            _keep_ignored(record, slots[side])  # the handshake's or the resync's
 
     def watch() -> None:
         for watched in (SOUTH, NORTH):
@@ -204,8 +226,10 @@ def _play_plies(
     ``_SideFault`` from ``watch`` propagates."""
     fixed = tc.movetime_ms is not None
     clocks_ns = {SOUTH: tc.base_ms * MS, NORTH: tc.base_ms * MS}
+    overrun_ns = {SOUTH: 0, NORTH: 0}  # time used past the clock, summed over the game
     inc_ns = tc.increment_ms * MS
     grace_ns = config.grace_ms * MS
+    head = _position_head(v, game)
     while game.outcome is None:
         side = game.position.side
         slot = slots[side]
@@ -213,7 +237,6 @@ def _play_plies(
         assert client is not None
         watch()  # before anything is sent to the mover
         try:
-            client.ping(config.ready_timeout_ms)
             if fixed:
                 assert tc.movetime_ms is not None
                 budget_ns = tc.movetime_ms * MS
@@ -224,13 +247,30 @@ def _play_plies(
                     f"go stime {clocks_ns[SOUTH] // MS} ntime {clocks_ns[NORTH] // MS} "
                     f"sinc {tc.increment_ms} ninc {tc.increment_ms}"
                 )
-            reply = client.go(_position_command(v, game), go, budget_ns + grace_ns)
-            elapsed = reply.elapsed_ns
-            if elapsed > budget_ns + grace_ns:
-                raise EngineFault(
-                    T.TIME_FORFEIT,
-                    f"bestmove after {elapsed // MS} ms with {budget_ns // MS} ms on the clock",
+            grace_left_ns = grace_ns - overrun_ns[side]
+            try:
+                reply = client.go(
+                    _position_command(head, game), go, budget_ns + grace_left_ns,
+                    config.ready_timeout_ms,
                 )
+            except EngineFault as fault:
+                if fault.code != T.TIME_FORFEIT or not overrun_ns[side]:
+                    raise
+                raise EngineFault(
+                    fault.code,
+                    f"{fault.detail}; {overrun_ns[side] // MS} ms of the grace already used "
+                    f"this game (grace {config.grace_ms} ms per game)",
+                ) from None
+            elapsed = reply.elapsed_ns
+            if elapsed > budget_ns:
+                overrun_ns[side] += elapsed - budget_ns
+                if overrun_ns[side] > grace_ns:
+                    raise EngineFault(
+                        T.TIME_FORFEIT,
+                        f"bestmove after {elapsed // MS} ms with {budget_ns // MS} ms on the "
+                        f"clock; overran by {overrun_ns[side] // MS} ms this game "
+                        f"(grace {config.grace_ms} ms per game)",
+                    )
             if fixed:
                 clock_after = budget_ns
             else:
@@ -261,22 +301,24 @@ def _play_plies(
             clock_ms=clock_after // MS,
             position=after.to_text(),
             info=reply.info,
+            ignored=client.take_ignored(),
         )
         record.moves.append(entry)
-        emit(
-            on_event,
-            {
-                "event": "move",
-                "index": record.index,
-                "ply": entry.ply,
-                "side": side,
-                "move": entry.move,
-                "time_ms": entry.time_ms,
-                "clock_ms": entry.clock_ms,
-                "position": entry.position,
-                "info": list(entry.info),
-            },
-        )
+        if on_event is not None:  # the event dict is not built for nobody
+            emit(
+                on_event,
+                {
+                    "event": "move",
+                    "index": record.index,
+                    "ply": entry.ply,
+                    "side": side,
+                    "move": entry.move,
+                    "time_ms": entry.time_ms,
+                    "clock_ms": entry.clock_ms,
+                    "position": entry.position,
+                    "info": list(entry.info),
+                },
+            )
     outcome = game.outcome
     winner = None if outcome.winner is None else slots[outcome.winner].name
     _finish(record, game, outcome.reason, winner, outcome.reason)
@@ -290,6 +332,7 @@ def _fault(
 ) -> None:
     """The engine on ``side`` committed ``fault``: it loses, the opponent wins."""
     slot = slots[side]
+    _keep_ignored(record, slot)  # before a kill drops the client
     detail = fault.detail
     if fault.code == T.CRASH:
         detail = f"{detail}; {slot.exit_detail()}"
@@ -305,6 +348,15 @@ def _fault(
         f"{'South' if side == SOUTH else 'North'} ({slot.name}): {detail}",
     )
     record.result = "0-1" if side == SOUTH else "1-0"
+
+
+def _keep_ignored(record: GameRecord, slot: EngineSlot) -> None:
+    """Lines of ``slot``'s engine ignored outside a recorded move go to ``record.ignored``."""
+    if slot.client is None:
+        return
+    lines = slot.client.take_ignored()
+    if lines:
+        record.ignored.setdefault(slot.name, []).extend(lines)
 
 
 def _finish(

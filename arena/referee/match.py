@@ -2,8 +2,11 @@
 
 Game 1: engine A plays South; game 2: B plays South; game 3 only while its result can still
 change the match (the leader is not more than one point ahead), with South drawn from the
-seed. Draws count half. An aborted game aborts the match (no winner, not rated). Every engine
-process is killed on every exit path, including ``KeyboardInterrupt`` and errors.
+seed. Every game starts from the same position: the variant's standard start, or the one given
+(e.g. from a suite of balanced positions, ``arena.openings.match_start``), so games 1 and 2
+play it with colours swapped. Draws count half. An aborted game aborts the match (no winner,
+not rated). Every engine process is killed on every exit path, including ``KeyboardInterrupt``
+and errors.
 """
 
 from __future__ import annotations
@@ -12,11 +15,11 @@ import random
 from typing import Any
 
 from arena import terminations as T
-from arena.rules import Variant
+from arena.rules import Position, Variant
 
 from .config import RefereeConfig, TimeControl
 from .game import Event, emit, play_game, resolve_variant
-from .players import EngineSlot
+from .players import EngineSlot, close_all
 from .records import MatchRecord
 
 GAMES = 3
@@ -50,15 +53,21 @@ def play_match(
     seed: int,
     config: RefereeConfig | None = None,
     on_event: Event | None = None,
+    start: Position | str | None = None,
 ) -> MatchRecord:
     """Play a best-of-three match between two ``EnginePackage`` s; returns the full record.
 
-    ``seed`` (int) decides who is South in game 3. Raises ``UnknownVariantError`` for an
-    unknown variant; never raises for engine misbehaviour. Processes are killed before
-    returning or raising.
+    ``seed`` (int) decides who is South in game 3. ``start``: the position every game starts
+    from (a ``Position`` or its BPN/KPN text; None: the variant's start position); whoever is
+    to move there moves first, and engines receive it as ``position text`` (docs/protocol.md).
+    Raises ``UnknownVariantError`` for an unknown variant and ``InvalidPositionError`` for a
+    ``start`` text that does not parse, before any engine starts; never raises for engine
+    misbehaviour. Processes are killed before returning or raising.
     """
     config = config or RefereeConfig()
     v = resolve_variant(variant)
+    if isinstance(start, str):
+        start = v.parse_position(start)
     name_a, name_b = engine_names(engine_a, engine_b)
     slots = [EngineSlot(engine_a, name_a, config), EngineSlot(engine_b, name_b, config)]
     record = MatchRecord(
@@ -79,6 +88,7 @@ def play_match(
                 time_control,
                 config,
                 index=index,
+                start=start,
                 seed=game_seed(seed, index),
                 on_event=on_event,
             )
@@ -90,8 +100,7 @@ def play_match(
             if abs(a - b) > GAMES - index:
                 break  # the remaining games cannot change the result
     finally:
-        for slot in slots:
-            slot.close()
+        close_all(slots)
     emit(
         on_event,
         {

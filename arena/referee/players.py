@@ -3,14 +3,17 @@
 The slot starts the engine through the sandbox (``engines.sandbox.start_engine`` unless the
 config swaps it), does the handshake, and before each game either resynchronises a healthy
 engine (``stop``/``isready``/drain, ``newgame``) or restarts a crashed, killed or broken one
-(fresh process, handshake). ``close()`` always kills the process: every exit path of a match
-ends in it.
+(fresh process, handshake). ``launch`` starts a process and writes ``bep`` without waiting,
+so the two engines of a game boot side by side. ``close_all`` (``close`` for one) always kills
+the processes, after one shared ``quit`` wait: every exit path of a match ends in it.
 """
 
 from __future__ import annotations
 
 import logging
 import signal
+import time
+from collections.abc import Sequence
 from typing import Any
 
 from arena import terminations as T
@@ -40,10 +43,16 @@ class EngineSlot:
         self.ident: EngineId | None = None
         self.starts = 0  # how many processes were started (restarts = starts - 1)
         self._last_stderr = ""  # the stderr tail of a process killed since the last start
+        self._handshake: tuple[int, int] | None = None  # begun by launch, read by prepare
 
     # ------------------------------------------------------------------ lifecycle
 
-    def _start(self) -> None:
+    def launch(self) -> None:
+        """Start a new process if the engine has none that works, and write its ``bep``
+        without waiting for the answer: ``prepare`` reads it. Starting both engines of a game
+        this way lets them boot side by side. Raises ``StartError`` or ``EngineFault``."""
+        if self._healthy() or self._handshake is not None:
+            return
         self.kill()
         self._last_stderr = ""
         starter = self.config.starter
@@ -73,18 +82,17 @@ class EngineSlot:
         # The handshake already watches stderr: an engine flooding it instead of answering
         # is an output_limit at once, not a handshake_failed at the timeout.
         self.client = EngineClient(transport, watch=self.check_stderr)
-        self.ident = self.client.handshake(self.config.handshake_timeout_ms)
+        self._handshake = self.client.begin_handshake(self.config.handshake_timeout_ms)
 
     def prepare(self, variant_id: str, options: dict[str, str] | None = None) -> EngineClient:
         """Make the engine ready for a new game of ``variant_id``, send ``setoption`` for each
         of ``options`` the engine declared, then ``newgame``.
 
-        Raises ``EngineFault`` (its termination: ``handshake_failed``, ``crash``, ...) or
-        ``StartError`` (``aborted``).
+        A launched engine finishes its handshake; one without a working process is started
+        (``launch``) first; a running one is resynchronised. Raises ``EngineFault`` (its
+        termination: ``handshake_failed``, ``crash``, ...) or ``StartError`` (``aborted``).
         """
-        if not self._healthy():
-            self._start()
-        else:
+        if self._handshake is None and self._healthy():
             assert self.client is not None
             try:
                 self.client.resync(self.config.ready_timeout_ms)
@@ -92,7 +100,12 @@ class EngineSlot:
                 # A stuck or confused engine gets a fresh process rather than a second chance
                 # on the same stream (late lines could otherwise leak into the new game).
                 log.info("%s: resync failed (%s); restarting", self.name, fault)
-                self._start()
+                self.kill()
+        self.launch()
+        if self._handshake is not None:
+            assert self.client is not None
+            started, self._handshake = self._handshake, None
+            self.ident = self.client.finish_handshake(started)
         assert self.client is not None and self.ident is not None
         if self.ident.variants and variant_id not in self.ident.variants:
             raise EngineFault(
@@ -166,6 +179,7 @@ class EngineSlot:
         if self.client is not None:
             self.client.transport.close()
         self.client = None
+        self._handshake = None
         if process is not None:
             try:
                 process.kill()
@@ -174,7 +188,24 @@ class EngineSlot:
 
     def close(self) -> None:
         """``quit``, a short wait (``quit_timeout_ms``), then kill whatever is left."""
-        if self.process is not None and self.client is not None and self._healthy():
-            self.client.quit()
-            self.process.wait(self.config.quit_timeout_ms / 1000)
-        self.kill()
+        close_all([self])
+
+
+def close_all(slots: Sequence[EngineSlot]) -> None:
+    """Close every slot together: ``quit`` to each running engine, then one shared wait of at
+    most ``quit_timeout_ms`` for them to exit, then ``kill`` each (cheap for an engine that
+    has exited: ``EngineProcess.kill``). Every process is gone when it returns, also if a
+    kill raises (logged)."""
+    try:
+        quitting = []
+        for slot in slots:
+            if slot.process is not None and slot.client is not None and slot._healthy():
+                slot.client.quit()
+                quitting.append(slot)
+        if quitting:
+            deadline = time.monotonic() + max(s.config.quit_timeout_ms for s in quitting) / 1000
+            for slot in quitting:
+                slot.process.wait(max(0.0, deadline - time.monotonic()))
+    finally:
+        for slot in slots:
+            slot.kill()

@@ -13,7 +13,10 @@ from typing import Any
 class MoveRecord:
     """One ply: ``time_ms`` from ``go`` written to ``bestmove`` read, ``clock_ms`` the mover's
     clock after the move (increment added), ``position`` the text after the move, ``info`` the
-    engine's ``info`` lines for this move (without the ``info `` prefix)."""
+    engine's ``info`` lines for this move (without the ``info `` prefix), ``ignored`` the lines
+    of the mover the referee ignored since its previous move (before this move's ``readyok``,
+    or between games; at most ``client.IGNORED_KEEP``): ``to_dict`` has the key only when
+    there are some."""
 
     ply: int
     side: str
@@ -22,9 +25,10 @@ class MoveRecord:
     clock_ms: int
     position: str
     info: list[str] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        d: dict[str, Any] = {
             "ply": self.ply,
             "side": self.side,
             "move": self.move,
@@ -33,13 +37,18 @@ class MoveRecord:
             "position": self.position,
             "info": list(self.info),
         }
+        if self.ignored:
+            d["ignored"] = list(self.ignored)
+        return d
 
 
 @dataclass
 class GameRecord:
     """One game. ``result`` is ``"1-0"``/``"0-1"``/``"1/2-1/2"``, or ``"*"`` when aborted;
     ``winner`` an engine name or None; ``termination`` a code of ``arena.terminations``;
-    ``scores`` (Kingulu) ``[south, north]``."""
+    ``scores`` (Kingulu) ``[south, north]``; ``ignored`` (engine name -> lines) what the
+    referee ignored from an engine outside its moves (before the game's first ``go``, at the
+    move that ended the game, after its last move): in ``to_dict`` only when not empty."""
 
     index: int
     south: str
@@ -57,6 +66,7 @@ class GameRecord:
     moves: list[MoveRecord] = field(default_factory=list)
     engine_errors: dict[str, str] = field(default_factory=dict)
     detail: str = ""
+    ignored: dict[str, list[str]] = field(default_factory=dict)
 
     def points(self, name: str) -> float:
         """Points of engine ``name`` in this game (1, 0.5 for a draw, 0; 0 when aborted)."""
@@ -67,7 +77,7 @@ class GameRecord:
         return 1.0 if self.winner == name else 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        d: dict[str, Any] = {
             "index": self.index,
             "south": self.south,
             "north": self.north,
@@ -85,6 +95,9 @@ class GameRecord:
             "engine_errors": dict(self.engine_errors),
             "detail": self.detail,
         }
+        if self.ignored:
+            d["ignored"] = {name: list(lines) for name, lines in self.ignored.items()}
+        return d
 
 
 @dataclass

@@ -17,8 +17,7 @@ import select
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from arena.engine_text import clean_engine_text, decode_engine_output
 
@@ -33,11 +32,11 @@ DEFAULT_MAX_LINE_BYTES = 64 * 1024
 DEFAULT_MAX_STDOUT_BYTES = 16 * 2**20
 
 
-@dataclass(frozen=True)
-class ReadResult:
+class ReadResult(NamedTuple):
     """One read: ``status`` (LINE/TIMEOUT/EOF/OVERFLOW), the ``line`` (without ``\\n``, only
     for LINE) and ``at_ns``, the ``monotonic_ns`` instant the line became available (for LINE)
-    or the read gave up."""
+    or the read gave up. (A named tuple: one is made per line on the move path, and it is
+    cheaper to build than a frozen dataclass.)"""
 
     status: str
     line: str | None
@@ -56,8 +55,15 @@ class WriteTimeout(OSError):
 class Transport(Protocol):
     """What the engine client needs from a connection to one engine."""
 
+    @property
+    def bytes_read(self) -> int:
+        """Bytes received from the engine's stdout so far (for diagnostics: 0 means the engine
+        never flushed anything)."""
+        ...
+
     def write_line(self, line: str, deadline_ns: int | None = None) -> int:
-        """Send ``line`` plus ``\\n``; returns ``monotonic_ns()`` just after the write.
+        """Send ``line`` plus ``\\n`` in one write (``line`` may hold several commands joined
+        by ``\\n``); returns ``monotonic_ns()`` just after the write.
 
         Raises ``TransportClosed`` if the engine is gone, ``WriteTimeout`` if it stopped reading
         and the pipe stayed full until ``deadline_ns``.
@@ -127,6 +133,10 @@ class PipeTransport:
         self._poll_in.register(self._out, select.POLLIN | select.POLLHUP | select.POLLERR)
         self._poll_out = select.poll()
         self._poll_out.register(self._in, select.POLLOUT | select.POLLERR)
+
+    @property
+    def bytes_read(self) -> int:
+        return self.stdout_bytes
 
     @classmethod
     def for_process(cls, process: EngineProcessPipes, **caps: int) -> PipeTransport:
@@ -257,6 +267,7 @@ class FakeTransport:
         self._buf = ""
         self._closed_out = False
         self.closed = False
+        self.bytes_read = 0
 
     def clock(self) -> int:
         return self.now_ns
@@ -268,6 +279,12 @@ class FakeTransport:
         self._pending.sort()
 
     def write_line(self, line: str, deadline_ns: int | None = None) -> int:
+        # Several commands in one write reach the fake engine one by one, in order.
+        for part in line.split("\n"):
+            self._receive(part)
+        return self.now_ns
+
+    def _receive(self, line: str) -> None:
         if self.closed or (self.eof_after is not None and len(self.written) >= self.eof_after):
             raise TransportClosed(errno.EPIPE, "fake engine is gone")
         self.written.append(line)
@@ -285,7 +302,6 @@ class FakeTransport:
                 self.feed(chunk)
         if self.eof_after is not None and len(self.written) >= self.eof_after:
             self._closed_out = True
-        return self.now_ns
 
     def read_line(self, deadline_ns: int) -> ReadResult:
         while True:
@@ -301,6 +317,7 @@ class FakeTransport:
                 ready_at, _, text = self._pending.pop(0)
                 self.now_ns = max(self.now_ns, ready_at)
                 self._buf += text
+                self.bytes_read += len(text.encode("utf-8", "surrogatepass"))
                 continue
             if self._closed_out and not self._pending:
                 return ReadResult(EOF, None, self.now_ns)

@@ -39,8 +39,7 @@ def home(request: HttpRequest) -> HttpResponse:
     boards = []
     for variant in VARIANTS:
         rows = list(selectors.leaderboard(variant=variant)[:LEADERBOARD_ROWS])
-        bars = [(r, selectors.rating_error_bars(r)) for r in rows]
-        boards.append({"variant": variant, "rows": bars})
+        boards.append({"variant": variant, "rows": rows})
     matches = list(
         Match.objects.select_related("engine_a__engine", "engine_b__engine")
         .prefetch_related("games")

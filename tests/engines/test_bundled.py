@@ -4,13 +4,10 @@ its strength in small self-contained matches played through ``arena.rules``."""
 
 from __future__ import annotations
 
-import importlib.machinery
-import importlib.util
 import os
 import random
 import select
 import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -19,6 +16,7 @@ from types import ModuleType
 import pytest
 
 from arena.rules import VARIANTS, Position, Variant, get_variant
+from engines.bundled_scripts import load_bundled
 from engines.sdk import Clock
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,16 +26,7 @@ ENGINES = ("random", "greedy", "search")
 
 def load_engine(name: str) -> ModuleType:
     """Import a bundled engine script (no ``.py`` suffix) as a module, without running it."""
-    module_name = f"bundled_{name}_engine"
-    if module_name in sys.modules:
-        return sys.modules[module_name]
-    loader = importlib.machinery.SourceFileLoader(module_name, str(BUNDLED / name))
-    spec = importlib.util.spec_from_loader(module_name, loader)
-    assert spec is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module  # dataclasses look their module up while the file runs
-    loader.exec_module(module)
-    return module
+    return load_bundled(name)
 
 
 def playout(variant: Variant, seed: int, plies: int) -> list[str]:

@@ -207,6 +207,27 @@ def test_children_that_keep_running_and_a_daemon_are_all_gone_after_kill(
 
 
 @pytest.mark.parametrize("mode", SANDBOXED)
+def test_an_engine_that_exited_in_its_own_pid_namespace_is_reaped_without_a_scan(
+    mode: str, world_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package, marker = hostile(world_dir, "fork_children.py", "exit-on-eof")
+    engine = start_engine(package, SandboxConfig(mode=mode))
+    assert read_lines(engine, 1) == ["forked 3"]
+    engine.stdin.close()  # it exits, as after quit; its children and the daemon do not
+    assert engine.wait(10) == 0
+    scans: list[int] = []
+    real_scan = sandbox.pids_of_uid
+    monkeypatch.setattr(sandbox, "pids_of_uid", lambda uid: scans.append(uid) or real_scan(uid))
+    engine.kill()
+    # With a pid namespace the kernel ended the rest before the wrapper could exit: kill()
+    # only reaps. Without one (a fallback without unshare) it must search the uid.
+    assert engine.pid_namespace == (mode == "bwrap" or _found.unshare_ok)
+    assert (scans == []) == engine.pid_namespace
+    assert engine.alive_pids() == set()
+    assert marker_pids(marker) == set()
+
+
+@pytest.mark.parametrize("mode", SANDBOXED)
 def test_an_engine_that_ignores_sigterm_and_stdin_eof_is_killed(mode: str, world_dir: Path) -> None:
     package, marker = hostile(world_dir, "ignore_term.py")
     with start_engine(package, SandboxConfig(mode=mode)) as engine:
@@ -720,3 +741,38 @@ def test_leasing_a_uid_ignores_a_scratch_dir_that_vanishes_while_it_looks(
         assert sandbox.UID_BASE <= lease.uid < sandbox.UID_BASE + sandbox.UID_COUNT
     finally:
         lease.release()
+
+
+def test_a_uid_released_clean_is_leased_again_without_a_scan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engines import sandbox_procs
+
+    scans: list[int] = []
+    monkeypatch.setattr(sandbox_procs, "pids_of_uid", lambda uid: scans.append(uid) or set())
+    uid = sandbox.UID_BASE + sandbox.UID_COUNT  # one uid of our own, outside the real range
+    # A holder that dies (or releases without checking) leaves the uid to be scanned.
+    sandbox_procs.UidLease(tmp_path, uid, 1).release()
+    sandbox_procs.UidLease(tmp_path, uid, 1).release(clean=True)
+    assert scans == [uid, uid]
+    # After a clean release the next lease trusts it, once: it holds the uid dirty again.
+    lease = sandbox_procs.UidLease(tmp_path, uid, 1)
+    assert (scans, (tmp_path / str(uid)).read_bytes()) == ([uid, uid], b"")
+    lease.release()
+    sandbox_procs.UidLease(tmp_path, uid, 1).release()
+    assert scans == [uid, uid, uid]
+
+
+@pytest.mark.parametrize("mode", SANDBOXED)
+def test_an_engine_killed_with_nothing_left_releases_its_uid_clean(
+    mode: str, world_dir: Path
+) -> None:
+    from engines import sandbox_procs
+
+    package, marker = hostile(world_dir, "fork_children.py")
+    engine = start_engine(package, SandboxConfig(mode=mode))
+    assert read_lines(engine, 1) == ["forked 3"]
+    lock = sandbox.STATE_DIR / "uids" / str(engine.uid)
+    assert lock.read_bytes() == b""  # held: dirty
+    assert_all_gone(engine, marker)
+    assert lock.read_bytes() == sandbox_procs.CLEAN

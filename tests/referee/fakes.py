@@ -106,7 +106,9 @@ class Bot:
 
     ``choose(count) -> token``; ``delays_ms[n]`` delays the n-th (1-based) bestmove in fake time;
     ``replies[n]`` replaces the n-th bestmove line(s) verbatim; ``silent_ready`` lists the
-    ``isready`` numbers left unanswered; ``info`` lines precede each bestmove.
+    ``isready`` numbers left unanswered; ``info`` lines precede each bestmove. ``journal``
+    (shared by several bots) records ``"<name>:<command word>"`` for every line received, and
+    ``"<name>:kill"`` when its ``FakeProcess`` is killed, to check the order across engines.
     """
 
     name: str = "bot"
@@ -119,9 +121,12 @@ class Bot:
     gos: int = 0
     readies: int = 0
     count: int = 0
+    journal: list[str] | None = None
 
     def __call__(self, line: str) -> list[Any]:
         words = line.split()
+        if self.journal is not None:
+            self.journal.append(f"{self.name}:{words[0] if words else ''}")
         if line == "bep":
             head = f"id name {self.name}\nid author Tests\noption name Seed type spin default 0\n"
             return [head + "".join(f"variant {v}\n" for v in self.variants) + "bepok\n"]
@@ -130,6 +135,9 @@ class Bot:
             return [] if self.readies in self.silent_ready else ["readyok\n"]
         if words[:2] == ["position", "startpos"]:
             self.count = TOY.pile - sum(int(t[1]) for t in words[3:])
+            return []
+        if words[:2] == ["position", "text"]:  # "position text <count> <side> <ply> [moves ..]"
+            self.count = int(words[2]) - sum(int(t[1]) for t in words[6:])
             return []
         if words and words[0] == "go":
             self.gos += 1
@@ -162,6 +170,8 @@ class FakeProcess:
         return self.poll()
 
     def kill(self) -> None:
+        if self.bot.journal is not None and not self.killed:
+            self.bot.journal.append(f"{self.bot.name}:kill")
         self.killed = True
 
     def stderr_tail(self) -> str:

@@ -88,3 +88,19 @@ def test_search_beats_random_in_every_game_of_ten_matches_at_a_short_clock(varia
     # Two games per match: search wins both, so no third game is ever needed.
     assert len(played) == 2 * len(SAMPLE_SEEDS)
     assert [g for g in played if g[2] != "search" or g[4] not in T.RULES_TERMINATIONS] == []
+
+
+@pytest.mark.timeout(120)
+def test_a_match_from_a_suite_position_plays_it_in_every_game_with_colours_swapped() -> None:
+    from arena.openings import match_start
+
+    start = match_start("bao-kingulu", "balanced", 11)
+    record = play_match(_load("search"), _load("greedy"), "bao-kingulu",
+                        TimeControl.parse("movetime=20"), 11, RefereeConfig(), start=start)
+    assert not record.aborted
+    games = record.games
+    assert {g.start_position for g in games} == {start.to_text()}
+    assert [(g.south, g.north) for g in games[:2]] == [("search", "greedy"), ("greedy", "search")]
+    for game in games:
+        assert game.termination in T.RULES_TERMINATIONS, game.detail
+        assert game.moves[0].side == start.side

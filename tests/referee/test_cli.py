@@ -21,8 +21,9 @@ STEADY = str(Path(__file__).parent / "engines" / "steady.py")
 
 
 def test_it_plays_a_match_prints_each_game_and_writes_the_record(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.delenv("BAO_SANDBOX_MODE", raising=False)
     out_file = tmp_path / "match.json"
     code = main(
         ["--variant", "kingulu", "--engine", STEADY, "--engine", STEADY, "--time", "5+0.1",
@@ -61,6 +62,12 @@ def test_it_plays_a_match_prints_each_game_and_writes_the_record(
          "error: engine /no/such/engine: not_found: no engine at /no/such/engine"),
         (["--variant", "kete", "--engine", STEADY, "--engine", STEADY, "--json", "/no/dir/x.json"],
          "error: --json: directory /no/dir does not exist"),
+        (["--variant", "kete", "--engine", STEADY, "--engine", STEADY, "--start", "sharp"],
+         "error: no start-position suite 'sharp' for bao-la-kete; "
+         "choose one of: standard, balanced"),
+        (["--variant", "ngulu", "--engine", STEADY, "--engine", STEADY, "--position", "4,4 S"],
+         "error: not a KPN position (expected '<a2..f2>/<a1..f1> <S|N> <bankS>:<bankN> <ply>'): "
+         "'4,4 S'"),
     ],
 )
 def test_bad_input_gives_one_line_and_exit_status_2(
@@ -70,6 +77,53 @@ def test_bad_input_gives_one_line_and_exit_status_2(
     captured = capsys.readouterr()
     assert captured.err.splitlines() == [message]
     assert captured.out == ""
+
+
+UID = str(Path(__file__).parent / "engines" / "uid.py")
+
+
+def _uids(out_file: Path) -> set[str]:
+    """The uids the ``uid`` engines reported in the record's first game."""
+    moves = json.loads(out_file.read_text())["games"][0]["moves"]
+    return {line.split()[-1] for m in moves for line in m["info"] if line.startswith("string uid")}
+
+
+@pytest.mark.parametrize(
+    ("env", "flag", "mode"),
+    [("off", [], "off"), ("off", ["--sandbox", "bwrap"], "bwrap"), (None, [], "auto")],
+)
+def test_the_sandbox_mode_comes_from_the_flag_then_bao_sandbox_mode_then_auto(
+    env: str | None, flag: list[str], mode: str, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from engines.sandbox import probe
+
+    if mode != "off" and not probe().bwrap_ok:
+        pytest.skip("bwrap does not work here")
+    if env is None:
+        monkeypatch.delenv("BAO_SANDBOX_MODE", raising=False)
+    else:
+        monkeypatch.setenv("BAO_SANDBOX_MODE", env)
+    out_file = tmp_path / "match.json"
+    code = main(["--variant", "kingulu", "--engine", UID, "--engine", UID, "--time", "5+0.1",
+                 "--seed", "4", "--json", str(out_file), *flag])
+    assert code == 0
+    assert capsys.readouterr().out.splitlines()[0].endswith(f"sandbox {mode}")
+    # Unsandboxed engines run as we do; sandboxed ones each get a uid of their own.
+    uids = _uids(out_file)
+    if mode == "off":
+        assert uids == {str(os.getuid())}
+    else:
+        assert len(uids) == 2 and str(os.getuid()) not in uids
+
+
+def test_a_junk_bao_sandbox_mode_is_a_one_line_error(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BAO_SANDBOX_MODE", "loose")
+    assert main(["--variant", "kingulu", "--engine", STEADY, "--engine", STEADY]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "error: sandbox mode must be one of auto, bwrap, fallback, off, not 'loose'"]
 
 
 @pytest.mark.timeout(60)
@@ -145,3 +199,19 @@ def test_checking_the_json_target_leaves_no_file_and_keeps_an_existing_one(
     assert capsys.readouterr().err.splitlines() == [
         "error: engine /no/such/engine: not_found: no engine at /no/such/engine"] * 2
     assert (new.exists(), old.read_text()) == (False, "kept\n")
+
+
+def test_it_plays_every_game_from_a_suite_position_drawn_by_the_seed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from arena.openings import match_start
+
+    out_file = tmp_path / "match.json"
+    code = main(["--variant", "kingulu", "--engine", STEADY, "--engine", STEADY, "--time",
+                 "5+0.1", "--seed", "4", "--start", "balanced", "--json", str(out_file)])
+    assert code == 0
+    start = match_start("bao-kingulu", "balanced", 4).to_text()
+    assert capsys.readouterr().out.splitlines()[1] == f"start position {start}"
+    games = json.loads(out_file.read_text())["games"]
+    assert [g["start_position"] for g in games] == [start] * len(games)
+    assert [g["south"] for g in games[:2]] == ["steady.py", "steady.py (2)"]

@@ -6,7 +6,7 @@ from typing import Any
 
 from arena import terminations as T
 from arena.referee import EngineSlot, FakeTransport, RefereeConfig, TimeControl, play_game
-from arena.referee.client import MS
+from arena.referee.client import MS, WATCH_INTERVAL_MS
 
 from .fakes import TOY, Bot, FakeProcess, Launcher, Pkg, fake_config, optimal_move
 
@@ -35,10 +35,10 @@ def test_a_clean_game_ends_by_the_rules_with_every_move_recorded() -> None:
     assert record.plies == 7 and record.final_position == "0 N 7"
     assert record.moves[0].info == ["depth 1 score 0 nodes 7"]
     bot_s = launcher.started[0][1]
-    assert bot_s.transport.written[:4] == [
-        "bep", "newgame toy-take", "isready", "position startpos"]
-    assert bot_s.transport.written[4] == "go stime 1000 ntime 1000 sinc 100 ninc 100"
-    assert bot_s.transport.written[6] == "position startpos moves t1 t1"
+    assert bot_s.transport.written[:5] == [
+        "bep", "newgame toy-take", "position startpos", "isready",
+        "go stime 1000 ntime 1000 sinc 100 ninc 100"]
+    assert bot_s.transport.written[5] == "position startpos moves t1 t1"
 
 
 def test_clocks_are_charged_from_go_to_bestmove_plus_increment() -> None:
@@ -159,9 +159,10 @@ def test_stderr_over_its_cap_during_its_own_search_ends_the_game_before_its_best
     assert record.detail == "South (s): more than the sandbox's max_stderr_bytes on stderr"
     written = processes["S"].transport.written
     assert written[-1] == "go stime 1095 ntime 1095 sinc 100 ninc 100"  # killed, no quit
-    # Noticed at the watch right after the go: the 1000 ms reply was never waited for (South's
-    # fake clock moved only by its 5 ms first move).
-    assert processes["S"].transport.now_ns - START_NS == 5 * MS
+    # Noticed at the first watch of the wait, one WATCH_INTERVAL_MS after the go (the watch ran
+    # just before it): the 1000 ms reply was never waited for (South's fake clock moved only
+    # by its 5 ms first move and that one interval).
+    assert processes["S"].transport.now_ns - START_NS == (5 + WATCH_INTERVAL_MS) * MS
 
 
 def test_stderr_over_its_cap_during_the_opponents_search_ends_the_game_at_once() -> None:
@@ -175,7 +176,8 @@ def test_stderr_over_its_cap_during_the_opponents_search_ends_the_game_at_once()
     assert processes["N"].transport.written[-1] == "go stime 1095 ntime 1000 sinc 100 ninc 100"
     assert processes["S"].transport.written[-2:] == [
         "go stime 1095 ntime 1095 sinc 100 ninc 100", "quit"]
-    assert processes["S"].transport.now_ns - START_NS == 5 * MS
+    # Seen one WATCH_INTERVAL_MS into South's wait, never at South's 1000 ms reply.
+    assert processes["S"].transport.now_ns - START_NS == (5 + WATCH_INTERVAL_MS) * MS
 
 
 def test_a_sandbox_failure_aborts_the_game_without_a_winner() -> None:

@@ -9,6 +9,7 @@ import pytest
 from arena import terminations as T
 from arena.referee import TimeControl, play_match
 from arena.referee.match import game_seed, third_game_south
+from arena.rules import InvalidPositionError
 
 from .fakes import TOY, Bot, FakeProcess, Launcher, Pkg, fake_config, optimal_move
 
@@ -33,6 +34,21 @@ def test_south_wins_every_game_so_the_third_decides_by_the_seed() -> None:
         assert d["winner"] == third_south
         assert d["score"] == ([2.0, 1.0] if third_south == "A" else [1.0, 2.0])
         assert all(p.killed for _, p in launcher.started)
+
+
+def test_both_engines_boot_together_and_are_closed_together() -> None:
+    journal: list[str] = []
+    launcher = _launcher(
+        lambda: FakeProcess(Bot(name="a", journal=journal)),
+        lambda: FakeProcess(Bot(name="b", journal=journal)),
+    )
+    play_match(Pkg("A"), Pkg("B"), TOY, TC, 1, fake_config(launcher))
+    # Both bep lines are written before either handshake is read (then the Seed option, as
+    # each bot declares it, and newgame).
+    assert journal[:6] == [
+        "a:bep", "b:bep", "a:setoption", "a:newgame", "b:setoption", "b:newgame"]
+    # Both get quit before either is killed: one shared wait, not one after the other.
+    assert journal[-4:] == ["a:quit", "b:quit", "a:kill", "b:kill"]
 
 
 def test_the_third_game_side_is_a_pure_function_of_the_seed() -> None:
@@ -137,3 +153,31 @@ def test_engines_declaring_a_seed_option_get_a_per_game_seed() -> None:
     assert sent == [f"setoption name Seed value {game_seed(42, i)}" for i in (1, 2, 3)]
     assert written[1:3] == [sent[0], "newgame toy-take"]  # Hash is not declared: not sent
     assert len({game_seed(42, i) for i in (1, 2, 3)}) == 3
+
+
+def test_every_game_starts_from_the_given_position_with_colours_swapped() -> None:
+    # From 5 seeds with North to move: the engine playing North moves first.
+    launcher = _launcher(lambda: FakeProcess(Bot()), lambda: FakeProcess(Bot()))
+    record = play_match(Pkg("A"), Pkg("B"), TOY, TC, 1, fake_config(launcher), start="5 N 3")
+    games = record.to_dict()["games"]
+    assert len(games) == 3
+    assert [g["start_position"] for g in games] == ["5 N 3"] * 3
+    assert [(g["south"], g["north"]) for g in games[:2]] == [("A", "B"), ("B", "A")]
+    assert games[2]["south"] == "AB"[third_game_south(1)]
+    assert [g["moves"][0]["side"] for g in games] == ["N", "N", "N"]
+    # Both engines are told the start as text, then the moves played since.
+    for _, process in launcher.started:
+        positions = [w for w in process.transport.written if w.startswith("position")]
+        assert positions and all(w.startswith("position text 5 N 3") for w in positions)
+    assert any(
+        w == "position text 5 N 3 moves t1"
+        for _, p in launcher.started
+        for w in p.transport.written
+    )
+
+
+def test_a_start_text_that_does_not_parse_is_refused_before_any_engine_starts() -> None:
+    launcher = _launcher(lambda: FakeProcess(Bot()), lambda: FakeProcess(Bot()))
+    with pytest.raises(InvalidPositionError):
+        play_match(Pkg("A"), Pkg("B"), TOY, TC, 1, fake_config(launcher), start="five")
+    assert launcher.started == []

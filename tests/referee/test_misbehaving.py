@@ -7,8 +7,8 @@ opponent got the win, and that afterwards no process of the engine is left (a sc
 
 Hang vs stall: ``hang`` stops reading during its search, so the referee is waiting for
 ``bestmove`` with the clock running: ``time_forfeit`` (the clock is the binding deadline).
-``stall`` still reads but stops answering ``isready``: the liveness ping before its next move
-times out: ``stall``.
+``stall`` still reads but stops answering ``isready``: the ``readyok`` awaited with its next move
+never comes: ``stall``.
 """
 
 from __future__ import annotations
@@ -35,11 +35,12 @@ PROBE = Path("/tmp/bao-arena-referee-probe.txt")
 pytestmark = pytest.mark.timeout(120)
 
 
-def _config(**limits: Any) -> RefereeConfig:
+def _config(grace_ms: int = 50, **limits: Any) -> RefereeConfig:
     return RefereeConfig(
         sandbox=sandbox.SandboxConfig(mode="auto", limits=sandbox.SandboxLimits(**limits)),
         handshake_timeout_ms=1500,
         ready_timeout_ms=1000,
+        grace_ms=grace_ms,
         max_stdout_bytes=1 << 20,
     )
 
@@ -64,14 +65,16 @@ def _processes_with(marker: str) -> list[int]:
 
 
 def _match(
-    name: str, tc: str = "1+0.05", opponent: str = "steady", **limits: Any
+    name: str, tc: str = "1+0.05", opponent: str = "steady", grace_ms: int = 50, **limits: Any
 ) -> dict[str, Any]:
     # load_engine copies each script into a fresh world-readable temp dir: the sandbox's
     # leased uid cannot enter pytest's private tmp_path.
     a = package.load_engine(ENGINES / f"{name}.py")
     b = package.load_engine(ENGINES / f"{opponent}.py")
     try:
-        record = play_match(a, b, VARIANT, TimeControl.parse(tc), 11, _config(**limits))
+        record = play_match(
+            a, b, VARIANT, TimeControl.parse(tc), 11, _config(grace_ms, **limits)
+        )
     finally:
         shutil.rmtree(a.root, ignore_errors=True)
         shutil.rmtree(b.root, ignore_errors=True)
@@ -117,7 +120,9 @@ def test_an_engine_that_stops_answering_isready_stalls() -> None:
     d = _match("stall")
     g = _g1(d)
     assert (g["termination"], g["winner"], g["plies"]) == (T.STALL, "steady.py", 4)
-    assert g["detail"] == "South (stall.py): timed out waiting for readyok"
+    # Its reply to the go sent with the unanswered isready does not count.
+    assert g["detail"] == (
+        "South (stall.py): timed out waiting for readyok; last line received: 'bestmove a1'")
 
 
 def test_a_bestmove_after_the_clock_ran_out_is_a_forfeit_and_never_reaches_the_next_game(
@@ -130,6 +135,70 @@ def test_a_bestmove_after_the_clock_ran_out_is_a_forfeit_and_never_reaches_the_n
     moves, _ = _first_move_game()
     assert [m["move"] for m in g2["moves"]] == moves[:3]
     assert (g2["termination"], g2["winner"], g2["plies"]) == (T.TIME_FORFEIT, "steady.py", 3)
+
+
+def test_lines_an_engine_wrote_before_reading_isready_never_count_as_its_reply() -> None:
+    # chatty repeats its last bestmove after newgame, position, isready and stop; in game 1 it
+    # answers its 4th go late (ply 7) and is resynced.
+    d = _match("chatty")
+    g1, g2 = d["games"][0], d["games"][1]
+    moves, _ = _first_move_game()
+    assert [m["move"] for m in g1["moves"]] == moves[:6]
+    assert (g1["termination"], g1["winner"], g1["plies"]) == (T.TIME_FORFEIT, "steady.py", 6)
+    assert g1["detail"] == "South (chatty.py): timed out waiting for bestmove"
+    # Each stale line is in the record, with the move it was ignored at.
+    assert g1["moves"][0]["ignored"] == [
+        "info string chatter after newgame", "bestmove none",
+        "info string chatter after position", "bestmove none",
+        "info string chatter after isready", "bestmove none"]
+    assert g1["moves"][2]["ignored"] == [
+        "info string chatter after position", "bestmove c1",
+        "info string chatter after isready", "bestmove c1"]
+    assert "ignored" not in g1["moves"][1]  # steady says nothing out of turn
+    # Game 2 (chatty North) is played move for move: nothing of game 1 reaches it.
+    assert [m["move"] for m in g2["moves"]] == moves
+    assert (g2["termination"], g2["winner"]) == ("score", "steady.py")
+    drained = g2["ignored"]["chatty.py"]  # the resync's: the late answer, stop's chatter
+    assert f"bestmove {moves[6]}" in drained and "info string chatter after stop" in drained
+    assert g2["moves"][1]["ignored"][:2] == [
+        "info string chatter after newgame", f"bestmove {moves[6]}"]
+
+
+def test_a_bepok_printed_before_the_handshake_is_skipped() -> None:
+    d = _match("eager_bepok")
+    _assert_played_normally(d)
+    assert d["games"][0]["ignored"] == {"eager_bepok.py": ["eager_bepok starting", "bepok"]}
+
+
+def test_a_reply_that_is_not_a_bestmove_line_forfeits_naming_what_it_was() -> None:
+    d = _match("shouting", tc="1+0")
+    assert [(x["termination"], x["winner"], x["plies"]) for x in d["games"]] == [
+        (T.TIME_FORFEIT, "steady.py", 0), (T.TIME_FORFEIT, "steady.py", 1)]
+    assert d["games"][0]["detail"] == (
+        "South (shouting.py): timed out waiting for bestmove; last line received: 'BESTMOVE c1'")
+
+
+def test_the_grace_is_once_per_game_so_small_overruns_add_up_to_a_forfeit() -> None:
+    # overrun exceeds its clock by 40 ms on every move: each alone fits the 100 ms grace.
+    d = _match("overrun", tc="1+0", grace_ms=100)
+    g = _g1(d)
+    assert (g["termination"], g["winner"]) == (T.TIME_FORFEIT, "steady.py")
+    assert g["plies"] <= 4  # at its 3rd move at the latest (2nd on a slow machine)
+    if g["plies"]:
+        assert "(grace 100 ms per game)" in g["detail"]
+
+
+def test_an_sdk_engine_whose_choose_raises_system_exit_or_keyboard_interrupt_plays_on() -> None:
+    d = _match("raises_in_choose")
+    _assert_played_normally(d)
+    g = _g1(d)
+    errors = g["engine_errors"]["raises_in_choose.py"]
+    for ply, exc in ((3, "SystemExit"), (7, "KeyboardInterrupt")):
+        move = g["moves"][ply - 1]["move"]
+        assert g["moves"][ply - 1]["info"] == [
+            f"string error in search: {exc}: raised in choose; playing {move}"]
+        assert f"error in search ({exc}: raised in choose); playing {move}" in errors
+        assert f"{exc}: raised in choose" in errors.splitlines()
 
 
 def test_a_well_formed_illegal_move_loses() -> None:
@@ -154,7 +223,9 @@ def test_an_engine_that_never_sends_bepok_fails_the_handshake() -> None:
 def test_an_engine_that_never_flushes_fails_the_handshake() -> None:
     g = _g1(_match("no_flush"))
     assert (g["termination"], g["winner"], g["plies"]) == (T.HANDSHAKE_FAILED, "steady.py", 0)
-    assert g["detail"] == "South (no_flush.py): timed out waiting for bepok"
+    assert g["detail"] == (
+        "South (no_flush.py): timed out waiting for bepok: 0 bytes arrived on stdout (is the "
+        "engine's output flushed after every line? docs/protocol.md 1)")
 
 
 def test_a_stdout_flood_is_an_output_limit() -> None:

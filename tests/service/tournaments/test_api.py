@@ -133,3 +133,21 @@ def test_the_list_is_paginated_and_filtered_by_status(anon_client: Any, trio: li
 def test_an_unknown_tournament_is_not_found(anon_client: Any, db: Any) -> None:
     response = anon_client.get("/api/tournaments/999/")
     assert (response.status_code, response.json()["error"]["code"]) == (404, "not_found")
+
+
+def test_the_api_creates_a_tournament_from_a_suite_and_refuses_an_unknown_one(
+    alice_client: Any, trio: list[Any]
+) -> None:
+    body = _body(rated=False, start_suite="balanced")
+    response = alice_client.post("/api/tournaments/", body, format="json")
+    assert response.status_code == 201, response.json()
+    assert response.json()["start_suite"] == "balanced"
+    listed = alice_client.get("/api/tournaments/").json()["results"]
+    assert [t["start_suite"] for t in listed] == ["balanced"]
+    bad = alice_client.post("/api/tournaments/", _body(rated=False, start_suite="random"),
+                            format="json")
+    assert bad.status_code == 400
+    assert bad.json()["error"]["code"] == "unknown_start_suite"
+    assert bad.json()["error"]["details"] == {"start_suite": "random",
+                                              "known": ["standard", "balanced"]}
+    assert Tournament.objects.count() == 1

@@ -1,99 +1,208 @@
-"""Rating games of finished matches: exact Elo values, order, idempotency, unrated games."""
+"""Refitting ratings from the database: stored values equal the pure fit, rated games only,
+history as of the first refit, the after-commit debounced trigger, stale and superseded refits."""
 
 from __future__ import annotations
 
+import datetime as dt
+import math
 from typing import Any
 
 import pytest
+from django.db import transaction
+from django.utils import timezone
 
-from tournaments.models import Rating, RatingChange
+from tournaments import rating_services
+from tournaments.models import Rating, RatingPoint, RatingPool
+from tournaments.ratings import fit
 from tournaments.services import match_finished
 
 pytestmark = pytest.mark.django_db
 
+KETE = "bao-la-kete"
 
-def _rating(version: Any, variant: str = "bao-la-kete") -> Rating:
+
+def _rating(version: Any, variant: str = KETE) -> Rating:
     return Rating.objects.get(engine_version=version, variant=variant)
 
 
-def test_a_two_nil_match_rates_both_games_in_order(
+def test_a_refit_stores_the_fit_of_every_rated_game(
     make_version: Any, make_finished_match: Any
 ) -> None:
     a, b = make_version("alpha"), make_version("beta")
-    # Game 1: A South wins (1-0). Game 2: B South loses (0-1), so A wins again.
-    match = make_finished_match(a, b, ["1-0", "0-1"])
-    match_finished(match)
+    # A wins games 1 and 3, loses game 2: 2 of 3 -> a rating difference of 400 log10(2).
+    make_finished_match(a, b, ["1-0", "1-0", "1-0"])
+    assert rating_services.rating_refit(KETE)
     ra, rb = _rating(a), _rating(b)
-    # Game 1: 1500/1500 -> 1520/1480. Game 2: E(A) = 1/(1+10^(-40/400)) = 0.557312,
-    # A += 40 * 0.442688 = 17.7075 -> 1537.7075; B -= 17.7075 -> 1462.2925.
-    assert ra.rating == pytest.approx(1537.70752, abs=1e-4)
-    assert rb.rating == pytest.approx(1462.29248, abs=1e-4)
-    assert (ra.games, ra.wins, ra.draws, ra.losses, ra.provisional) == (2, 2, 0, 0, True)
-    assert (rb.games, rb.wins, rb.draws, rb.losses) == (2, 0, 0, 2)
-    history = list(RatingChange.objects.filter(engine_version=a).order_by("finished_at"))
-    steps = [(c.score, round(c.rating_before, 4), round(c.rating_after, 4), c.games_before)
-             for c in history]
-    assert steps == [
-        (1.0, 1500.0, 1520.0, 0),
-        (1.0, 1520.0, 1537.7075, 1),
-    ]
+    diff = 400 * math.log10(2)
+    assert ra.rating == pytest.approx(1500 + diff / 2)
+    assert rb.rating == pytest.approx(1500 - diff / 2)
+    assert (ra.games, ra.wins, ra.draws, ra.losses, ra.points) == (3, 2, 0, 1, 2.0)
+    assert (ra.provisional, ra.prior, ra.excluded_reason) == (True, False, "")
+    expected = fit([(a.pk, b.pk, 1.0), (b.pk, a.pk, 1.0), (a.pk, b.pk, 1.0)])
+    top = expected.ratings[0]
+    assert (ra.low, ra.high) == (pytest.approx(top.low), pytest.approx(top.high))
+    assert ra.superiority == pytest.approx(expected.superiority(a.pk, b.pk))
+    assert rb.superiority is None  # the last row
+    pool = RatingPool.objects.get(variant=KETE)
+    assert (pool.games, pool.rated, pool.excluded) == (3, 2, 0)
+    assert pool.fitted_at is not None and pool.fit_ms > 0
 
 
-def test_recording_a_match_twice_counts_each_game_once(
+def test_the_order_in_which_matches_were_recorded_changes_nothing(
+    make_version: Any, make_finished_match: Any
+) -> None:
+    a, b, c = make_version("alpha"), make_version("beta"), make_version("gamma")
+    results = [(a, b, ["1-0", "1/2-1/2"]), (b, c, ["1-0", "1-0", "0-1"]), (c, a, ["1-0", "0-1"])]
+    for x, y, r in results:
+        make_finished_match(x, y, r)
+    rating_services.rating_refit(KETE)
+    first = {r.engine_version_id: r.rating for r in Rating.objects.all()}
+    from arena.matches.models import Match
+
+    Match.objects.all().delete()
+    for x, y, r in reversed(results):
+        make_finished_match(x, y, r)
+    rating_services.rating_refit(KETE)
+    second = {r.engine_version_id: r.rating for r in Rating.objects.all()}
+    assert second == {k: pytest.approx(v) for k, v in first.items()}
+
+
+def test_aborted_games_and_unrated_matches_are_not_counted(
     make_version: Any, make_finished_match: Any
 ) -> None:
     a, b = make_version("alpha"), make_version("beta")
-    match = make_finished_match(a, b, ["1-0", "1-0", "1/2-1/2"])
-    match_finished(match)
-    first = (_rating(a).rating, _rating(b).rating)
-    match_finished(match)
-    assert (_rating(a).rating, _rating(b).rating) == first
-    assert (_rating(a).games, _rating(b).games) == (3, 3)
-    assert RatingChange.objects.count() == 6
-
-
-def test_games_are_rated_in_the_order_they_finished(
-    make_version: Any, make_finished_match: Any
-) -> None:
-    a, b = make_version("alpha"), make_version("beta")
-    # Game 2 (B South, 1-0: B wins) finished before game 1 (A South, 1-0: A wins).
-    match = make_finished_match(a, b, ["1-0", "1-0"], finish_order=[2, 1])
-    match_finished(match)
-    changes = list(RatingChange.objects.filter(engine_version=a).order_by("finished_at"))
-    assert [(c.game.index, c.score, c.rating_before) for c in changes] == [
-        (2, 0.0, 1500.0), (1, 1.0, 1480.0)]
-    # Loss first (1480), then a win against 1520: E = 1/(1+10^(40/400)) = 0.442688 -> +22.2925.
-    assert _rating(a).rating == pytest.approx(1480 + 40 * (1 - 0.4426884), abs=1e-4)
-
-
-def test_aborted_games_and_unrated_matches_do_not_move_ratings(
-    make_version: Any, make_finished_match: Any
-) -> None:
-    a, b = make_version("alpha"), make_version("beta")
-    match = make_finished_match(a, b, ["1-0", "*"], terminations=["time_forfeit", "aborted"])
-    match_finished(match)
+    make_finished_match(a, b, ["1-0", "*"], terminations=["time_forfeit", "aborted"])
+    make_finished_match(a, b, ["0-1", "0-1"], rated=False)
+    rating_services.rating_refit(KETE)
     assert (_rating(a).games, _rating(a).wins, _rating(b).losses) == (1, 1, 1)
-    friendly = make_finished_match(a, b, ["0-1", "0-1"], rated=False)
-    match_finished(friendly)
-    assert _rating(a).games == 1
-    assert RatingChange.objects.filter(game__match=friendly).count() == 0
+    assert _rating(a).prior  # only a win: the weak prior keeps it finite
 
 
-def test_ratings_are_kept_per_variant(make_version: Any, make_finished_match: Any) -> None:
+def test_ratings_are_fitted_per_variant(make_version: Any, make_finished_match: Any) -> None:
     a, b = make_version("alpha"), make_version("beta")
-    match_finished(make_finished_match(a, b, ["1-0", "0-1"], variant="bao-kingulu"))
-    assert not Rating.objects.filter(variant="bao-la-kete").exists()
+    make_finished_match(a, b, ["1-0", "0-1"], variant="bao-kingulu")
+    rating_services.rating_refit(KETE)
+    rating_services.rating_refit("bao-kingulu")
+    assert not Rating.objects.filter(variant=KETE).exists()
     assert _rating(a, "bao-kingulu").games == 2
 
 
-def test_k_factor_drops_once_twenty_games_are_played(
+def test_history_keeps_the_rating_of_the_first_refit_that_included_each_match(
     make_version: Any, make_finished_match: Any
 ) -> None:
     a, b = make_version("alpha"), make_version("beta")
-    for _ in range(10):
-        match_finished(make_finished_match(a, b, ["1/2-1/2", "1/2-1/2"]))
-    ra = _rating(a)
-    assert (ra.games, ra.draws, ra.rating, ra.provisional) == (20, 20, 1500.0, False)
-    match_finished(make_finished_match(a, b, ["1-0", "1-0"]))
-    last = RatingChange.objects.filter(engine_version=a).order_by("-finished_at", "-id").first()
-    assert last is not None and last.k_factor == 20.0
+    first = make_finished_match(a, b, ["1-0", "1-0", "1-0"])  # a 2-1
+    rating_services.rating_refit(KETE)
+    after_first = _rating(a).rating
+    rating_services.rating_refit(KETE)  # nothing new: the history is not rewritten
+    second = make_finished_match(a, b, ["1-0", "0-1"])  # a 2-0
+    rating_services.rating_refit(KETE)
+    assert _rating(a).rating > after_first
+    points = list(RatingPoint.objects.filter(engine_version=a).order_by("finished_at"))
+    assert [(p.match_id, p.opponent_id, p.games, p.points) for p in points] == [
+        (first.pk, b.pk, 3, 2.0), (second.pk, b.pk, 2, 2.0)]
+    assert points[0].rating == pytest.approx(after_first)
+    assert points[1].rating == pytest.approx(_rating(a).rating)
+    assert points[0].low < points[0].rating < points[0].high
+    assert RatingPoint.objects.count() == 4  # one per side per match
+
+
+def test_a_version_not_connected_to_the_pool_is_reported_not_rated(
+    make_version: Any, make_finished_match: Any
+) -> None:
+    a, b, c = make_version("alpha"), make_version("beta"), make_version("gamma")
+    x, y = make_version("xi"), make_version("ypsilon")
+    make_finished_match(a, b, ["1-0", "1-0", "1/2-1/2"])
+    make_finished_match(b, c, ["1-0", "1-0"])
+    make_finished_match(x, y, ["1-0", "1-0"])
+    rating_services.rating_refit(KETE)
+    left_out = _rating(x)
+    assert (left_out.rating, left_out.low, left_out.games) == (None, None, 2)
+    assert left_out.excluded_reason == "not connected to the rated pool by games"
+    assert not RatingPoint.objects.filter(engine_version__in=(x, y)).exists()
+    assert RatingPool.objects.get(variant=KETE).excluded == 2
+
+
+def test_recording_a_match_requests_a_refit_only_after_commit(
+    make_version: Any, make_finished_match: Any, django_capture_on_commit_callbacks: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tournaments.tasks import refit_ratings
+
+    sent: list[tuple[Any, Any]] = []
+    monkeypatch.setattr(
+        refit_ratings, "apply_async", lambda args, countdown: sent.append((args, countdown))
+    )
+    a, b = make_version("alpha"), make_version("beta")
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        match_finished(make_finished_match(a, b, ["1-0", "0-1"]))
+    assert len(callbacks) == 1 and sent == [] and not Rating.objects.exists()
+    callbacks[0]()
+    assert sent == [([KETE], rating_services.REFIT_DELAY_SECONDS)]
+    # Debounce: a second match while the refit is queued counts, but queues nothing more.
+    with django_capture_on_commit_callbacks(execute=True):
+        match_finished(make_finished_match(a, b, ["1-0", "1-0"]))
+    pool = RatingPool.objects.get(variant=KETE)
+    assert (len(sent), pool.requested, pool.refit_queued, pool.fitted) == (1, 2, True, 0)
+    # The task: clears the flag, fits both matches, covers both requests.
+    refit_ratings.run(KETE)
+    pool.refresh_from_db()
+    assert (pool.refit_queued, pool.fitted, pool.games) == (False, 2, 4)
+    assert _rating(a).games == 4
+
+
+def test_a_rolled_back_match_requests_nothing(
+    make_version: Any, make_finished_match: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    a, b = make_version("alpha"), make_version("beta")
+    match = make_finished_match(a, b, ["1-0", "0-1"])
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        try:
+            with transaction.atomic():
+                match_finished(match)
+                raise RuntimeError("the recording failed")
+        except RuntimeError:
+            pass
+    assert callbacks == [] and not RatingPool.objects.exists()
+
+
+def test_a_broker_failure_leaves_the_request_to_the_minute_job(
+    make_version: Any, make_finished_match: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tournaments.tasks import refit_ratings
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise ConnectionError("broker down")
+
+    monkeypatch.setattr(refit_ratings, "apply_async", refuse)
+    a, b = make_version("alpha"), make_version("beta")
+    make_finished_match(a, b, ["1-0", "0-1"])
+    assert rating_services.rating_refit_request(KETE) is False
+    pool = RatingPool.objects.get(variant=KETE)
+    assert (pool.requested, pool.refit_queued, pool.fitted) == (1, False, 0)
+    assert rating_services.rating_refit_stale() == [KETE]
+    assert _rating(a).games == 2
+    assert rating_services.rating_refit_stale() == []  # nothing left to do
+
+
+def test_the_minute_job_leaves_a_freshly_queued_refit_alone_but_not_a_lost_one(
+    make_version: Any, make_finished_match: Any
+) -> None:
+    a, b = make_version("alpha"), make_version("beta")
+    make_finished_match(a, b, ["1-0", "0-1"])
+    now = timezone.now()
+    RatingPool.objects.create(variant=KETE, requested=1, refit_queued=True, queued_at=now)
+    assert rating_services.rating_refit_stale(now=now) == []
+    later = now + dt.timedelta(seconds=rating_services.STALE_AFTER_SECONDS + 1)
+    assert rating_services.rating_refit_stale(now=later) == [KETE]
+    assert RatingPool.objects.get(variant=KETE).refit_queued is False
+
+
+def test_a_refit_older_than_the_stored_one_writes_nothing(
+    make_version: Any, make_finished_match: Any
+) -> None:
+    a, b = make_version("alpha"), make_version("beta")
+    make_finished_match(a, b, ["1-0", "0-1"])
+    RatingPool.objects.create(variant=KETE, requested=3, fitted=5)
+    assert rating_services.rating_refit(KETE) is False
+    assert not Rating.objects.exists() and not RatingPoint.objects.exists()

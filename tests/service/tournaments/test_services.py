@@ -10,6 +10,7 @@ import pytest
 from django.utils import timezone
 
 from arena.matches.models import Match
+from arena.openings import match_start
 from tournaments import services, tasks
 from tournaments.errors import (
     ApiError,
@@ -18,6 +19,7 @@ from tournaments.errors import (
     EngineNotActive,
     EngineNotFound,
     TooFewEngines,
+    UnknownStartSuite,
     UnknownVariant,
     VariantNotSupported,
 )
@@ -180,6 +182,7 @@ def test_setup_periodic_tasks_registers_both_beat_jobs_once() -> None:
     tasks_by_name = dict(PeriodicTask.objects.values_list("task", "interval__every"))
     assert tasks_by_name["tournaments.tasks.start_due_tournaments"] == 1
     assert tasks_by_name["arena.matches.tasks.requeue_expired_leases"] == 1
+    assert tasks_by_name["tournaments.tasks.refit_stale_ratings"] == 1
     assert PeriodicTask.objects.filter(task="tournaments.tasks.start_due_tournaments").count() == 1
 
 
@@ -190,5 +193,38 @@ def test_setup_periodic_tasks_prints_each_job_and_its_interval_once() -> None:
     call_command("setup_periodic_tasks", stdout=out)
     assert out.getvalue().splitlines() == [
         "tournaments: start due tournaments: tournaments.tasks.start_due_tournaments every minute",
+        "tournaments: refit stale ratings: tournaments.tasks.refit_stale_ratings every minute",
         "matches: requeue expired leases: arena.matches.tasks.requeue_expired_leases every minute",
     ]
+
+
+def test_a_tournament_plays_the_standard_start_by_default(four: list[Any]) -> None:
+    t = _create(["alpha", "beta"])
+    assert t.start_suite == "standard"
+    services.tournament_start(t.pk)
+    match = Match.objects.get(tournament=t)
+    assert (match.start_suite, match.start_position) == ("standard", "")
+
+
+def test_a_tournament_from_a_suite_draws_each_matchs_start_by_its_seed(four: list[Any]) -> None:
+    t = _create(["alpha", "beta", "gamma", "delta"], start_suite="balanced")
+    assert t.start_suite == "balanced"
+    services.tournament_start(t.pk)
+    matches = list(Match.objects.filter(tournament=t))
+    assert len(matches) == 6
+    for m in matches:
+        assert m.start_suite == "balanced"
+        assert m.start_position == match_start("bao-la-kete", "balanced", m.seed).to_text()
+    # Seeds are drawn per match, so the starts vary over the event.
+    assert len({m.start_position for m in matches}) > 1
+
+
+@pytest.mark.parametrize("suite", ["nope", "Balanced", "standard2"])
+def test_an_unknown_start_suite_is_refused_and_nothing_is_created(
+    four: list[Any], suite: str
+) -> None:
+    with pytest.raises(UnknownStartSuite) as info:
+        _create(["alpha", "beta"], start_suite=suite)
+    assert info.value.default_code == "unknown_start_suite"
+    assert info.value.details["known"] == ["standard", "balanced"]
+    assert Tournament.objects.count() == 0

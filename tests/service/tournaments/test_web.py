@@ -10,6 +10,8 @@ from django.test import Client
 
 from arena.web.board import board_from_text
 from tournaments import services
+from tournaments.models import Tournament
+from tournaments.rating_services import rating_refit
 from tournaments.services import match_finished
 
 START_BPN = "0,0,0,0,0,0,0,0/0,2,2,6,0,0,0,0/0,0,0,0,6,2,2,0/0,0,0,0,0,0,0,0 S 22:22 n HH - 0"
@@ -50,6 +52,7 @@ def played(make_version: Any, make_finished_match: Any) -> dict[str, Any]:
                                    time_control="10+0.1")
     match = make_finished_match(a, b, ["1-0", "0-1"], tournament=t, round=1)
     match_finished(match)
+    rating_refit("bao-la-kete")
     game = Game.objects.get(match=match, index=1)
     game.start_position = START_BPN
     game.moves = [
@@ -139,3 +142,17 @@ def test_the_replay_header_names_a_rules_ending_once(played: dict[str, Any]) -> 
     game.save()
     html = Client().get(f"/games/{game.pk}/").content.decode()
     assert "plies. North (beta v1): no bestmove in 10050 ms</p>" in html
+
+
+@pytest.mark.django_db
+def test_the_pages_name_the_suite_a_start_position_came_from(played: dict[str, Any]) -> None:
+    t, game = played["tournament"], played["game"]
+    html = Client().get(f"/tournaments/{t.pk}/").content.decode()
+    assert "suite" not in html  # the standard start goes without saying
+    Tournament.objects.filter(pk=t.pk).update(start_suite="balanced")
+    game.match.start_suite = "balanced"
+    game.match.save(update_fields=["start_suite"])
+    html = Client().get(f"/tournaments/{t.pk}/").content.decode()
+    assert "start positions from the balanced suite" in html
+    replay = Client().get(f"/games/{game.pk}/?ply=0").content.decode()
+    assert "Start position from the balanced suite." in replay

@@ -35,7 +35,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from arena.api.errors import ApiError
 from engines.services import register_bundled_engines
-from tournaments import report, services
+from tournaments import rating_services, report, services
 from tournaments.models import Tournament
 
 #: Most parallel matches the demo starts (each match runs two engine processes).
@@ -102,6 +102,9 @@ class Command(BaseCommand):
         with self._processes(opts, tournament) as procs:
             self._play(tournament, procs, opts)
             tournament.refresh_from_db()
+            # The worker refits a couple of seconds after the last match (debounced); fit now
+            # so the table below includes every game.
+            rating_services.rating_refit(tournament.variant)
             self.stdout.write("")
             self.stdout.write(report.leaderboard_table(tournament.variant))
             self.stdout.write("")

@@ -1,7 +1,8 @@
 """``manage.py setup_periodic_tasks``: (re)register every beat job of the service; idempotent.
 
 Registers by dotted task name, one django-celery-beat row each, every minute:
-``tournaments.tasks.start_due_tournaments`` and ``arena.matches.tasks.requeue_expired_leases``.
+``tournaments.tasks.start_due_tournaments``, ``tournaments.tasks.refit_stale_ratings`` and
+``arena.matches.tasks.requeue_expired_leases``.
 The data migrations do the same at ``migrate``; this command repairs a schedule edited in the
 admin.
 """
@@ -17,11 +18,15 @@ from tournaments import periodic as tournaments_periodic
 
 
 class Command(BaseCommand):
-    help = "Register the minute beat jobs (start due tournaments, requeue expired match leases)."
+    help = (
+        "Register the minute beat jobs (start due tournaments, refit stale ratings, requeue "
+        "expired match leases)."
+    )
 
     def handle(self, *args: Any, **options: Any) -> None:
         tasks = (
             tournaments_periodic.ensure_periodic_tasks(),
+            tournaments_periodic.ensure_refit_task(),
             matches_periodic.ensure_periodic_tasks(),
         )
         for task in tasks:

@@ -1,0 +1,164 @@
+"""Refit time of the whole-history rating fit (prints figures, asserts nothing).
+
+Draws ``--versions`` true ratings (normal, mean 1500, sd 200, seeded) and ``--games`` games
+between random pairs, each result from the logistic model with draws (p = South's expected
+score, a draw with probability 0.8 p (1 - p)), then times ``tournaments.ratings.fit`` over all of
+them: the pure fit (aggregation, Newton steps, covariance), as the service's refit and the
+ladder simulator call it. Prints the median and best of ``--repeat`` runs, the Newton steps, the
+mean 95% half-width and the correlation with the true ratings. Target: under 1 s for 10^5 games
+and 500 versions.
+
+``--database`` also times the service's refit (``rating_services.rating_refit``: read the games,
+fit, write the ``Rating`` rows and history) on a throw-away SQLite database (a temporary
+``BAO_VAR_DIR``) holding the same games as best-of-three matches of three games: the first refit
+(history points for every match) and a refit after one more match (the steady state).
+
+Usage::
+
+    python benchmarks/bench_ratings.py [--games 100000] [--versions 500] [--repeat 5] [--seed 1]
+                                       [--database]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tournaments.ratings import EngineRating, fit
+
+
+def simulated_games(versions: int, games: int, seed: int) -> tuple[list[tuple[int, int, float]],
+                                                                  np.ndarray]:
+    """``games`` results between random pairs of ``versions`` players, and the true ratings.
+
+    Games come in threes between one pair, colours alternating (a best-of-three match).
+    """
+    rng = np.random.default_rng(seed)
+    true = rng.normal(1500.0, 200.0, versions)
+    matches = -(-games // 3)
+    a = rng.integers(0, versions, matches)
+    b = rng.integers(0, versions - 1, matches)
+    b = np.where(b >= a, b + 1, b)
+    first = np.repeat(a, 3)[:games]
+    second = np.repeat(b, 3)[:games]
+    odd = (np.arange(games) % 3) != 1
+    south = np.where(odd, first, second)
+    north = np.where(odd, second, first)
+    p = 1.0 / (1.0 + 10.0 ** (-(true[south] - true[north]) / 400.0))
+    draw = 0.8 * p * (1.0 - p)
+    u = rng.random(games)
+    score = np.where(u < p - draw / 2, 1.0, np.where(u < p + draw / 2, 0.5, 0.0))
+    return list(zip(south.tolist(), north.tolist(), score.tolist(), strict=True)), true
+
+
+def _rating(rating: EngineRating[int] | None) -> float:
+    return np.nan if rating is None else rating.rating
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=100_000)
+    parser.add_argument("--versions", type=int, default=500)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--database", action="store_true", help="also time the service refit")
+    args = parser.parse_args()
+    games, true = simulated_games(args.versions, args.games, args.seed)
+    timings = []
+    for _ in range(args.repeat):
+        start = time.perf_counter()
+        result = fit(games)
+        timings.append(time.perf_counter() - start)
+    fitted = np.array([_rating(result.get(v)) for v in range(args.versions)])
+    print(
+        f"pure fit of {args.games:,} games, {args.versions} versions: "
+        f"median {statistics.median(timings) * 1000:.0f} ms, best {min(timings) * 1000:.0f} ms "
+        f"({args.repeat} runs, {result.iterations} Newton steps); "
+        f"mean 95% half-width {np.mean([r.half_width for r in result.ratings]):.1f} Elo, "
+        f"correlation with the true ratings {np.corrcoef(fitted, true)[0, 1]:.4f}"
+    )
+    if args.database:
+        database_refit(games, args.versions)
+
+
+def database_refit(games: list[tuple[int, int, float]], versions: int) -> None:
+    """Time ``rating_refit`` on a throw-away SQLite database holding ``games`` (module doc)."""
+    var = tempfile.mkdtemp(prefix="bao-bench-ratings-")
+    os.environ.update(
+        BAO_VAR_DIR=var,
+        DATABASE_URL=f"sqlite:///{var}/bench.sqlite3",
+        DJANGO_SETTINGS_MODULE="arena.settings",
+    )
+    os.environ.pop("CELERY_BROKER_URL", None)
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    from arena.matches.models import Game, Match
+    from engines.models import Engine, EngineVersion
+    from tournaments import rating_services
+
+    owner = get_user_model().objects.create(username="bench")
+    engines = Engine.objects.bulk_create(
+        Engine(owner=owner, name=f"engine{i:03d}") for i in range(versions)
+    )
+    ids = [v.pk for v in EngineVersion.objects.bulk_create(
+        EngineVersion(engine=e, number=1, status="active", original_filename="x",
+                      sha256="0" * 64, size_bytes=1, storage_path="x", variants=["bao-la-kete"])
+        for e in engines
+    )]  # fmt: skip
+    result = {1.0: "1-0", 0.5: "1/2-1/2", 0.0: "0-1"}
+    clock = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+    triples = [games[k : k + 3] for k in range(0, len(games), 3)]
+    matches = Match.objects.bulk_create(
+        Match(variant="bao-la-kete", time_control="10+0.1", engine_a_id=ids[g[0][0]],
+              engine_b_id=ids[g[0][1]], seed=1, status="finished",
+              finished_at=clock + dt.timedelta(minutes=k))
+        for k, g in enumerate(triples)
+    )  # fmt: skip
+    Game.objects.bulk_create(
+        (Game(match=m, index=i, south_id=ids[s], north_id=ids[n], result=result[x],
+              termination="bao_hamna", rated=True, start_position="s",
+              finished_at=m.finished_at)
+         for m, g in zip(matches, triples, strict=True)
+         for i, (s, n, x) in enumerate(g, start=1)),
+        batch_size=5000,
+    )  # fmt: skip
+    start = time.perf_counter()
+    rating_services.rating_refit("bao-la-kete")
+    first = time.perf_counter() - start
+    extra = Match.objects.create(variant="bao-la-kete", time_control="10+0.1",
+                                 engine_a_id=ids[0], engine_b_id=ids[1], seed=1,
+                                 status="finished", finished_at=clock)  # fmt: skip
+    Game.objects.create(match=extra, index=1, south_id=ids[0], north_id=ids[1], result="1-0",
+                        termination="bao_hamna", rated=True, start_position="s",
+                        finished_at=clock)  # fmt: skip
+    runs = []
+    for _ in range(3):
+        start = time.perf_counter()
+        rating_services.rating_refit("bao-la-kete")
+        runs.append(time.perf_counter() - start)
+    print(
+        f"service refit on SQLite ({Game.objects.count():,} games, {len(matches) + 1:,} matches, "
+        f"{versions} versions): first {first * 1000:.0f} ms (writes every history point), "
+        f"then median {statistics.median(runs) * 1000:.0f} ms per refit (read, fit, write)"
+    )
+    shutil.rmtree(var, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
