@@ -30,15 +30,24 @@ EXAMPLES = int(os.environ.get("BAO_SCHEMATHESIS_EXAMPLES", "25"))
 
 @pytest.fixture
 def api_world(alice1: Any, bob1: Any, settings: Any) -> Iterator[dict[str, str]]:
-    """Rows for the generated requests to find (alice's and bob's engines, a match and its
-    tournament-less game) and alice's token; uploads go to a private engines directory."""
+    """Rows for the generated requests to find (alice's and bob's engines) and alice's token
+    (sent with every request); uploads go to a private engines directory."""
+    from django.core import signals
+    from django.db import close_old_connections
     from rest_framework.authtoken.models import Token
 
     root = Path(tempfile.mkdtemp(prefix="bao-test-schemathesis-"))
     settings.BAO_ENGINES_DIR = root
+    # The requests go through Django's WSGI handler, which closes the database connection
+    # after each request; the test's transaction lives on it (Django's test client unhooks
+    # the same signal handlers for the same reason).
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
     try:
         yield {"Authorization": f"Token {Token.objects.get(user=alice1.engine.owner).key}"}
     finally:
+        signals.request_started.connect(close_old_connections)
+        signals.request_finished.connect(close_old_connections)
         shutil.rmtree(root, ignore_errors=True)
 
 
