@@ -29,12 +29,13 @@ EXAMPLES = int(os.environ.get("BAO_SCHEMATHESIS_EXAMPLES", "25"))
 
 
 @pytest.fixture
-def api_world(alice1: Any, bob1: Any, settings: Any) -> Iterator[dict[str, str]]:
+def api_world(
+    alice1: Any, bob1: Any, alice_client: Any, settings: Any
+) -> Iterator[dict[str, str]]:
     """Rows for the generated requests to find (alice's and bob's engines) and alice's token
     (sent with every request); uploads go to a private engines directory."""
     from django.core import signals
     from django.db import close_old_connections
-    from rest_framework.authtoken.models import Token
 
     root = Path(tempfile.mkdtemp(prefix="bao-test-schemathesis-"))
     settings.BAO_ENGINES_DIR = root
@@ -44,7 +45,8 @@ def api_world(alice1: Any, bob1: Any, settings: Any) -> Iterator[dict[str, str]]
     signals.request_started.disconnect(close_old_connections)
     signals.request_finished.disconnect(close_old_connections)
     try:
-        yield {"Authorization": f"Token {Token.objects.get(user=alice1.engine.owner).key}"}
+        # Alice's credentials as the shared fixture makes them (whatever the token scheme).
+        yield {"Authorization": alice_client._credentials["HTTP_AUTHORIZATION"]}
     finally:
         signals.request_started.connect(close_old_connections)
         signals.request_finished.connect(close_old_connections)
