@@ -3,26 +3,41 @@
 Scoring: a best-of-three match is worth 1 point to its winner, 1/2 to each player when drawn
 (equal game scores, e.g. 1.5-1.5), 0 to the loser. Aborted or unplayed matches score nothing.
 Games count at the game level (win 1, draw 1/2) for the W/D/L columns and the last tie-break.
+A result without a game (``Award``) is worth 1 point: a *bye* (Swiss: no opponent) or a
+*forfeit win* (the opponent withdrew); neither counts in the match or game W/D/L columns.
 
-Order (the tie-breaks, in this order):
-  1. points (match points), more is better;
-  2. Sonneborn-Berger: the sum of the final points of the opponents an engine beat, plus half
-     the points of those it drew with (rewards results against the strong);
-  3. head-to-head: match points scored in the matches among the engines still tied after 1-2;
-  4. games won (game-level wins over the whole tournament);
-  5. seed order (entry number), so the order is total and deterministic.
-Whenever 3 or 4 splits a tied group, head-to-head is applied again within each part that is
-still tied, counting only the matches among that part, before games won (the usual practice,
-e.g. FIDE's handbook on tie-breaks: a mini-table of the players still tied): three engines
-level on head-to-head in a cycle can leave two of them tied, and the match between those two
-then decides. ``head_to_head`` shows the points of the last such mini-table the engine was in.
-Engines that no tie-break separates share a rank.
+Order: points first, then the format's tie-breaks (``tie_breaks``), then seed order (entry
+number), so the order is total and deterministic. Engines equal on points and every tie-break
+share a rank. The tie-breaks by name (``TIE_BREAKS``):
+
+* ``sonneborn_berger``: the sum of the final points of the opponents an engine beat (a forfeit
+  win counts as a win), plus half the points of those it drew with (rewards results against
+  the strong);
+* ``buchholz``: the sum of the final points of every opponent met (forfeits included); a bye
+  counts as an opponent with the engine's own final points (the FIDE "virtual opponent" idea
+  reduced to the issue's rule);
+* ``head_to_head``: match points scored in the matches among the engines still tied on points
+  and every tie-break before it. Whenever a later tie-break splits such a group, head-to-head
+  is applied again within each part that is still tied, counting only the matches among that
+  part (the usual practice, e.g. FIDE's tie-break rules: a mini-table of the players still
+  tied): three engines level on head-to-head in a cycle can be left two by games won, and the
+  match between those two then decides. ``head_to_head`` shows the points of the last such
+  mini-table the engine was in;
+* ``games_won``: game-level wins over the whole tournament.
+
+The default order (round robin, gauntlet) is points, Sonneborn-Berger, head-to-head, games won.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+#: The tie-breaks ``standings`` knows, by name (module docstring).
+TIE_BREAKS = ("sonneborn_berger", "buchholz", "head_to_head", "games_won")
+#: Round robin and gauntlet order.
+DEFAULT_TIE_BREAKS = ("sonneborn_berger", "head_to_head", "games_won")
 
 
 @dataclass(frozen=True)
@@ -48,6 +63,15 @@ class MatchResult:
         return 0.5, 0.5
 
 
+@dataclass(frozen=True)
+class Award:
+    """One match point without a game to ``player``: a bye when ``opponent`` is None, else a
+    forfeit win over ``opponent`` (who withdrew)."""
+
+    player: int
+    opponent: int | None = None
+
+
 @dataclass
 class StandingRow:
     """One line of the standings (``player`` is the player index; ``rank`` 1-based)."""
@@ -66,6 +90,10 @@ class StandingRow:
     game_losses: int = 0
     sonneborn_berger: float = 0.0
     head_to_head: float = 0.0
+    buchholz: float = 0.0
+    byes: int = 0
+    forfeit_wins: int = 0
+    forfeit_losses: int = 0
 
 
 @dataclass
@@ -78,8 +106,18 @@ class CrossCell:
     match_ids: list[int] = field(default_factory=list)
 
 
-def standings(n: int, results: list[MatchResult]) -> list[StandingRow]:
-    """The ordered standings of players 0..n-1 from their finished matches (module docstring)."""
+def standings(
+    n: int,
+    results: Sequence[MatchResult],
+    awards: Sequence[Award] = (),
+    *,
+    tie_breaks: Sequence[str] = DEFAULT_TIE_BREAKS,
+) -> list[StandingRow]:
+    """The ordered standings of players 0..n-1 from their finished matches and their byes and
+    forfeit wins (module docstring). Raises ``ValueError`` for an unknown tie-break name."""
+    unknown = [t for t in tie_breaks if t not in TIE_BREAKS]
+    if unknown:
+        raise ValueError(f"unknown tie-break(s) {unknown}; known: {', '.join(TIE_BREAKS)}")
     rows = [StandingRow(player=i) for i in range(n)]
     for m in results:
         pa, pb = m.match_points()
@@ -97,51 +135,80 @@ def standings(n: int, results: list[MatchResult]) -> list[StandingRow]:
         for g in m.games:
             _count_game(rows[m.a], g)
             _count_game(rows[m.b], 1.0 - g)
+    for award in awards:
+        rows[award.player].points += 1.0
+        if award.opponent is None:
+            rows[award.player].byes += 1
+        else:
+            rows[award.player].forfeit_wins += 1
+            rows[award.opponent].forfeit_losses += 1
+    # Tie-breaks read final points, so they come after every point is counted.
     for m in results:
         pa, pb = m.match_points()
         rows[m.a].sonneborn_berger += pa * rows[m.b].points
         rows[m.b].sonneborn_berger += pb * rows[m.a].points
+        rows[m.a].buchholz += rows[m.b].points
+        rows[m.b].buchholz += rows[m.a].points
+    for award in awards:
+        winner = rows[award.player]
+        if award.opponent is None:
+            winner.buchholz += winner.points
+        else:
+            winner.sonneborn_berger += rows[award.opponent].points
+            winner.buchholz += rows[award.opponent].points
+            rows[award.opponent].buchholz += winner.points
 
-    def primary(r: StandingRow) -> tuple[float, float]:
-        return (r.points, r.sonneborn_berger)
-
-    groups: dict[tuple[float, float], list[StandingRow]] = defaultdict(list)
-    for r in rows:
-        groups[primary(r)].append(r)
     ordered: list[StandingRow] = []
-    for key in sorted(groups, key=lambda k: (-k[0], -k[1])):
-        for tied in _break_ties(groups[key], results):
-            rank = len(ordered) + 1
-            for r in sorted(tied, key=lambda r: r.player):
-                r.rank = rank
-                ordered.append(r)
+    for tied in _break_ties(rows, results, ("points", *tie_breaks)):
+        rank = len(ordered) + 1
+        for r in sorted(tied, key=lambda r: r.player):
+            r.rank = rank
+            ordered.append(r)
     return ordered
 
 
-def _break_ties(group: list[StandingRow], results: list[MatchResult]) -> list[list[StandingRow]]:
-    """``group`` (equal on points and Sonneborn-Berger) as ordered classes of engines that no
-    tie-break separates: head-to-head within the group, then games won; a part that either
-    splits off is ordered again from head-to-head (module docstring)."""
+def _break_ties(
+    group: list[StandingRow], results: Sequence[MatchResult], keys: Sequence[str]
+) -> list[list[StandingRow]]:
+    """``group`` as ordered classes of engines that no key separates. The keys are taken in
+    order (``head_to_head`` computed among the group); the first one that splits the group
+    orders its parts, and each part is ordered again from the first key: the other keys do
+    not change within a part, so this re-applies head-to-head among the part alone."""
     if len(group) < 2:
         return [group]
-    members = {r.player for r in group}
+    for name in keys:
+        if name == "head_to_head":
+            _head_to_head(group, results)
+        parts: dict[float, list[StandingRow]] = defaultdict(list)
+        for r in group:
+            parts[_tie_break_value(r, name)].append(r)
+        if len(parts) > 1:
+            return [
+                tied
+                for value in sorted(parts, reverse=True)
+                for tied in _break_ties(parts[value], results, keys)
+            ]
+    return [group]
+
+
+def _tie_break_value(row: StandingRow, name: str) -> float:
+    if name == "games_won":
+        return float(row.game_wins)
+    value: float = getattr(row, name)
+    return value
+
+
+def _head_to_head(group: list[StandingRow], results: Sequence[MatchResult]) -> None:
+    """Set ``head_to_head`` of each row of ``group``: its match points in the matches among
+    the group alone."""
     by_player = {r.player: r for r in group}
     for r in group:
         r.head_to_head = 0.0
     for m in results:
-        if m.a in members and m.b in members:
+        if m.a in by_player and m.b in by_player:
             pa, pb = m.match_points()
             by_player[m.a].head_to_head += pa
             by_player[m.b].head_to_head += pb
-    for value in (lambda r: r.head_to_head, lambda r: float(r.game_wins)):
-        parts: dict[float, list[StandingRow]] = defaultdict(list)
-        for r in group:
-            parts[value(r)].append(r)
-        if len(parts) > 1:
-            return [
-                tied for v in sorted(parts, reverse=True) for tied in _break_ties(parts[v], results)
-            ]
-    return [group]
 
 
 def crosstable(n: int, results: list[MatchResult]) -> list[list[CrossCell | None]]:

@@ -54,16 +54,21 @@ def play_match(
     config: RefereeConfig | None = None,
     on_event: Event | None = None,
     start: Position | str | None = None,
+    best_of: int = GAMES,
 ) -> MatchRecord:
     """Play a best-of-three match between two ``EnginePackage`` s; returns the full record.
 
     ``seed`` (int) decides who is South in game 3. ``start``: the position every game starts
     from (a ``Position`` or its BPN/KPN text; None: the variant's start position); whoever is
     to move there moves first, and engines receive it as ``position text`` (docs/protocol.md).
-    Raises ``UnknownVariantError`` for an unknown variant and ``InvalidPositionError`` for a
-    ``start`` text that does not parse, before any engine starts; never raises for engine
-    misbehaviour. Processes are killed before returning or raising.
+    ``best_of`` 1 plays game 1 only (A South): a one-game decider.
+    Raises ``UnknownVariantError`` for an unknown variant, ``InvalidPositionError`` for a
+    ``start`` text that does not parse and ``ValueError`` for a ``best_of`` other than 1 or 3,
+    before any engine starts; never raises for engine misbehaviour. Processes are killed before
+    returning or raising.
     """
+    if best_of not in (1, GAMES):
+        raise ValueError(f"best_of must be 1 or {GAMES}, not {best_of}")
     config = config or RefereeConfig()
     v = resolve_variant(variant)
     if isinstance(start, str):
@@ -74,7 +79,7 @@ def play_match(
         variant=v.id, seed=seed, time_control=str(time_control), engines=[name_a, name_b]
     )
     try:
-        for index in range(1, GAMES + 1):
+        for index in range(1, best_of + 1):
             if index == 1:
                 south = 0
             elif index == 2:
@@ -97,7 +102,7 @@ def play_match(
                 record.aborted = True
                 break
             a, b = record.score
-            if abs(a - b) > GAMES - index:
+            if abs(a - b) > best_of - index:
                 break  # the remaining games cannot change the result
     finally:
         close_all(slots)

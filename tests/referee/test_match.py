@@ -155,6 +155,18 @@ def test_engines_declaring_a_seed_option_get_a_per_game_seed() -> None:
     assert len({game_seed(42, i) for i in (1, 2, 3)}) == 3
 
 
+def test_a_one_game_decider_plays_game_one_only_with_a_south() -> None:
+    launcher = _launcher(lambda: FakeProcess(Bot()), lambda: FakeProcess(Bot()))
+    record = play_match(Pkg("A"), Pkg("B"), TOY, TC, 5, fake_config(launcher), best_of=1)
+    d = record.to_dict()
+    assert [(g["index"], g["south"], g["result"]) for g in d["games"]] == [(1, "A", "1-0")]
+    assert (d["score"], d["winner"]) == ([1.0, 0.0], "A")
+    assert all(p.killed for _, p in launcher.started)
+
+
+def test_a_match_of_two_games_is_refused() -> None:
+    with pytest.raises(ValueError, match="best_of"):
+        play_match(Pkg("A"), Pkg("B"), TOY, TC, 5, fake_config(_launcher(None, None)), best_of=2)
 def test_every_game_starts_from_the_given_position_with_colours_swapped() -> None:
     # From 5 seeds with North to move: the engine playing North moves first.
     launcher = _launcher(lambda: FakeProcess(Bot()), lambda: FakeProcess(Bot()))
