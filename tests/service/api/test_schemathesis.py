@@ -32,10 +32,24 @@ EXAMPLES = int(os.environ.get("BAO_SCHEMATHESIS_EXAMPLES", "25"))
 def api_world(
     alice1: Any, bob1: Any, alice_client: Any, settings: Any
 ) -> Iterator[dict[str, str]]:
-    """Rows for the generated requests to find (alice's and bob's engines) and alice's token
-    (sent with every request); uploads go to a private engines directory."""
+    """Rows for the generated requests to find (alice's and bob's engines, a tournament of the
+    two with a match) and alice's token (sent with every request); uploads go to a private
+    engines directory."""
     from django.core import signals
     from django.db import close_old_connections
+    from django.utils import timezone
+
+    from arena.matches.models import Match
+    from tournaments.models import Tournament, TournamentEntry
+
+    tournament = Tournament.objects.create(
+        name="t", variant="bao-la-kete", time_control="10+0.1", start_at=timezone.now()
+    )
+    for seed_no, version in enumerate((alice1, bob1), start=1):
+        TournamentEntry.objects.create(tournament=tournament, engine_version=version,
+                                       seed_no=seed_no)  # fmt: skip
+    Match.objects.create(variant="bao-la-kete", time_control="10+0.1", engine_a=alice1,
+                         engine_b=bob1, seed=1, tournament=tournament)  # fmt: skip
 
     root = Path(tempfile.mkdtemp(prefix="bao-test-schemathesis-"))
     settings.BAO_ENGINES_DIR = root
