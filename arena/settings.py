@@ -31,6 +31,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+import django_stubs_ext
 
 from arena.dbfile import create_private, sqlite_path
 from arena.env import (
@@ -43,6 +44,10 @@ from arena.env import (
     env_rate,
     env_str,
 )
+
+# Lets classes the type stubs declare generic be subscripted at run time too
+# (``admin.ModelAdmin[Match]``), which Django itself does not allow.
+django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("BAO_VAR_DIR", str(BASE_DIR / "var"))).resolve()
@@ -80,6 +85,7 @@ INSTALLED_APPS = [
     "arena.matches",
     "tournaments",
     "arena.web",  # templates and static files of the web pages
+    "arena.project",  # project-level commands: demo, setup_periodic_tasks
 ]
 
 MIDDLEWARE = [
@@ -220,7 +226,7 @@ SPECTACULAR_SETTINGS = {
         "TournamentStatusEnum": "tournaments.models.Tournament.Status",
         "LiveGameStatusEnum": "arena.matches.models.LiveGame.Status",
         "VariantEnum": "tournaments.models.VARIANT_CHOICES",
-        "VariantNameEnum": "arena.rules.VARIANT_NAMES",
+        "VariantNameEnum": "arena.api.filters.VARIANT_NAMES",
     },
 }
 

@@ -12,7 +12,7 @@ from tournaments.models import Rating, RatingPoint, Tournament
 from tournaments.selectors import Progress, TournamentTable
 
 
-class TournamentCreateInput(serializers.Serializer):
+class TournamentCreateInput(serializers.Serializer[Any]):
     """``POST /api/tournaments/``.
 
     ``engines`` are engine names (their latest active versions play); ``rounds`` is the
@@ -34,18 +34,18 @@ class TournamentCreateInput(serializers.Serializer):
     rounds = serializers.IntegerField(min_value=1, max_value=1000, required=False, allow_null=True)
 
 
-class TournamentCancelInput(serializers.Serializer):
+class TournamentCancelInput(serializers.Serializer[Any]):
     """``POST /api/tournaments/{id}/cancel/``: an optional reason, kept with the event."""
 
     reason = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
 
 
-class TournamentListQuery(serializers.Serializer):
+class TournamentListQuery(serializers.Serializer[Any]):
     status = serializers.ChoiceField(choices=Tournament.Status.choices, required=False)
     variant = VariantField(required=False)
 
 
-class TournamentListOutput(serializers.ModelSerializer):
+class TournamentListOutput(serializers.ModelSerializer[Tournament]):
     matches_total = serializers.IntegerField(read_only=True)
     matches_done = serializers.IntegerField(read_only=True)
 
@@ -57,7 +57,7 @@ class TournamentListOutput(serializers.ModelSerializer):
         ]
 
 
-class EngineRefOutput(serializers.Serializer):
+class EngineRefOutput(serializers.Serializer[Any]):
     """An engine version in a tournament's body: its id, engine name and version number."""
 
     id = serializers.IntegerField()
@@ -69,7 +69,7 @@ class EntryOutput(EngineRefOutput):
     seed_no = serializers.IntegerField(help_text="Number in the pairing table (1..n).")
 
 
-class ProgressOutput(serializers.Serializer):
+class ProgressOutput(serializers.Serializer[Any]):
     matches_total = serializers.IntegerField()
     matches_done = serializers.IntegerField()
     matches_running = serializers.IntegerField()
@@ -95,7 +95,7 @@ class StandingOutput(EngineRefOutput):
     head_to_head = serializers.FloatField()
 
 
-class CrossCellOutput(serializers.Serializer):
+class CrossCellOutput(serializers.Serializer[Any]):
     """Row engine against column engine: game points each way, match points, match ids."""
 
     score = serializers.FloatField()
@@ -104,7 +104,7 @@ class CrossCellOutput(serializers.Serializer):
     matches = serializers.ListField(child=serializers.IntegerField())
 
 
-class CrosstableOutput(serializers.Serializer):
+class CrosstableOutput(serializers.Serializer[Any]):
     engines = serializers.ListField(
         child=serializers.CharField(), help_text="Engine names in seed order."
     )
@@ -114,7 +114,7 @@ class CrosstableOutput(serializers.Serializer):
     )
 
 
-class TournamentDetailOutput(serializers.Serializer):
+class TournamentDetailOutput(serializers.Serializer[Any]):
     """The body of ``GET /api/tournaments/{id}/`` (built by ``tournament_detail_data``; this
     class documents it in the schema)."""
 
@@ -286,7 +286,7 @@ def tournament_detail_data(
     }
 
 
-class LeaderboardQuery(serializers.Serializer):
+class LeaderboardQuery(serializers.Serializer[Any]):
     """``?variant=`` is required: ratings of different games are not comparable, and a missing
     variant once silently meant Bao la Kete."""
 
@@ -300,7 +300,7 @@ class LeaderboardQuery(serializers.Serializer):
     provisional = serializers.BooleanField(required=False, allow_null=True, default=None)
 
 
-class LeaderboardRowOutput(serializers.ModelSerializer):
+class LeaderboardRowOutput(serializers.ModelSerializer[Rating]):
     """One leaderboard line: a version's place in the latest whole-history fit (Elo).
 
     ``low``/``high`` bound the 95% interval and ``margin`` is its half-width; ``score`` is
@@ -354,7 +354,7 @@ def _elo(value: float | None) -> float:
     return round(value or 0.0, 1)
 
 
-class LeaderboardExcludedOutput(serializers.ModelSerializer):
+class LeaderboardExcludedOutput(serializers.ModelSerializer[Rating]):
     """A version with rated games that the fit did not rate, and why."""
 
     engine = serializers.CharField(source="engine_version.engine.name")
@@ -367,7 +367,7 @@ class LeaderboardExcludedOutput(serializers.ModelSerializer):
         fields = ["engine", "version", "engine_version_id", "games", "reason"]
 
 
-class LeaderboardOutput(serializers.Serializer):
+class LeaderboardOutput(serializers.Serializer[Any]):
     """``GET /api/leaderboard/``: a page of rows best first, plus the versions the fit left out
     and when the variant was last fitted (null before its first refit)."""
 
@@ -379,11 +379,11 @@ class LeaderboardOutput(serializers.Serializer):
     fitted_at = serializers.DateTimeField(allow_null=True)
 
 
-class RatingHistoryQuery(serializers.Serializer):
+class RatingHistoryQuery(serializers.Serializer[Any]):
     variant = VariantField(required=False)
 
 
-class RatingPointOutput(serializers.ModelSerializer):
+class RatingPointOutput(serializers.ModelSerializer[RatingPoint]):
     """One point of an engine's rating history: the version's fitted rating (Elo, with its 95%
     interval) after one match, as of the first refit that included the match; ``games`` and
     ``points`` are its rated games and points in that match."""

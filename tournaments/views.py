@@ -17,6 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from arena.api.auth import request_user
 from arena.api.filters import variant_id
 from arena.api.pagination import Pagination
 from arena.api.schema import page_parameters
@@ -40,7 +41,7 @@ from tournaments.serializers import (
 )
 
 
-class _ListApi(GenericAPIView):
+class _ListApi(GenericAPIView[Any]):
     """A paginated list (``?page=``, ``?page_size=``; documented so in the schema) whose
     filters are its own query serializer, not the default filter backends."""
 
@@ -82,7 +83,9 @@ class TournamentListCreateApi(_ListApi):
     def post(self, request: Request) -> Response:
         data = TournamentCreateInput(data=request.data)
         data.is_valid(raise_exception=True)
-        tournament = services.tournament_create(**data.validated_data, created_by=request.user)
+        tournament = services.tournament_create(
+            **data.validated_data, created_by=request_user(request)
+        )
         return Response(_detail(tournament), status=status.HTTP_201_CREATED)
 
 
@@ -117,7 +120,7 @@ class TournamentCancelApi(APIView):
         data = TournamentCancelInput(data=request.data)
         data.is_valid(raise_exception=True)
         services.tournament_cancel_by(
-            request.user, tournament_id, reason=data.validated_data["reason"]
+            request_user(request), tournament_id, reason=data.validated_data["reason"]
         )
         return Response(_detail(get_object_or_404(Tournament, pk=tournament_id)))
 

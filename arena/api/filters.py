@@ -19,11 +19,13 @@ from rest_framework import filters, serializers
 from rest_framework.exceptions import ValidationError
 
 from arena.api.errors import UnknownVariant
-from arena.rules import VARIANT_NAMES, VARIANTS, UnknownVariantError, canonical_variant_id
+from arena.rules import VARIANTS, UnknownVariantError, canonical_variant_id, variant_names
 
 #: The largest id a 64-bit signed primary key can hold (PostgreSQL bigint, SQLite INTEGER).
 MAX_ID = 2**63 - 1
 
+#: Every id and alias a variant parameter takes (compared in any case).
+VARIANT_NAMES = variant_names()
 #: The OpenAPI schema of a variant parameter: an id or alias (compared in any case).
 VARIANT_SCHEMA = {
     "type": "string",

@@ -49,7 +49,8 @@ def stable_order(queryset: Any) -> Any:
     if not isinstance(queryset, QuerySet):
         return queryset
     query = queryset.query
-    ordering = list(query.order_by or (query.get_meta().ordering if query.default_ordering else ()))
+    default = (query.get_meta().ordering or ()) if query.default_ordering else ()
+    ordering = list(query.order_by or default)
     if ordering and isinstance(ordering[-1], str) and ordering[-1] in _PK_TERMS:
         return queryset
     last = ordering[-1] if ordering else None

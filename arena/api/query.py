@@ -48,7 +48,8 @@ def documented_operations() -> _Operations:
             from drf_spectacular.generators import SchemaGenerator
 
             with GENERATOR_STATS.silence():  # /api/schema/ reports warnings; not every request
-                schema = SchemaGenerator().get_schema(request=None, public=True)
+                generator = SchemaGenerator()  # type: ignore[no-untyped-call]
+                schema = generator.get_schema(request=None, public=True)  # type: ignore[no-untyped-call]
             _operations = [
                 (
                     _path_pattern(path),
