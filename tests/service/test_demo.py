@@ -186,7 +186,7 @@ def test_demo_sh_plays_in_a_database_of_its_own_and_says_what_it_waits_for() -> 
     """``./demo.sh`` leaves the user's database alone: its games and ratings are in
     ``$BAO_VAR_DIR/demo/``, made anew each run (its first game is /games/1/), on a queue of
     its own."""
-    from arena.worker import REPO_ROOT
+    from arena.celery_processes import REPO_ROOT
 
     tmp_path = Path(tempfile.mkdtemp(prefix="bao-demo-sh-test-"))
     tmp_path.chmod(0o755)  # sandboxed engines (other uids) read the stored engines below it
