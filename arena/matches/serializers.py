@@ -8,6 +8,7 @@ from django.db.models import Model
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from arena.api.filters import VariantField
 from arena.matches.models import Game, LiveGame, Match
 from arena.matches.replay import moves_with_traces
 from arena.matches.selectors import game_visible_engine_errors, queue_position
@@ -40,7 +41,7 @@ class MatchListOutput(serializers.ModelSerializer[Match]):
     engine_b = EngineVersionRefOutput()
     winner = EngineVersionRefOutput(allow_null=True)
     tournament: serializers.PrimaryKeyRelatedField[Model] = serializers.PrimaryKeyRelatedField(
-        read_only=True
+        read_only=True, allow_null=True, help_text="The tournament's id; null for a challenge."
     )
 
     class Meta:
@@ -141,7 +142,7 @@ class ChallengeInput(serializers.Serializer[Any]):
 
     engine = serializers.SlugField(max_length=64)
     opponent = serializers.SlugField(max_length=64)
-    variant = serializers.CharField(max_length=32)
+    variant = VariantField()
     time_control = serializers.CharField(max_length=32, default="10+0.1")
     rated = serializers.BooleanField(default=True)
     # "standard" or a suite of start positions (arena.openings); checked by the service, which
