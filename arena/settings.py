@@ -13,8 +13,10 @@ Environment variables:
   BAO_VAR_DIR (runtime files: database, embedded broker, uploads, match logs; default ./var),
   BAO_SANDBOX_MODE (auto|bwrap|fallback|off), BAO_SANDBOX_REQUIRE_FULL (bool),
   BAO_ENGINE_MAX_BYTES (upload size cap, bytes), BAO_MATCH_LEASE_SECONDS,
-  BAO_THROTTLE_CHALLENGES / _UPLOADS / _TOURNAMENTS / _REGISTER / _LOGIN ('<n>/<period>' or
-  'off'), BAO_CACHE_URL ("locmem" default, or redis://host:port/db shared by web processes).
+  BAO_THROTTLE_CHALLENGES / _UPLOADS / _TOURNAMENTS / _TESTS / _REGISTER / _LOGIN
+  ('<n>/<period>' or 'off'), BAO_VERSION_TEST_PAIRS (pairs of a version test kept queued; 0:
+  one per worker slot), BAO_CACHE_URL ("locmem" default, or redis://host:port/db shared by
+  web processes).
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ INSTALLED_APPS = [
     "engines",
     "arena.matches",
     "tournaments",
+    "tournaments.versiontests",  # version tests (SPRT): label "versiontests"
     "arena.web",  # templates and static files of the web pages
 ]
 
@@ -193,6 +196,7 @@ BAO_THROTTLE_RATES: dict[str, str | None] = {
     "challenges": env_rate("BAO_THROTTLE_CHALLENGES", "60/hour"),
     "uploads": env_rate("BAO_THROTTLE_UPLOADS", "30/hour"),
     "tournaments": env_rate("BAO_THROTTLE_TOURNAMENTS", "20/hour"),
+    "tests": env_rate("BAO_THROTTLE_TESTS", "20/hour"),
     "register": env_rate("BAO_THROTTLE_REGISTER", "20/hour"),
     "login": env_rate("BAO_THROTTLE_LOGIN", "60/hour"),
 }
@@ -230,6 +234,8 @@ BAO_SANDBOX_MODE = env_choice("BAO_SANDBOX_MODE", "auto", ("auto", "bwrap", "fal
 BAO_SANDBOX_REQUIRE_FULL = env_bool("BAO_SANDBOX_REQUIRE_FULL", False)
 BAO_ENGINE_MAX_BYTES = env_int("BAO_ENGINE_MAX_BYTES", 16 * 1024 * 1024, minimum=1024)
 BAO_MATCH_LEASE_SECONDS = env_int("BAO_MATCH_LEASE_SECONDS", 900, minimum=10)
+# Game pairs of one running version test kept queued or playing; 0: one per worker slot.
+BAO_VERSION_TEST_PAIRS = env_int("BAO_VERSION_TEST_PAIRS", 0, minimum=0)
 BAO_ENGINES_DIR = VAR_DIR / "engines"
 
 LOGGING = {

@@ -34,6 +34,7 @@ from tournaments.errors import (
 )
 from tournaments.models import Tournament, TournamentEntry
 from tournaments.rating_services import ratings_match_recorded
+from tournaments.versiontests.services import version_test_match_ended
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -285,13 +286,16 @@ def tournament_refresh_status(tournament_id: int) -> bool:
 
 
 def match_finished(match: Match) -> None:
-    """Record that ``match`` has ended: request a rating refit, advance its tournament.
+    """Record that ``match`` has ended: request a rating refit, advance its tournament, count
+    it in its version test if it is a test's game pair.
 
     Called by ``match_record_result`` inside its transaction after the games are written; safe
     to call again for the same match (a refit reads every game once, the tournament finishes
-    once). The refit runs after commit, debounced (``rating_services.ratings_match_recorded``).
+    once, a pair is counted once). The refit runs after commit, debounced
+    (``rating_services.ratings_match_recorded``).
     """
     ratings_match_recorded(match)
+    version_test_match_ended(match.pk)
     if match.tournament_id is not None:
         tournament_refresh_status(match.tournament_id)
 

@@ -76,6 +76,7 @@ def _play(
         seed=match.seed,
         config=config,
         on_event=on_event,
+        best_of=match.best_of,
         start=match.start_position or None,
     )
     return record.to_dict()

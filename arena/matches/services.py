@@ -31,7 +31,13 @@ from arena.matches.limits import (
     max_task_seconds,
 )
 from arena.matches.models import Game, Match
-from arena.openings import STANDARD, OpeningError, match_start, start_choices
+from arena.openings import (
+    STANDARD,
+    OpeningError,
+    match_start,
+    start_choices,
+    suite_position,
+)
 from arena.referee import TimeControl, TimeControlError
 from arena.rules import UnknownVariantError, canonical_variant_id
 from arena.terminations import ABORTED, TERMINATIONS, is_rated
@@ -130,14 +136,18 @@ def match_create(
     round: int | None = None,
     challenger: AbstractBaseUser | None = None,
     seed: int | None = None,
+    best_of: int = 3,
     start_suite: str = STANDARD,
+    start_index: int | None = None,
 ) -> Match:
     """Create a pending match and queue ``run_match`` once the transaction commits.
 
     ``variant`` is an id or alias (stored as the id); ``time_control`` ``"<base s>+<inc s>"``;
     ``seed`` (decides South in game 3) random below 2**31 if None; ``start_suite``
     ``"standard"`` or a suite of start positions, from which the seed draws the start of every
-    game (``arena.openings.match_start``), stored in ``start_position``.
+    game (``arena.openings.match_start``), stored in ``start_position``, unless ``start_index``
+    names the suite's position to play (``arena.openings.suite_position``: a version test walks
+    its suite pair by pair); ``best_of`` 3, 2 (a game pair) or 1 (one game, A South).
     Raises (``ApiError`` subclasses, by stable code): ``unknown_variant``, ``same_engine`` (the
     same engine version on both sides), ``engine_disabled`` (409, disabled by its owner),
     ``engine_not_active`` (409, a version not ``active``), ``variant_not_supported`` (not
@@ -159,7 +169,10 @@ def match_create(
     if seed is None:
         seed = secrets.randbelow(SEED_BOUND)
     try:
-        start = match_start(variant_id, start_suite, seed)
+        if start_index is not None and start_suite != STANDARD:
+            start = suite_position(variant_id, start_suite, start_index)
+        else:
+            start = match_start(variant_id, start_suite, seed)
     except OpeningError as exc:  # a suite file broken on disk: our fault, and loud
         raise RuntimeError(f"start positions {start_suite!r}: {exc}") from exc
     match = Match.objects.create(
@@ -174,6 +187,7 @@ def match_create(
         tournament=tournament,
         round=round,
         challenger=challenger,
+        best_of=best_of,
     )
     transaction.on_commit(lambda: match_enqueue(match.pk))
     return match
