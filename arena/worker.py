@@ -53,7 +53,8 @@ def broker_url() -> str:
 
 def worker_environment(**extra: str) -> dict[str, str]:
     """Environment for a worker subprocess: this environment plus ``DATABASE_URL``,
-    ``CELERY_BROKER_URL``, ``BAO_VAR_DIR``, ``BAO_SANDBOX_MODE``/``BAO_SANDBOX_REQUIRE_FULL``
+    ``CELERY_BROKER_URL``, ``BAO_VAR_DIR``, ``BAO_SANDBOX_MODE``/``BAO_SANDBOX_ALLOW_FALLBACK``/
+    ``BAO_SANDBOX_REQUIRE_FULL``
     of this process's settings, then ``extra``."""
     from django.conf import settings
 
@@ -64,6 +65,7 @@ def worker_environment(**extra: str) -> dict[str, str]:
         CELERY_BROKER_URL=broker_url(),
         BAO_VAR_DIR=str(settings.VAR_DIR),
         BAO_SANDBOX_MODE=str(settings.BAO_SANDBOX_MODE),
+        BAO_SANDBOX_ALLOW_FALLBACK="1" if settings.BAO_SANDBOX_ALLOW_FALLBACK else "0",
         BAO_SANDBOX_REQUIRE_FULL="1" if settings.BAO_SANDBOX_REQUIRE_FULL else "0",
         CELERY_TASK_ALWAYS_EAGER="0",
         PYTHONUNBUFFERED="1",

@@ -76,6 +76,7 @@ class EngineVersionAdmin(admin.ModelAdmin):
         "size_bytes",
         "storage_path",
         "variants",
+        "failed_variants",
         "reported_name",
         "reported_author",
         "created_at",

@@ -20,8 +20,27 @@ if TYPE_CHECKING:
     from engines.package import EnginePackage
 
 
+class RatedPairing(models.TextChoices):
+    """Consent: who may put an engine into rated play."""
+
+    ANYONE = "anyone"  # any rated challenge, tournament, ladder game (as today)
+    OWN_EVENTS = "own_events"  # only the owner's own challenges and tournaments
+
+
+class ChallengeConsent(models.TextChoices):
+    """Consent: which challenges of other users an engine accepts."""
+
+    ALL = "all"
+    UNRATED = "unrated"  # unrated challenges only
+    NONE = "none"
+
+
 class Engine(models.Model):
-    """A named engine owned by one user; the name is global (leaderboards show it)."""
+    """A named engine owned by one user; the name is global (leaderboards show it).
+
+    ``consent_*`` is the owner's consent to play with others (``engines.consent`` decides with
+    it; the defaults allow everything, as before the setting existed, so owners opt out).
+    """
 
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, related_name="engines", on_delete=models.CASCADE
@@ -32,6 +51,14 @@ class Engine(models.Model):
     is_enabled = models.BooleanField(default=True)
     is_bundled = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
+    consent_rated = models.CharField(
+        max_length=16, choices=RatedPairing.choices, default=RatedPairing.ANYONE
+    )
+    consent_challenges = models.CharField(
+        max_length=16, choices=ChallengeConsent.choices, default=ChallengeConsent.ALL
+    )
+    consent_ladder = models.BooleanField(default=True)
+    consent_version_tests = models.BooleanField(default=True)
 
     class Meta:
         ordering = ["name"]
@@ -79,7 +106,10 @@ class EngineVersion(models.Model):
     size_bytes = models.PositiveIntegerField()
     # Relative to settings.BAO_ENGINES_DIR: the stored upload (a file, or an archive).
     storage_path = models.CharField(max_length=512)
+    # The variants the version passed validation in: the only ones it plays. A variant it
+    # announced but failed is in ``failed_variants``: {variant: "<code>: <detail>"} (public).
     variants = models.JSONField(default=list, blank=True)
+    failed_variants = models.JSONField(default=dict, blank=True)
     reported_name = models.CharField(max_length=128, blank=True)
     reported_author = models.CharField(max_length=128, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -16,7 +16,9 @@ Modes (``SandboxConfig.mode``; ``EngineProcess.mode`` says which one ran):
     ``engines/sdk.py`` read-only under ``/bao/lib``, a read-only minimal ``/dev`` and the pid
     namespace's own ``/proc``. The only writable places are three tmpfs mounts with a size cap:
     ``/scratch`` (``HOME``, ``SandboxLimits.scratch_bytes``), ``/tmp`` and ``/dev/shm``
-    (``tmp_bytes`` each). There is no scratch directory on the host.
+    (``tmp_bytes`` each). There is no scratch directory on the host. bwrap reads its options
+    from a memory file (``--args``), so the namespace's pid 1 (bwrap's reaper) shows the engine
+    no host path and no uid in ``/proc/1/cmdline``, only ``prlimit`` and the engine's command.
 ``fallback``
     where namespaces are refused to unprivileged users: ``setpriv --pdeathsig KILL`` then
     ``unshare --fork --pid --kill-child --mount-proc --net --ipc --uts`` (as root; no network,
@@ -27,8 +29,9 @@ Modes (``SandboxConfig.mode``; ``EngineProcess.mode`` says which one ran):
     ``unshare`` is refused (a default docker container), only the uid, the session and the
     parent-death signal remain, the network is open and the scratch directory and world-writable
     host directories have no size cap. The engine sees the host filesystem as an unprivileged uid
-    would (world-readable files are readable). A logging WARNING names why the full sandbox (or
-    the size caps) were not used.
+    would (world-readable files are readable; the service keeps its own files in ``0700``
+    directories). Its pid 1 is the engine itself (every step execs the next). A logging WARNING
+    names why the full sandbox (or the size caps) were not used.
 ``off``
     a plain child process in its own session with the scrubbed environment: tests of the
     protocol only, never untrusted code.
@@ -40,6 +43,11 @@ Limits are set by ``prlimit`` right before the engine's own command, so they bin
 and everything it starts, not the sandbox plumbing. ``RLIMIT_NPROC`` counts per (user namespace,
 uid): in ``bwrap`` every engine has its own user namespace, in ``fallback`` its own host uid,
 so one engine's fork bomb never eats another engine's budget. ``RLIMIT_CPU`` is per process.
+
+Files (every mode but ``off``): the engine runs from a copy of its package readable only by its
+leased uid (``engines.sandbox_files.give_to_uid``), removed when it is killed, so no engine ever
+reads another's files; the library it may import is a world-readable copy keyed by its content
+(``sandbox_files.library_dir``), never a link into a checkout.
 
 Cleanup: ``EngineProcess.kill()`` SIGKILLs the process tree (the pid namespace's init, then every
 process of the leased uid, finally ``kill(-1)`` run as that uid, which the kernel applies
@@ -60,6 +68,7 @@ import contextlib
 import json
 import logging
 import os
+import secrets
 import select
 import shutil
 import signal
@@ -76,6 +85,7 @@ from typing import IO, Self, TypedDict
 
 from arena.engine_text import decode_engine_output
 from engines.package import EnginePackage
+from engines.sandbox_files import give_to_uid, library_dir
 from engines.sandbox_procs import UidLease, kill_uid, pids_of_uid, proc_status, scan, sigkill
 
 LOG = logging.getLogger(__name__)
@@ -86,7 +96,9 @@ MODES = ("auto", "bwrap", "fallback", "off")
 #: usual subordinate-uid ranges.
 UID_BASE = int(os.environ.get("BAO_SANDBOX_UID_BASE", "2100000"))
 UID_COUNT = 4096
-#: Where the uid leases (lock files) and scratch directories live.
+#: Where the uid leases (lock files), scratch directories, the engines' private package copies
+#: and the library copies live. Host-wide on purpose: uids must never be leased twice, whichever
+#: checkout asks; nothing in it points into a checkout.
 STATE_DIR = Path(
     os.environ.get("BAO_SANDBOX_DIR", os.path.join(tempfile.gettempdir(), "bao-sandbox"))
 )
@@ -105,6 +117,8 @@ _TOOLS = {
 }
 #: Run as root inside the fallback's mount namespace: the size-capped tmpfs mounts.
 MOUNTS_HELPER = Path(__file__).resolve().parent / "sandbox_mounts.py"
+#: The interpreter engines find on their PATH (the library copy is compiled for it).
+ENGINE_PYTHON = "/usr/bin/python3"
 
 _ENGINE_ROOT_IN = "/engine"
 _SCRATCH_IN = "/scratch"
@@ -115,13 +129,12 @@ _INIT_WAIT_S = 1.0
 
 
 class _RunAs(TypedDict, total=False):
-    """The ``subprocess`` keyword arguments of a mode: those that drop a child to a leased uid
-    (none: run as the service), and the fds it inherits (bwrap's ``--info-fd``)."""
+    """The ``subprocess`` keyword arguments that drop a child to a leased uid (none: run as the
+    service)."""
 
     user: int
     group: int
     extra_groups: list[int]
-    pass_fds: tuple[int, ...]
 
 
 class SandboxError(RuntimeError):
@@ -345,9 +358,11 @@ def _bwrap_writable(limits: SandboxLimits) -> list[str]:
 _BWRAP_READ_ONLY = ["--remount-ro", "/dev", "--remount-ro", "/"]
 
 
-def _bwrap_argv(package: EnginePackage, uid: int, limits: SandboxLimits) -> list[str]:
-    argv = [
-        BWRAP,
+def _bwrap_argv(
+    package: EnginePackage, root: Path, lib: Path, uid: int, limits: SandboxLimits
+) -> list[str]:
+    """bwrap's options (``root``: the engine's private copy); the command follows ``--``."""
+    return [
         *_BWRAP_BASE,
         "--uid",
         str(uid),
@@ -356,21 +371,30 @@ def _bwrap_argv(package: EnginePackage, uid: int, limits: SandboxLimits) -> list
         "--hostname",
         "engine",
         *_bwrap_writable(limits),
-    ]
-    for host_rel, inside in LIBRARY_FILES:
-        argv += ["--ro-bind-try", str(REPO_ROOT / host_rel), f"{_LIB_IN}/{inside}"]
-    argv += [
         "--ro-bind",
-        str(package.root),
+        str(lib),
+        _LIB_IN,
+        "--ro-bind",
+        str(root),
         _ENGINE_ROOT_IN,
         *_BWRAP_READ_ONLY,
         "--chdir",
         _ENGINE_ROOT_IN,
-        "--",
-        *_prlimit_argv(limits),
-        *package.argv,
     ]
-    return argv
+
+
+def _args_file(args: list[str]) -> int:
+    """A memory file holding ``args`` NUL-terminated, positioned at its start, for
+    ``bwrap --args FD`` (any length: a pipe could fill up before bwrap reads it). bwrap takes
+    options from it, not the command."""
+    fd = os.memfd_create("bwrap-args")
+    try:
+        os.write(fd, b"".join(os.fsencode(arg) + b"\0" for arg in args))
+        os.lseek(fd, 0, os.SEEK_SET)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def _mounts_argv(
@@ -394,6 +418,8 @@ def _mounts_argv(
 
 def _fallback_argv(
     package: EnginePackage,
+    root: Path,
+    lib: Path,
     uid: int,
     scratch: Path,
     limits: SandboxLimits,
@@ -420,24 +446,16 @@ def _fallback_argv(
     if not with_unshare:
         return [*head, *tail]
     if with_mounts:
-        # What the engine must still reach once /tmp is covered (they may live under it).
-        keep = (package.root, _library_dir(), REPO_ROOT)
-        mounts = _mounts_argv(limits, scratch, uid, keep, package.root)
+        # What the engine must still reach once /tmp is covered (they live under STATE_DIR).
+        mounts = _mounts_argv(limits, scratch, uid, (root, lib), root)
         tail = [*mounts, "--", *tail]
     return [*head, _TOOLS["unshare"], *_UNSHARE_ARGS, "--", *tail]
 
 
 def _library_dir() -> Path:
-    """A host directory of links to the importable sources, for PYTHONPATH in fallback mode."""
-    lib = STATE_DIR / "lib"
-    for host_rel, inside in LIBRARY_FILES:
-        src = REPO_ROOT / host_rel
-        dst = lib / inside
-        if src.exists() and not dst.is_symlink():
-            dst.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
-            with contextlib.suppress(FileExistsError):  # another referee made it first
-                dst.symlink_to(src)
-    return lib
+    """The host directory engines import ``arena.rules`` and ``engines.sdk`` from (a copy keyed
+    by its content: ``sandbox_files.library_dir``)."""
+    return library_dir(REPO_ROOT, LIBRARY_FILES, STATE_DIR, ENGINE_PYTHON)
 
 
 # --------------------------------------------------------------------------- the process
@@ -452,7 +470,8 @@ class EngineProcess:
     ``stderr_overflow`` is set past ``max_stderr_bytes`` (memory stays bounded either way).
     ``scratch`` is the host directory that is the engine's ``HOME`` (modes ``fallback`` and
     ``off``; in the fallback a capped tmpfs covers it, so it stays empty on the host), None in
-    ``bwrap``, whose ``/scratch`` exists only inside the sandbox.
+    ``bwrap``, whose ``/scratch`` exists only inside the sandbox. ``root`` is the host directory
+    the engine runs from: its private copy of the package (the package root itself in ``off``).
     """
 
     def __init__(
@@ -463,6 +482,8 @@ class EngineProcess:
         lease: UidLease | None,
         scratch: Path | None,
         started_ns: int,
+        root: Path,
+        private_root: bool,
         *,
         pid_namespace: bool = False,
         info_fd: int | None = None,
@@ -479,6 +500,8 @@ class EngineProcess:
         self._lease = lease
         self.uid = lease.uid if lease else os.getuid()
         self.scratch = scratch
+        self.root = root
+        self._private_root = private_root
         assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
         self.stdin: IO[bytes] = popen.stdin
         self._stdout = popen.stdout
@@ -567,7 +590,8 @@ class EngineProcess:
 
     def kill(self) -> None:
         """SIGKILL every process the engine started and reap; close the pipes, remove the scratch
-        directory, release the uid. Idempotent. Logs an ERROR if something survives 2 s.
+        directory and the private package copy, release the uid. Idempotent. Logs an ERROR if
+        something survives 2 s.
 
         An engine that already exited by itself (after ``quit``) in its own pid namespace is
         only reaped: no signal, no scan of ``/proc`` (the scans cost milliseconds per engine).
@@ -590,8 +614,9 @@ class EngineProcess:
             if self._info_fd is not None:
                 os.close(self._info_fd)
                 self._info_fd = None
-            if self.scratch is not None:
-                shutil.rmtree(self.scratch, ignore_errors=True)
+            for path in (self.scratch, self.root if self._private_root else None):
+                if path is not None:
+                    shutil.rmtree(path, ignore_errors=True)
             if self._lease is not None:
                 self._lease.release(clean=gone)
 
@@ -673,84 +698,127 @@ class EngineProcess:
 def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()) -> EngineProcess:
     """Start ``package`` in the sandbox ``config`` asks for; returns the running process.
 
+    In every mode but ``off`` the engine runs from a private copy of ``package.root`` that only
+    its leased uid can read (``sandbox_files.give_to_uid``), removed by ``kill()``.
+
     Raises ``SandboxError`` when it cannot be started safely: ``require_full`` and bwrap does not
-    work here, a mode that needs root, no free uid, an engine root the engine uid cannot read,
-    or the process cannot be spawned. A program that starts and then fails (say a missing
+    work here, a mode that needs root, no free uid, an engine root that cannot be copied, or the
+    process cannot be spawned. A program that starts and then fails (say a missing
     interpreter) is not an error here: it shows up as an early exit with its stderr.
     """
     mode = _choose_mode(config)
     root = Path(package.root)
     if not root.is_dir():
         raise SandboxError(f"engine root {root} is not a directory")
-    if mode != "off":
-        _check_readable(root)
     _prepare_state_dir()
     lease = _lease() if mode != "off" else None
     scratch: Path | None = None
     info_r: int | None = None  # bwrap's --info-fd: it names the pid namespace's init
     info_w: int | None = None
+    copy: Path | None = None
+    lib = REPO_ROOT  # mode off imports from the checkout itself
+    args_fd = -1
     try:
         ids: _RunAs = {}
         env = _base_env()
-        cwd = str(root)
+        pass_fds: tuple[int, ...] = ()
+        executable: str | None = None
+        if lease is not None:
+            copy = give_to_uid(
+                root, STATE_DIR / f"engine-{lease.uid}-{secrets.token_hex(8)}", lease.uid
+            )
+            lib = _library_dir()
         if mode == "bwrap":
-            assert lease is not None
+            assert lease is not None and copy is not None
             env.update(HOME=_SCRATCH_IN, PYTHONPATH=_LIB_IN)
             info_r, info_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
-            argv = _bwrap_argv(package, lease.uid, config.limits)
-            argv[1:1] = ["--info-fd", str(info_w)]
-            ids = {
-                "user": lease.uid,
-                "group": lease.uid,
-                "extra_groups": [],
-                "pass_fds": (info_w,),
-            }
+            # --info-fd: bwrap names the pid namespace's init there (see kill()).
+            options = ["--info-fd", str(info_w)]
+            args_fd = _args_file(
+                [*options, *_bwrap_argv(package, copy, lib, lease.uid, config.limits)]
+            )
+            # Only the options hold host paths and uids: bwrap reads them from the memory file,
+            # so its command line (pid 1's, inside) is the engine's command alone.
+            argv = [
+                "bwrap",
+                "--args",
+                str(args_fd),
+                "--",
+                *_prlimit_argv(config.limits),
+                *package.argv,
+            ]
+            executable = BWRAP
+            pass_fds = (args_fd, info_w)
+            ids = {"user": lease.uid, "group": lease.uid, "extra_groups": []}
         else:
             scratch = Path(tempfile.mkdtemp(prefix="scratch-", dir=STATE_DIR))
             if lease is None:
-                env.update(HOME=str(scratch), PYTHONPATH=str(REPO_ROOT))
+                env.update(HOME=str(scratch), PYTHONPATH=str(lib))
                 argv = list(package.argv)
             else:
+                assert copy is not None
                 os.chown(scratch, lease.uid, lease.uid)
-                env.update(HOME=str(scratch), PYTHONPATH=str(_library_dir()))
+                env.update(HOME=str(scratch), PYTHONPATH=str(lib))
                 found = probe()
                 argv = _fallback_argv(
-                    package, lease.uid, scratch, config.limits, found.unshare_ok, found.mounts_ok
+                    package,
+                    copy,
+                    lib,
+                    lease.uid,
+                    scratch,
+                    config.limits,
+                    found.unshare_ok,
+                    found.mounts_ok,
                 )
         started = time.monotonic_ns()
         popen = subprocess.Popen(
             argv,
+            executable=executable,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             bufsize=0,
-            cwd=cwd,
+            cwd=str(copy or root),
             env=env,
             start_new_session=True,
             close_fds=True,
+            pass_fds=pass_fds,
             **ids,
         )
     except (OSError, subprocess.SubprocessError, ValueError) as exc:
-        _undo_start(scratch, lease, info_r)
+        _undo_start(scratch, copy, lease, info_r)
         raise SandboxError(f"cannot start engine {package.name!r} ({mode}): {exc}") from exc
     except BaseException:
-        _undo_start(scratch, lease, info_r)
+        _undo_start(scratch, copy, lease, info_r)
         raise
     finally:
+        if args_fd >= 0:
+            os.close(args_fd)
         if info_w is not None:
             os.close(info_w)  # bwrap has its copy
     namespaced = mode == "bwrap" or (mode == "fallback" and probe().unshare_ok)
     return EngineProcess(
-        popen, mode, config.limits, lease, scratch, started, pid_namespace=namespaced,
+        popen,
+        mode,
+        config.limits,
+        lease,
+        scratch,
+        started,
+        copy or root,
+        copy is not None,
+        pid_namespace=namespaced,
         info_fd=info_r,
     )
 
 
-def _undo_start(scratch: Path | None, lease: UidLease | None, info_fd: int | None) -> None:
+def _undo_start(
+    scratch: Path | None, copy: Path | None, lease: UidLease | None, info_fd: int | None
+) -> None:
     if info_fd is not None:
         os.close(info_fd)
-    if scratch is not None:
-        shutil.rmtree(scratch, ignore_errors=True)
+    for path in (scratch, copy):
+        if path is not None:
+            shutil.rmtree(path, ignore_errors=True)
     if lease is not None:
         lease.release()
 
@@ -760,11 +828,14 @@ def _lease() -> UidLease:
         lease = UidLease(STATE_DIR / "uids", UID_BASE, UID_COUNT)
     except LookupError as exc:
         raise SandboxError(str(exc)) from None
-    # Scratch dirs of this uid belong to an engine that was never kill()ed (its referee died or
-    # forgot): we hold the uid now, so no process of it can be using them.
-    # Other referees create and remove their own scratch dirs meanwhile: an entry may vanish
-    # between the listing and the stat.
+    # Scratch dirs and package copies of this uid belong to an engine that was never kill()ed
+    # (its referee died or forgot): we hold the uid now, so no process of it can be using them.
+    # Other referees create and remove their own meanwhile: an entry may vanish between the
+    # listing and the stat.
     for entry in os.scandir(STATE_DIR):
+        if entry.name.startswith(f"engine-{lease.uid}-"):
+            shutil.rmtree(entry.path, ignore_errors=True)
+            continue
         if not entry.name.startswith("scratch-"):
             continue
         try:
@@ -827,13 +898,3 @@ def _warn_once(message: str) -> None:
     if message not in _warned:
         _warned.add(message)
         LOG.warning(message)
-
-
-def _check_readable(root: Path) -> None:
-    """The engine uid must be able to enter every ancestor and read the root itself."""
-    path = root.resolve()
-    if (path.stat().st_mode & 0o005) != 0o005:
-        raise SandboxError(f"engine root {path} is not world-readable (chmod a+rX it)")
-    for parent in path.parents:
-        if not parent.stat().st_mode & 0o001:
-            raise SandboxError(f"engine root {path}: {parent} is not world-searchable (chmod o+x)")

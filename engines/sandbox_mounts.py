@@ -7,15 +7,18 @@ gives the engine a private mount namespace; this program runs there as root, bet
 and the ``setpriv`` that drops to the engine uid, and before exec'ing that command:
 
 1. makes every mount private (nothing done here reaches the host);
-2. covers ``/tmp`` with a tmpfs of ``--tmp-bytes`` (mode 1777) and binds that same tmpfs over
+2. covers ``/run`` (and ``/var/run`` where it is a real directory) with an empty, read-only
+   tmpfs: the host's unix sockets there (PostgreSQL's ``/run/postgresql``, D-Bus, docker) are
+   gone, so an engine cannot connect to a database or a daemon that trusts local users;
+3. covers ``/tmp`` with a tmpfs of ``--tmp-bytes`` (mode 1777) and binds that same tmpfs over
    ``/var/tmp``, ``/run/lock`` and ``/var/lock`` where they are real directories, so they share
    one cap; covers ``/dev/shm`` with its own tmpfs of ``--tmp-bytes`` (POSIX shared memory and
    Python's ``multiprocessing`` locks keep working);
-3. binds each ``--keep`` directory (the engine root, the library dir, the repository) back at
+4. binds each ``--keep`` directory (the engine root, the library dir, the repository) back at
    its own path, read-only: paths under ``/tmp`` would otherwise vanish under the new tmpfs;
-4. mounts a tmpfs of ``--scratch-bytes`` (mode 0700, owned by ``--owner``) at ``--scratch``
+5. mounts a tmpfs of ``--scratch-bytes`` (mode 0700, owned by ``--owner``) at ``--scratch``
    (the engine's ``HOME``), so the host directory of that name stays empty;
-5. changes to ``--chdir`` and execs the command after ``--``.
+6. changes to ``--chdir`` and execs the command after ``--``.
 
 The tmpfs mounts live as long as the mount namespace, that is as long as any engine process:
 ``EngineProcess.kill()`` frees them all. Sizes are bytes (rounded up to pages by the kernel);
@@ -47,6 +50,8 @@ MS_PRIVATE = 0x40000
 
 #: World-writable host directories that share the engine's /tmp tmpfs (and its cap).
 SHARED_WITH_TMP = ("/var/tmp", "/run/lock", "/var/lock")
+#: Host directories of sockets and daemon state, covered by an empty read-only tmpfs.
+HIDDEN = ("/run", "/var/run")
 EXIT_FAILED = 125
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -102,7 +107,7 @@ def parse(argv: list[str]) -> tuple[dict[str, str], list[str], list[str]]:
 
 
 def setup(single: dict[str, str], keep: list[str]) -> None:
-    """Steps 1 to 4 of the module docstring. Raises ``MountError``, ``KeyError``, ``ValueError``."""
+    """Steps 1 to 5 of the module docstring. Raises ``MountError``, ``KeyError``, ``ValueError``."""
     tmp_bytes = int(single["tmp-bytes"])
     # Opened before /tmp is covered: the bind sources must be the host's directories.
     fds = sorted(
@@ -110,10 +115,18 @@ def setup(single: dict[str, str], keep: list[str]) -> None:
     )
     mount(None, "/", None, MS_REC | MS_PRIVATE, None)
     flags = MS_NOSUID | MS_NODEV
+    # Decided before /run is covered: which of its places are real directories on the host.
+    shared = [path for path in SHARED_WITH_TMP if real_dir(path)]
+    hidden = [path for path in HIDDEN if real_dir(path)]
+    for path in hidden:
+        mount("bao-engine-run", path, "tmpfs", flags, "size=64k,mode=0755")
+    for path in shared:
+        os.makedirs(path, mode=0o755, exist_ok=True)  # in a covered /run: an empty mount point
+    for path in hidden:
+        mount(None, path, None, MS_REMOUNT | MS_RDONLY | flags, "size=64k,mode=0755")
     mount("bao-engine-tmp", "/tmp", "tmpfs", flags, f"size={tmp_bytes},mode=1777")
-    for path in SHARED_WITH_TMP:
-        if real_dir(path):
-            mount("/tmp", path, None, MS_BIND, None)
+    for path in shared:
+        mount("/tmp", path, None, MS_BIND, None)
     if real_dir("/dev/shm"):
         mount("bao-engine-shm", "/dev/shm", "tmpfs", flags, f"size={tmp_bytes},mode=1777")
     # Parents before children, so a child's bind is not hidden under its parent's.

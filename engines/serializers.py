@@ -7,7 +7,8 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from engines.models import Engine, EngineVersion
+from engines.consent import consent_of
+from engines.models import ChallengeConsent, Engine, EngineVersion, RatedPairing
 from engines.selectors import version_visible_rejection_log
 
 
@@ -48,6 +49,29 @@ class EngineUploadInputSerializer(serializers.Serializer):
     )
 
 
+class ConsentSerializer(serializers.Serializer):
+    """The owner's consent to play with others (``engines.consent``); in a ``PATCH``, any
+    subset of the fields."""
+
+    rated_pairing = serializers.ChoiceField(
+        choices=RatedPairing.choices,
+        required=False,
+        help_text="Who may put the engine into rated play: 'anyone', or 'own_events' (only "
+        "your own challenges and tournaments).",
+    )
+    challenges = serializers.ChoiceField(
+        choices=ChallengeConsent.choices,
+        required=False,
+        help_text="Challenges by other users it accepts: 'all', 'unrated' or 'none'.",
+    )
+    ladder = serializers.BooleanField(
+        required=False, help_text="Whether it plays automatic rated play (a ladder)."
+    )
+    version_tests = serializers.BooleanField(
+        required=False, help_text="Whether other users may test their versions against it."
+    )
+
+
 class EngineUpdateInputSerializer(serializers.Serializer):
     """``PATCH /api/engines/{name}/``: any subset of the fields."""
 
@@ -55,6 +79,7 @@ class EngineUpdateInputSerializer(serializers.Serializer):
         required=False, allow_blank=True, max_length=4000
     )
     is_enabled = serializers.BooleanField(required=False)
+    consent = ConsentSerializer(required=False)
 
 
 class EngineVersionOutputSerializer(serializers.ModelSerializer):
@@ -78,6 +103,7 @@ class EngineVersionOutputSerializer(serializers.ModelSerializer):
             "sha256",
             "size_bytes",
             "variants",
+            "failed_variants",
             "reported_name",
             "reported_author",
             "created_at",
@@ -143,13 +169,19 @@ class EngineListOutputSerializer(serializers.ModelSerializer):
 class EngineDetailOutputSerializer(EngineListOutputSerializer):
     versions = serializers.SerializerMethodField()
     ratings = serializers.SerializerMethodField()
+    consent = serializers.SerializerMethodField()
 
     class Meta(EngineListOutputSerializer.Meta):
         fields = (
             *EngineListOutputSerializer.Meta.fields,
             "versions",
             "ratings",
+            "consent",
         )
+
+    @extend_schema_field(ConsentSerializer)
+    def get_consent(self, engine: Engine) -> dict[str, Any]:
+        return consent_of(engine)
 
     @extend_schema_field(EngineVersionOutputSerializer(many=True))
     def get_versions(self, engine: Engine) -> list[dict[str, Any]]:

@@ -200,15 +200,34 @@ def _send_validation(version_id: int) -> None:
         log.exception("engine version %s: could not queue its validation", version_id)
 
 
-def engine_update(
-    *, engine: Engine, description: str | None = None, is_enabled: bool | None = None
-) -> Engine:
-    """Change an engine's ``description`` and/or ``is_enabled`` (None leaves a field alone).
+#: API names of the consent setting -> ``Engine`` fields (``engines.consent``).
+CONSENT_FIELDS = {
+    "rated_pairing": "consent_rated",
+    "challenges": "consent_challenges",
+    "ladder": "consent_ladder",
+    "version_tests": "consent_version_tests",
+}
 
-    A disabled engine keeps its versions, games and ratings but enters no new match.
-    Ownership is checked by the caller (``engine_for_owner``).
+
+def engine_update(
+    *,
+    engine: Engine,
+    description: str | None = None,
+    is_enabled: bool | None = None,
+    consent: dict[str, Any] | None = None,
+) -> Engine:
+    """Change an engine's ``description``, ``is_enabled`` and/or ``consent`` (None leaves a
+    field alone; ``consent`` holds any of ``rated_pairing``, ``challenges``, ``ladder``,
+    ``version_tests``, checked by the caller's serializer; see ``engines.consent``).
+
+    A disabled engine keeps its versions, games and ratings but enters no new match. Consent
+    binds pairings made after the change (and tournaments that have not started yet); matches
+    already created are played. Ownership is checked by the caller (``engine_for_owner``).
     """
     fields = []
+    for key, value in (consent or {}).items():
+        setattr(engine, CONSENT_FIELDS[key], value)
+        fields.append(CONSENT_FIELDS[key])
     if description is not None:
         engine.description = description
         fields.append("description")

@@ -7,6 +7,9 @@ Layout under ``settings.BAO_ENGINES_DIR``::
                                                   archive, or a copy of the single executable
     .incoming/<random>/                           uploads being checked (removed either way)
 
+The whole tree is the service's alone (``engines_root`` is ``0700``): an engine reads only the
+private copy of its own package that the sandbox makes for its uid.
+
 An upload is first streamed into ``.incoming`` (hashing and counting bytes, stopping at the
 size cap), checked there, and only then renamed into its final directory: a refused upload
 leaves nothing behind. A single-file upload gets the executable bit here: browsers and most
@@ -26,6 +29,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from django.conf import settings
+
+from engines.sandbox_files import private_dir
 
 if TYPE_CHECKING:
     from engines.package import EnginePackage
@@ -63,10 +68,10 @@ class IncomingFile:
 
 
 def engines_root() -> Path:
-    """``settings.BAO_ENGINES_DIR`` as a ``Path`` (created if missing)."""
-    root = Path(settings.BAO_ENGINES_DIR)
-    root.mkdir(parents=True, exist_ok=True)
-    return root
+    """``settings.BAO_ENGINES_DIR`` as a ``Path``, created if missing, mode ``0700``: engines
+    never run from here (the sandbox gives each a private copy, ``engines.sandbox_files``), so
+    no engine uid may read any stored engine."""
+    return private_dir(Path(settings.BAO_ENGINES_DIR))
 
 
 def safe_filename(original: str, kind: str) -> str:

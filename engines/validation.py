@@ -1,25 +1,27 @@
-"""Validation of an uploaded engine version: a handshake, then one short refereed game.
+"""Validation of an uploaded engine version: a handshake, then a short refereed game per variant.
 
 A version is ``active`` when it completes the BEP handshake (``bep`` ... ``bepok`` with an
-``id name``) and plays one short game against the bundled ``random`` engine without an engine
-fault of its own (losing the game on the board is fine). Otherwise it is ``rejected`` with the
+``id name``) and then, in *every* variant it announces (all three if it announces none), plays
+one short game against the bundled ``random`` engine without an engine fault of its own (losing
+on the board is fine). It is active for the variants it passed only (``EngineVersion.variants``);
+each variant it failed is kept in ``failed_variants`` with the fault, so an engine cannot pass
+in one variant and then lose rated games on purpose in another. If it passes none, it is
+``rejected`` with the
 termination code of its fault (``arena.terminations``: ``handshake_failed``, ``crash``,
 ``illegal_move``, ``invalid_output``, ``time_forfeit``, ``stall``, ``output_limit``) and the
 referee's detail as a readable reason. An ``aborted`` game (the sandbox could not start an
 engine: our fault, not the engine's) rejects nothing: the version goes back to ``pending`` and
 ``ValidationDeferred`` is raised so the task retries.
 
-The game: the candidate plays South in ``VALIDATION_VARIANT`` (Bao la Kiswahili) if it announces
-it or announces no variant at all, else the first variant it announces that the arena knows;
-time control ``VALIDATION_TIME_CONTROL``; at most ``VALIDATION_PLY_CAP`` plies (a short game
-proves the protocol, not the strength). Engines run in the sandbox configured by
+The games: the candidate plays South in each variant, in ``VARIANTS`` order, at time control
+``VALIDATION_TIME_CONTROL``, at most ``VALIDATION_PLY_CAP`` plies each (a short game proves the
+protocol, not the strength). Engines run in the sandbox configured by
 ``settings.BAO_SANDBOX_MODE`` / ``BAO_SANDBOX_REQUIRE_FULL``.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +38,7 @@ from engines.models import EngineVersion
 
 log = logging.getLogger(__name__)
 
+#: The variant the handshake probe asks for (any would do: only the handshake is checked).
 VALIDATION_VARIANT = "bao-la-kiswahili"
 VALIDATION_TIME_CONTROL = "5+0.1"
 VALIDATION_PLY_CAP = 40
@@ -53,7 +56,10 @@ class ValidationDeferred(RuntimeError):
 class Verdict:
     """The outcome of checking a package: ``ok``, else ``code`` + ``reason`` (a rejection;
     ``log``: the engine's stderr tail, for its owner only), or ``deferred`` (infrastructure
-    fault). ``variants``/``name``/``author``: from the handshake."""
+    fault). ``variants``: those it passed (an ``ok`` verdict plays only these);
+    ``failed_variants``: {variant: "<code>: <detail>"} for the announced ones it failed (an
+    ``ok`` verdict keeps the first failure's stderr in ``log``);
+    ``name``/``author``: from the handshake."""
 
     ok: bool
     code: str = ""
@@ -61,6 +67,7 @@ class Verdict:
     log: str = ""
     deferred: bool = False
     variants: list[str] = field(default_factory=list)
+    failed_variants: dict[str, str] = field(default_factory=dict)
     name: str = ""
     author: str = ""
 
@@ -100,9 +107,6 @@ def check_package(package: Any, *, config: Any = None, opponent: Any = None) -> 
 
     if opponent is None:
         with tempfile.TemporaryDirectory(prefix="bao-validate-") as tmp:
-            os.chmod(
-                tmp, 0o755
-            )  # the engine runs as another uid and must reach its root
             return check_package(
                 package, config=config, opponent=opponent_package(Path(tmp) / "random")
             )
@@ -130,31 +134,42 @@ def check_package(package: Any, *, config: Any = None, opponent: Any = None) -> 
             f"known: {', '.join(VARIANTS)}",
             "",
         )
-    variants = known or list(
-        VARIANTS
-    )  # no 'variant' line: the protocol default is all games
-    variant = VALIDATION_VARIANT if VALIDATION_VARIANT in variants else variants[0]
-    common = {"variants": variants, "name": ident.name, "author": ident.author}
-
-    south = EngineSlot(package, CANDIDATE, config)
-    north = EngineSlot(opponent, OPPONENT, config)
-    try:
-        record = play_game(
-            variant, south, north, TimeControl.parse(VALIDATION_TIME_CONTROL), config
-        )
-    finally:
-        south.close()
-        north.close()
-    if record.termination == T.ABORTED:
-        return Verdict(ok=False, deferred=True, reason=record.detail, **common)
-    if record.termination in T.ENGINE_FAULTS and record.winner != CANDIDATE:
-        verdict = _reject(
-            record.termination, record.detail, record.engine_errors.get(CANDIDATE, "")
-        )
-        return Verdict(
-            ok=False, code=verdict.code, reason=verdict.reason, log=verdict.log, **common
-        )
-    return Verdict(ok=True, **common)
+    announced = known or list(VARIANTS)  # no 'variant' line: the protocol default is all games
+    ids = {"name": ident.name, "author": ident.author}
+    passed: list[str] = []
+    failed: dict[str, Verdict] = {}
+    for variant in VARIANTS:  # a fixed order, whatever order the engine announced
+        if variant not in announced:
+            continue
+        south = EngineSlot(package, CANDIDATE, config)
+        north = EngineSlot(opponent, OPPONENT, config)
+        try:
+            record = play_game(
+                variant, south, north, TimeControl.parse(VALIDATION_TIME_CONTROL), config
+            )
+        finally:
+            south.close()
+            north.close()
+        if record.termination == T.ABORTED:
+            return Verdict(ok=False, deferred=True, reason=record.detail, **ids)
+        if record.termination in T.ENGINE_FAULTS and record.winner != CANDIDATE:
+            failed[variant] = _reject(
+                record.termination, record.detail, record.engine_errors.get(CANDIDATE, "")
+            )
+        else:
+            passed.append(variant)
+    # Rejected: the first failure is the reason. Active with failures: those are listed per
+    # variant, and the first one's stderr is kept for the owner (rejection_log).
+    first = next(iter(failed.values()), Verdict(ok=True))
+    return Verdict(
+        ok=bool(passed),
+        code="" if passed else first.code,
+        reason="" if passed else first.reason,
+        log=first.log,
+        variants=passed,
+        failed_variants={variant: v.reason for variant, v in failed.items()},
+        **ids,
+    )
 
 
 def _reject(code: str, detail: str, stderr: str) -> Verdict:
@@ -237,6 +252,7 @@ def _record(version_id: int, status: str, verdict: Verdict) -> None:
             rejection_reason=storable_text(verdict.reason),
             rejection_log=storable_text(verdict.log),
             variants=storable(verdict.variants),
+            failed_variants=storable(verdict.failed_variants),
             reported_name=storable_text(verdict.name)[:128],
             reported_author=storable_text(verdict.author)[:128],
             validated_at=timezone.now(),

@@ -118,7 +118,8 @@ class EngineListCreateView(GenericAPIView):
 
 
 class EngineDetailView(APIView):
-    """``GET`` an engine with its versions; ``PATCH`` its description / enabled flag (owner)."""
+    """``GET`` an engine with its versions; ``PATCH`` its description / enabled flag / consent
+    (owner)."""
 
     parser_classes = (
         api_parsers.JSONParser,
@@ -138,9 +139,12 @@ class EngineDetailView(APIView):
 
     @extend_schema(
         operation_id="engines_update",
-        summary="Change an engine's description or enabled flag (owner only)",
+        summary="Change an engine's description, enabled flag or consent (owner only)",
         description="Errors: `engine_not_yours` (403), `not_found`, `invalid`. A disabled engine "
-        "keeps its history but enters no new matches.",
+        "keeps its history but enters no new matches. `consent` (any subset) says who may pair "
+        "the engine: `rated_pairing` (`anyone` | `own_events`), `challenges` (`all` | "
+        "`unrated` | `none`), `ladder` and `version_tests` (booleans); a pairing it refuses is "
+        "403 `pairing_refused`. Defaults allow everything.",
         request=s.EngineUpdateInputSerializer,
         responses={200: s.EngineDetailOutputSerializer, **ERROR_RESPONSES},
     )

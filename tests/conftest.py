@@ -28,24 +28,25 @@ def _no_throttle_counts_carried_over():  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def alice(db):  # type: ignore[no-untyped-def]
-    """A registered user with an API token (password ``correct horse 1``)."""
-    from django.contrib.auth import get_user_model
-    from rest_framework.authtoken.models import Token
+    """A registered user with an API token, its key in ``alice.api_token`` (password
+    ``correct horse 1``)."""
+    return _user_with_token("alice", "alice@example.org", "correct horse 1")
 
-    user = get_user_model().objects.create_user("alice", "alice@example.org", "correct horse 1")
-    Token.objects.create(user=user)
+
+def _user_with_token(username: str, email: str, password: str):  # type: ignore[no-untyped-def]
+    from django.contrib.auth import get_user_model
+
+    from arena.accounts.services import token_mint
+
+    user = get_user_model().objects.create_user(username, email, password)
+    user.api_token, _expiry = token_mint(user=user)
     return user
 
 
 @pytest.fixture
 def bob(db):  # type: ignore[no-untyped-def]
-    """A second user, to own engines alice may not touch."""
-    from django.contrib.auth import get_user_model
-    from rest_framework.authtoken.models import Token
-
-    user = get_user_model().objects.create_user("bob", "bob@example.org", "battery staple 2")
-    Token.objects.create(user=user)
-    return user
+    """A second user, to own engines alice may not touch (token key in ``bob.api_token``)."""
+    return _user_with_token("bob", "bob@example.org", "battery staple 2")
 
 
 @pytest.fixture
@@ -62,7 +63,7 @@ def alice_client(alice):  # type: ignore[no-untyped-def]
     from rest_framework.test import APIClient
 
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {alice.auth_token.key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {alice.api_token}")
     return client
 
 
@@ -72,5 +73,5 @@ def bob_client(bob):  # type: ignore[no-untyped-def]
     from rest_framework.test import APIClient
 
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {bob.auth_token.key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {bob.api_token}")
     return client

@@ -18,6 +18,7 @@ from django.utils import timezone
 from arena.matches.services import match_create, normalize_start_suite, normalize_time_control
 from arena.openings import STANDARD
 from arena.rules import UnknownVariantError, canonical_variant_id
+from engines.consent import PairingKind, check_pairing, pairing_refusal
 from engines.models import EngineVersion
 from engines.selectors import engine_by_name
 from tournaments import pairing
@@ -79,7 +80,10 @@ def tournament_create(
     ``TimeControlTooLong``, ``UnknownStartSuite``, ``DuplicateEngine``, ``TooFewEngines``
     (fewer than 2 engines), ``EngineNotFound``, ``EngineDisabled`` (disabled by its owner),
     ``EngineNotActive`` (no active version), ``VariantNotSupported`` (the version did not
-    announce the variant), ``RatedTournamentNotAllowed`` (403, the rule above).
+    announce the variant), ``RatedTournamentNotAllowed`` (403, the rule above),
+    ``PairingRefused`` (403 ``pairing_refused``: an engine's owner does not consent,
+    ``engines.consent``). Pairings between two engines of one owner are played unrated
+    (``arena.matches.services.match_create``).
     """
     try:
         variant_id = canonical_variant_id(variant)
@@ -109,6 +113,10 @@ def tournament_create(
             f"a tournament needs at least 2 engines, got {len(names)}", details={"engines": names}
         )
     versions = [_entry_version(n, variant_id) for n in names]
+    for version in versions:
+        check_pairing(
+            version.engine, kind=PairingKind.TOURNAMENT, rated=rated, requester=created_by
+        )
     if rated:
         _check_rated_allowed(created_by, versions, format)
     with transaction.atomic():
@@ -185,7 +193,8 @@ def tournament_start(tournament_id: int, *, now: dt.datetime | None = None) -> b
     The conditional UPDATE scheduled -> running is the lock (its row count says whether this
     call won), so beat firing twice starts a tournament once. Matches are created with
     ``arena.matches.services.match_create`` and queued when the transaction commits. A pairing
-    whose engine can no longer play (disabled since) is skipped and logged. Returns True if
+    whose engine can no longer play (disabled since, or its owner withdrew consent since) is
+    skipped and logged. Returns True if
     this call started the tournament.
     """
     now = now or timezone.now()
@@ -200,9 +209,27 @@ def tournament_start(tournament_id: int, *, now: dt.datetime | None = None) -> b
             tournament.entries.select_related("engine_version__engine").order_by("seed_no")
         )
         created = 0
+        refused = {
+            i: refusal
+            for i, entry in enumerate(entries)
+            if (
+                refusal := pairing_refusal(
+                    entry.engine_version.engine,
+                    kind=PairingKind.TOURNAMENT,
+                    rated=tournament.rated,
+                    requester=tournament.created_by,
+                )
+            )
+        }
         for round_no, pairs in enumerate(tournament_schedule(tournament), start=1):
             for p in pairs:
                 a, b = entries[p.a].engine_version, entries[p.b].engine_version
+                if p.a in refused or p.b in refused:
+                    logger.warning(
+                        "tournament %s round %s: %s vs %s not played: %s",
+                        tournament_id, round_no, a, b, refused.get(p.a) or refused.get(p.b),
+                    )
+                    continue
                 try:
                     with transaction.atomic():
                         match_create(

@@ -1,2 +1,2 @@
-"""Users and tokens are administered through Django's own admin (``django.contrib.auth`` and
-``rest_framework.authtoken`` register them); this app adds no model of its own."""
+"""Users are administered through Django's own admin (``django.contrib.auth``); API tokens
+through django-rest-knox's (digests only: a key is never stored). This app adds no model."""

@@ -5,6 +5,11 @@ from __future__ import annotations
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from rest_framework import serializers
 
+_TOKEN_HELP = (
+    "Send as 'Authorization: Token <token>'. Shown once: the arena keeps only a digest of it."
+)
+_EXPIRY_HELP = "When the token stops working (ISO 8601, UTC); null: never."
+
 
 class RegisterInputSerializer(serializers.Serializer):
     username = serializers.CharField(
@@ -23,8 +28,27 @@ class TokenInputSerializer(serializers.Serializer):
     )
 
 
+class PasswordChangeInputSerializer(serializers.Serializer):
+    old_password = serializers.CharField(write_only=True, max_length=128, trim_whitespace=False)
+    new_password = serializers.CharField(write_only=True, max_length=128, trim_whitespace=False)
+
+
 class TokenOutputSerializer(serializers.Serializer):
-    token = serializers.CharField(help_text="Send as 'Authorization: Token <token>'.")
+    token = serializers.CharField(help_text=_TOKEN_HELP)
+    expires_at = serializers.DateTimeField(allow_null=True, help_text=_EXPIRY_HELP)
+
+
+class TokenListOutputSerializer(serializers.Serializer):
+    """One live token as its owner sees it: never the key, only its first characters."""
+
+    prefix = serializers.CharField(
+        source="token_key",
+        help_text="The key's first characters: names the token (DELETE /api/auth/tokens/"
+        "{prefix}/ revokes it).",
+    )
+    created_at = serializers.DateTimeField(source="created")
+    expires_at = serializers.DateTimeField(source="expiry", allow_null=True, help_text=_EXPIRY_HELP)
+    current = serializers.BooleanField(help_text="The token this request was sent with.")
 
 
 class UserOutputSerializer(serializers.Serializer):
@@ -36,7 +60,8 @@ class UserOutputSerializer(serializers.Serializer):
 
 class RegisterOutputSerializer(serializers.Serializer):
     user = UserOutputSerializer()
-    token = serializers.CharField(help_text="Send as 'Authorization: Token <token>'.")
+    token = serializers.CharField(help_text=_TOKEN_HELP)
+    expires_at = serializers.DateTimeField(allow_null=True, help_text=_EXPIRY_HELP)
 
 
 class MeOutputSerializer(UserOutputSerializer):

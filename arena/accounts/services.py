@@ -1,22 +1,39 @@
-"""Account writes: registration and API tokens (HackSoft style: services write)."""
+"""Account writes: registration, API tokens, password changes (HackSoft style: services write).
+
+API tokens are django-rest-knox tokens: the database keeps only a SHA-512 digest of each key
+and its first ``PREFIX_LENGTH`` characters (the lookup index, shown to the owner as the token's
+name), never the key itself; the key is shown once, when it is minted. Every token expires
+``settings.REST_KNOX["TOKEN_TTL"]`` after it was minted (``BAO_TOKEN_TTL_HOURS``, default 30
+days); a user holds at most ``MAX_TOKENS_PER_USER`` (minting one more drops the oldest).
+"""
 
 from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
 
 from django.contrib.auth import authenticate, get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
-from rest_framework.authtoken.models import Token
+from django.utils import timezone
+from knox.models import AuthToken
+from knox.settings import CONSTANTS
 from rest_framework.exceptions import ValidationError
 
-from arena.api.errors import InvalidCredentials, UsernameTaken
+from arena.api.errors import InvalidCredentials, NotFoundError, UsernameTaken
+
+#: Characters of a key kept in clear (knox's lookup index), shown as the token's name.
+PREFIX_LENGTH = CONSTANTS.TOKEN_KEY_LENGTH
+#: Live tokens a user may hold; minting past it deletes the oldest.
+MAX_TOKENS_PER_USER = 20
 
 
 def user_register(
     *, username: str, password: str, email: str = ""
-) -> tuple[AbstractBaseUser, str]:
-    """Create a user and its API token; returns ``(user, token key)``.
+) -> tuple[AbstractBaseUser, str, datetime | None]:
+    """Create a user and a first API token; returns ``(user, token key, token expiry)``.
 
     Raises ``UsernameTaken`` (``username_taken``) if the name exists (case-insensitively, so
     ``Alice`` and ``alice`` cannot both own engines), ``ValidationError`` (``invalid``, details
@@ -25,29 +42,72 @@ def user_register(
     User = get_user_model()
     if User.objects.filter(username__iexact=username).exists():
         raise UsernameTaken(details={"username": username})
-    candidate = User(username=username, email=email)
-    try:
-        validate_password(password, user=candidate)
-    except DjangoValidationError as exc:
-        raise ValidationError({"password": list(exc.messages)}) from None
+    _check_password(password, User(username=username, email=email), field="password")
     try:
         with transaction.atomic():
-            user = User.objects.create_user(
-                username=username, password=password, email=email
-            )
-            token = Token.objects.create(user=user)
+            user = User.objects.create_user(username=username, password=password, email=email)
+            key, expiry = token_mint(user=user)
     except IntegrityError:  # a concurrent registration of the same name won the race
         raise UsernameTaken(details={"username": username}) from None
-    return user, token.key
+    return user, key, expiry
 
 
-def token_obtain(*, username: str, password: str) -> str:
-    """The API token key of the user with these credentials (created on first use).
+def token_obtain(*, username: str, password: str) -> tuple[str, datetime | None]:
+    """A new API token for the user with these credentials: ``(key, expiry)``. Each call mints
+    another token (the earlier ones stay valid until they expire or are revoked).
 
     Raises ``InvalidCredentials`` (``invalid_credentials``) for a wrong pair or an inactive user.
     """
     user = authenticate(username=username, password=password)
     if user is None:
         raise InvalidCredentials()
-    token, _ = Token.objects.get_or_create(user=user)
-    return token.key
+    return token_mint(user=user)
+
+
+def token_mint(*, user: Any) -> tuple[str, datetime | None]:
+    """Mint a token for ``user``: ``(key, expiry)``; the key exists nowhere else afterwards.
+    Drops the user's expired tokens, and the oldest beyond ``MAX_TOKENS_PER_USER``."""
+    with transaction.atomic():
+        AuthToken.objects.filter(user=user, expiry__lt=timezone.now()).delete()
+        instance, key = AuthToken.objects.create(user=user)
+        keep = AuthToken.objects.filter(user=user).order_by("-created", "-digest")
+        stale = list(keep.values_list("digest", flat=True)[MAX_TOKENS_PER_USER:])
+        if stale:
+            AuthToken.objects.filter(digest__in=stale).delete()
+    return key, instance.expiry
+
+
+def token_revoke(*, user: Any, prefix: str) -> None:
+    """Revoke ``user``'s token(s) whose key starts with ``prefix`` (the ``prefix`` that
+    ``arena.accounts.selectors.token_list`` shows). Raises ``NotFoundError`` (404
+    ``not_found``) if ``user`` has none: another user's token is not found either."""
+    deleted, _ = AuthToken.objects.filter(user=user, token_key=prefix).delete()
+    if not deleted:
+        raise NotFoundError("You have no token with this prefix.", details={"prefix": prefix})
+
+
+def password_change(
+    *, user: Any, old_password: str, new_password: str
+) -> tuple[str, datetime | None]:
+    """Change ``user``'s password and revoke every token they hold (a leaked token dies with
+    the old password); returns a new token ``(key, expiry)`` for the caller.
+
+    Raises ``InvalidCredentials`` (``invalid_credentials``) if ``old_password`` is wrong,
+    ``ValidationError`` (``invalid``, details under ``new_password``) if the new one fails
+    ``AUTH_PASSWORD_VALIDATORS``.
+    """
+    if not user.check_password(old_password):
+        raise InvalidCredentials("The current password is wrong.")
+    _check_password(new_password, user, field="new_password")
+    with transaction.atomic():
+        user.set_password(new_password)
+        user.save(update_fields=["password"])
+        AuthToken.objects.filter(user=user).delete()
+        return token_mint(user=user)
+
+
+def _check_password(password: str, user: Any, *, field: str) -> None:
+    try:
+        validate_password(password, user=user)
+    except DjangoValidationError as exc:
+        raise ValidationError({field: list(exc.messages)}) from None

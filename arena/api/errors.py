@@ -58,6 +58,15 @@ class EngineNotYours(ApiError):
     default_detail = "An engine with this name belongs to another user."
 
 
+class PairingRefused(ApiError):
+    """The engine's owner does not consent to this pairing (``engines.consent``): ``details``
+    names the ``engine``, the ``kind`` of pairing and the consent ``setting`` and ``value``."""
+
+    status_code = status.HTTP_403_FORBIDDEN
+    default_code = "pairing_refused"
+    default_detail = "The engine's owner does not allow this pairing."
+
+
 class UploadTooLarge(ApiError):
     status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
     default_code = "upload_too_large"

@@ -41,6 +41,7 @@ from arena.openings import (
 from arena.referee import TimeControl, TimeControlError
 from arena.rules import UnknownVariantError, canonical_variant_id
 from arena.terminations import ABORTED, TERMINATIONS, is_rated
+from engines.consent import PairingKind, check_pairing, rated_between
 from engines.models import EngineVersion
 
 if TYPE_CHECKING:
@@ -147,7 +148,10 @@ def match_create(
     ``"standard"`` or a suite of start positions, from which the seed draws the start of every
     game (``arena.openings.match_start``), stored in ``start_position``, unless ``start_index``
     names the suite's position to play (``arena.openings.suite_position``: a version test walks
-    its suite pair by pair); ``best_of`` 3, 2 (a game pair) or 1 (one game, A South).
+    its suite pair by pair); ``best_of`` 3, 2 (a game pair) or 1 (one game, A South). A match
+    between two engines of one owner is stored unrated whatever ``rated`` says
+    (``engines.consent.rated_between``). Consent is the caller's to check
+    (``engines.consent.check_pairing``).
     Raises (``ApiError`` subclasses, by stable code): ``unknown_variant``, ``same_engine`` (the
     same engine version on both sides), ``engine_disabled`` (409, disabled by its owner),
     ``engine_not_active`` (409, a version not ``active``), ``variant_not_supported`` (not
@@ -175,6 +179,7 @@ def match_create(
             start = match_start(variant_id, start_suite, seed)
     except OpeningError as exc:  # a suite file broken on disk: our fault, and loud
         raise RuntimeError(f"start positions {start_suite!r}: {exc}") from exc
+    rated = rated and rated_between(engine_a.engine, engine_b.engine)
     match = Match.objects.create(
         variant=variant_id,
         time_control=tc_text,
@@ -393,8 +398,10 @@ def match_challenge(
     against ``opponent`` (latest active version), by engine names in any case.
 
     Raises ``engine_not_found`` (404) for an unknown name, ``engine_not_yours`` (403) if
-    ``engine`` belongs to someone else, ``engine_not_active`` if either has no active version,
-    ``engine_disabled`` if either is disabled by its owner, and every error of ``match_create``.
+    ``engine`` belongs to someone else, ``pairing_refused`` (403) if the opponent's owner does
+    not accept this challenge (``engines.consent``), ``engine_not_active`` if either has no
+    active version, ``engine_disabled`` if either is disabled by its owner, and every error of
+    ``match_create``. A challenge between two of the user's own engines is played unrated.
     """
     from engines.selectors import engine_by_name
 
@@ -410,6 +417,7 @@ def match_challenge(
             f"{engine!r} belongs to another user: challenge with an engine you own.",
             details={"engine": engine},
         )
+    check_pairing(theirs, kind=PairingKind.CHALLENGE, rated=rated, requester=user)
     versions = []
     for e in (mine, theirs):
         if not e.is_enabled:

@@ -16,6 +16,7 @@ import select
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -401,9 +402,10 @@ def test_the_engine_sees_a_scrubbed_environment_its_own_uid_and_read_only_files(
             "PATH": "/usr/bin:/bin",
             "LANG": "C.UTF-8",
             "HOME": str(engine.scratch),
-            "PYTHONPATH": str(sandbox.STATE_DIR / "lib"),
+            "PYTHONPATH": str(sandbox._library_dir()),
         }
-        assert facts["cwd"] == str(world_dir)
+        # Its private copy of the package, not the package itself.
+        assert facts["cwd"] == str(engine.root) != str(world_dir)
         # As in bwrap, the engine root is a read-only mount of its own.
         assert (facts["write_own_file"], facts["create_in_root"]) == ("EACCES", "EROFS")
     assert facts["groups"] == []
@@ -649,12 +651,20 @@ def test_auto_falls_back_loudly_and_require_full_refuses_when_bwrap_is_broken(
         probe(refresh=True)
 
 
-@needs_root
-def test_an_engine_root_the_engine_uid_cannot_read_is_refused(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", SANDBOXED)
+def test_an_engine_stored_where_only_the_service_reads_runs_from_its_copy(
+    mode: str, tmp_path: Path
+) -> None:
+    # Like var/engines/: 0700 directories of the service; the engine uid reaches none of it.
     root = tmp_path / "engine"
     root.mkdir(mode=0o700)
-    with pytest.raises(SandboxError, match="world-readable"):
-        start_engine(EnginePackage("x", root, ("true",)), SandboxConfig(mode="fallback"))
+    os.chmod(tmp_path, 0o700)
+    package, marker = hostile(root, "facts.py")
+    os.chmod(root / "facts.py", 0o600)
+    engine = start_engine(package, SandboxConfig(mode=mode))
+    facts = json.loads(read_lines(engine, 1)[0])
+    assert facts["uid"] == engine.uid
+    assert_all_gone(engine, marker)
 
 
 def test_off_contradicts_require_full(world_dir: Path) -> None:
@@ -776,3 +786,92 @@ def test_an_engine_killed_with_nothing_left_releases_its_uid_clean(
     assert lock.read_bytes() == b""  # held: dirty
     assert_all_gone(engine, marker)
     assert lock.read_bytes() == sandbox_procs.CLEAN
+
+
+# --------------------------------------------------------------------------- what an engine sees
+
+
+def snoop(engine: EngineProcess) -> dict[str, object]:
+    lines = read_lines(engine, 1)
+    assert len(lines) == 1, engine.stderr_tail()
+    found: dict[str, object] = json.loads(lines[0])
+    return found
+
+
+@pytest.mark.parametrize("mode", SANDBOXED)
+def test_an_engine_runs_from_a_copy_only_its_uid_reads_and_never_reads_another_engines(
+    mode: str, world_dir: Path
+) -> None:
+    other_root = world_dir / "other"
+    other_root.mkdir()
+    (other_root / "secret.txt").write_text("the other engine's opening book\n")
+    other = start_engine(
+        EnginePackage("other", other_root, ("python3", "-c", "import time; time.sleep(60)")),
+        SandboxConfig(mode=mode),
+    )
+    # Root owns the copy, the engine's group reads it: it can neither write nor chmod it.
+    st = os.stat(other.root / "secret.txt")
+    assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (0, other.uid, 0o640)
+    st = os.stat(other.root)
+    assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (0, other.uid, 0o750)
+    mine = world_dir / "mine"
+    mine.mkdir()
+    package, marker = hostile(
+        mine, "snoop.py", str(other.root / "secret.txt"), str(other.root), str(sandbox.STATE_DIR)
+    )
+    engine = start_engine(package, SandboxConfig(mode=mode))
+    found = snoop(engine)
+    # bwrap mounts none of it; the fallback's own /tmp covers a state directory under /tmp,
+    # and elsewhere the copy's modes keep other uids out.
+    under_tmp = sandbox.STATE_DIR.resolve().is_relative_to("/tmp")
+    hidden = "ENOENT" if mode == "bwrap" or under_tmp else "EACCES"
+    assert found[str(other.root / "secret.txt")] == {"error": hidden}
+    assert found[str(other.root)] == {"error": hidden}
+    # The state directory can be crossed (to reach one's own copy), not listed; in the
+    # fallback's own /tmp it holds just the mount points of the engine's own places.
+    if hidden == "ENOENT" and mode == "fallback":
+        assert engine.scratch is not None
+        own = [engine.root.name, sandbox._library_dir().name, engine.scratch.name]
+        assert found[str(sandbox.STATE_DIR)] == {"ok": sorted(own)}
+    else:
+        assert found[str(sandbox.STATE_DIR)] == {"error": hidden}
+    copies = (engine.root, other.root)
+    assert_all_gone(engine, marker)
+    other.kill()
+    assert [p for p in copies if p.exists()] == []
+
+
+@pytest.mark.parametrize("mode", SANDBOXED)
+def test_pid_1_of_the_engine_shows_no_host_path_or_uid_and_no_other_process_is_visible(
+    mode: str, world_dir: Path
+) -> None:
+    package, marker = hostile(world_dir, "snoop.py")
+    engine = start_engine(package, SandboxConfig(mode=mode))
+    found = snoop(engine)
+    cmdline = found["/proc/1/cmdline"]
+    assert isinstance(cmdline, dict) and "ok" in cmdline, found
+    words = cmdline["ok"].split("\0")
+    for leak in (str(sandbox.STATE_DIR), str(world_dir), str(REPO), str(engine.uid), "/tmp"):
+        assert not any(leak in word for word in words), (leak, words)
+    if mode == "fallback":  # every step execs the next: pid 1 is the engine itself
+        assert words[:3] == ["python3", "snoop.py", marker]
+    else:  # bwrap's reaper, whose options (paths, uids) came from a memory file
+        assert words[:4] == ["bwrap", "--args", words[2], "--"]
+        assert words[-3:-1] == ["snoop.py", marker]
+    # Its own pid namespace: the reaper (bwrap) and the engine, nothing of the host.
+    assert found["pids"] == ([1] if mode == "fallback" else [1, 2])
+    assert_all_gone(engine, marker)
+
+
+@needs_root
+def test_the_fallback_hides_the_hosts_sockets_under_run(world_dir: Path) -> None:
+    if not _found.mounts_ok:
+        pytest.skip(f"no mounts in the fallback here: {_found.mounts_reason}")
+    package, marker = hostile(world_dir, "snoop.py", "/run", "/run/postgresql", "/var/run")
+    engine = start_engine(package, SandboxConfig(mode="fallback"))
+    found = snoop(engine)
+    lock = ["lock"] if real_dir("/run/lock") else []
+    assert found["/run"] == {"ok": lock}
+    assert found["/run/postgresql"] == {"error": "ENOENT"}
+    assert found["/var/run"] in ({"ok": lock}, {"error": "ENOENT"})
+    assert_all_gone(engine, marker)

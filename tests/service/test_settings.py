@@ -60,3 +60,66 @@ def test_manage_py_prints_other_bad_settings_the_same_way(tmp_path):
         ["Bad setting: DJANGO_DEBUG='perhaps' is not a boolean "
          "(use 1/0, true/false, yes/no, on/off)"],
     )
+
+
+SANDBOX_SETTINGS = (
+    "import arena.settings as s; print(s.BAO_SANDBOX_MODE, s.BAO_SANDBOX_ALLOW_FALLBACK, "
+    "s.BAO_SANDBOX_REQUIRE_FULL)"
+)
+
+
+@pytest.mark.parametrize(
+    ("env", "printed"),
+    [
+        ({}, "auto False True"),  # uploaded engines need bubblewrap unless the operator says so
+        ({"BAO_SANDBOX_REQUIRE_FULL": "1"}, "auto False True"),
+        ({"BAO_SANDBOX_ALLOW_FALLBACK": "1"}, "auto True False"),
+        (
+            {"BAO_SANDBOX_ALLOW_FALLBACK": "1", "BAO_SANDBOX_MODE": "fallback"},
+            "fallback True False",
+        ),
+    ],
+)
+def test_the_full_sandbox_is_required_unless_fallback_is_allowed(tmp_path, env, printed):
+    environ = {"BAO_SANDBOX_MODE": "auto"} | env
+    result = run(["-c", SANDBOX_SETTINGS], tmp_path, **environ)
+    assert (result.returncode, result.stdout.strip()) == (0, printed), result.stderr
+
+
+@pytest.mark.parametrize(
+    ("env", "says"),
+    [
+        ({"BAO_SANDBOX_MODE": "fallback"}, "BAO_SANDBOX_MODE=fallback runs uploaded engines"),
+        ({"BAO_SANDBOX_MODE": "off"}, "BAO_SANDBOX_MODE=off runs uploaded engines"),
+        ({"BAO_SANDBOX_REQUIRE_FULL": "0"}, "BAO_SANDBOX_REQUIRE_FULL=0 no longer allows"),
+    ],
+)
+def test_a_weaker_sandbox_without_the_operators_consent_is_refused(tmp_path, env, says):
+    result = run(["manage.py", "check"], tmp_path, **env)
+    assert result.returncode == 2
+    assert result.stderr.strip().startswith(f"Bad setting: {says}"), result.stderr
+
+
+def test_the_var_dir_is_private_and_the_sqlite_file_is_created_0600(tmp_path):
+    var = tmp_path / "var"
+    var.mkdir(mode=0o755)
+    db = tmp_path / "elsewhere.sqlite3"
+    result = run(
+        ["-c", "import django; django.setup(); from django.db import connection; "
+         "connection.cursor().execute('CREATE TABLE t (x int)')"],
+        var, DATABASE_URL=f"sqlite:///{db}", DJANGO_SETTINGS_MODULE="arena.settings",
+    )
+    assert result.returncode == 0, result.stderr
+    assert oct(var.stat().st_mode & 0o777) == "0o700"
+    assert oct(db.stat().st_mode & 0o777) == "0o600"
+    wal = Path(f"{db}-wal")
+    assert not wal.exists() or oct(wal.stat().st_mode & 0o777) == "0o600"
+    # An older database made 0644 is closed at the next connection.
+    db.chmod(0o644)
+    result = run(
+        ["-c", "import django; django.setup(); from django.db import connection; "
+         "connection.cursor().execute('SELECT 1')"],
+        var, DATABASE_URL=f"sqlite:///{db}", DJANGO_SETTINGS_MODULE="arena.settings",
+    )
+    assert result.returncode == 0, result.stderr
+    assert oct(db.stat().st_mode & 0o777) == "0o600"

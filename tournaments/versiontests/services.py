@@ -34,6 +34,7 @@ from arena.matches.services import match_create, normalize_start_suite, normaliz
 from arena.openings import DEFAULT_SUITE, STANDARD, load_suite
 from arena.rules import UnknownVariantError, canonical_variant_id
 from arena.terminations import ABORTED
+from engines.consent import PairingKind, check_pairing, pairing_refusal
 from engines.models import EngineVersion
 from engines.selectors import engine_by_name
 from tournaments.sprt import Decision, SprtInputError, SprtParameters, sprt
@@ -113,18 +114,20 @@ def _version(name: str, number: int | None, *, older_than: EngineVersion | None 
     return version
 
 
-def _check_may_test(user: Any, new: EngineVersion, base: EngineVersion) -> None:
+def _check_may_test(user: Any, new: EngineVersion, base: EngineVersion, rated: bool) -> None:
     """At least one of the two versions must be the user's (staff and the service itself,
     ``user`` None, excepted): a test spends worker time on engines, and its pairs are the
-    business of the engines' owners."""
-    if user is None or getattr(user, "is_staff", False):
-        return
-    if user.pk in (new.engine.owner_id, base.engine.owner_id):
-        return
-    raise errors.VersionsNotYours(
-        f"neither {new} nor {base} is yours: a version test needs one version of your engine.",
-        details={"new": str(new), "base": str(base)},
-    )
+    business of the engines' owners. The other one's owner must consent to being used in
+    other users' version tests (``engines.consent``; their own engines always may)."""
+    staff = user is None or getattr(user, "is_staff", False)
+    if not staff and user.pk not in (new.engine.owner_id, base.engine.owner_id):
+        raise errors.VersionsNotYours(
+            f"neither {new} nor {base} is yours: a version test needs one version of your "
+            "engine.",
+            details={"new": str(new), "base": str(base)},
+        )
+    for version in (new, base):
+        check_pairing(version.engine, kind=PairingKind.VERSION_TEST, rated=rated, requester=user)
 
 
 def version_test_create(
@@ -160,7 +163,8 @@ def version_test_create(
     Raises (stable codes): ``invalid_sprt_bounds``, ``invalid_sprt_error_rate``,
     ``unknown_variant``, ``invalid_time_control``, ``time_control_too_long``,
     ``unknown_start_suite``, ``engine_not_found``, ``engine_version_not_found``,
-    ``engine_not_active``, ``same_engine``, ``versions_not_yours`` (403), and those of
+    ``engine_not_active``, ``same_engine``, ``versions_not_yours`` (403), ``pairing_refused``
+    (403: the other engine's owner lends it to no one's version tests), and those of
     ``arena.matches.services.match_create`` for a version that cannot play the variant
     (``engine_disabled``, ``engine_not_active``, ``variant_not_supported``). Nothing is written
     when it raises. ``ValueError`` for a ``max_pairs`` out of range or an unknown ``model``
@@ -188,7 +192,7 @@ def version_test_create(
             f"{new} cannot be tested against itself: name another version.",
             details={"engine": new.engine.name, "version": new.number},
         )
-    _check_may_test(user, new, base)
+    _check_may_test(user, new, base, rated)
     offset = 0 if start_suite == STANDARD else secrets.randbelow(
         len(load_suite(variant_id, start_suite))
     )
@@ -233,6 +237,19 @@ def _top_up(test: VersionTest, *, strict: bool) -> int:
     room = test.max_pairs - test.pairs_counted - pending
     wanted = min(pairs_in_flight_target() - pending, room)
     queued = 0
+    if wanted > 0 and test.created_by is not None:
+        for version in (test.new_version, test.base_version):
+            refusal = pairing_refusal(
+                version.engine,
+                kind=PairingKind.VERSION_TEST,
+                rated=test.rated,
+                requester=test.created_by,
+            )
+            if refusal is not None:  # withdrawn since the test began
+                if strict:
+                    raise refusal
+                _end(test, VersionTest.Decision.STOPPED, f"no more pairs: {refusal.detail}")
+                return 0
     for _ in range(max(wanted, 0)):
         index = test.pairs_created
         try:

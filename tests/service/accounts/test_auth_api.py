@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+from knox.crypto import hash_token
+from knox.models import AuthToken
 
 pytestmark = pytest.mark.django_db
 
@@ -24,7 +29,11 @@ def test_it_registers_a_user_and_returns_a_working_token(anon_client):
     assert body["user"]["username"] == "carol"
     assert body["user"]["email"] == "carol@example.org"
     user = get_user_model().objects.get(username="carol")
-    assert body["token"] == Token.objects.get(user=user).key
+    # Stored as a digest only: the key itself is nowhere in the table.
+    (stored,) = AuthToken.objects.filter(user=user)
+    assert stored.digest == hash_token(body["token"]) != body["token"]
+    assert len(body["token"]) == 64 and stored.token_key == body["token"][:15]
+    assert parse_datetime(body["expires_at"]) == stored.expiry
     assert user.check_password("mancala rocks 9")
 
     anon_client.credentials(HTTP_AUTHORIZATION=f"Token {body['token']}")
@@ -81,21 +90,31 @@ def test_it_refuses_a_username_with_spaces(anon_client):
     assert list(response.json()["error"]["details"]) == ["username"]
 
 
-def test_it_hands_out_the_token_for_good_credentials(anon_client, alice):
-    response = anon_client.post(
-        "/api/auth/token/", {"username": "alice", "password": "correct horse 1"}
-    )
-    assert response.status_code == 200
-    assert response.json() == {"token": alice.auth_token.key}
+def test_each_login_mints_a_new_working_token_with_a_thirty_day_lifetime(anon_client, alice):
+    keys = []
+    for _ in range(2):
+        before = timezone.now()
+        response = anon_client.post(
+            "/api/auth/token/", {"username": "alice", "password": "correct horse 1"}
+        )
+        assert response.status_code == 200
+        body = response.json()
+        assert sorted(body) == ["expires_at", "token"]
+        expires = parse_datetime(body["expires_at"])
+        assert before + timedelta(days=30) <= expires <= timezone.now() + timedelta(days=30)
+        keys.append(body["token"])
+    assert len({alice.api_token, *keys}) == 3
+    for key in (alice.api_token, *keys):
+        anon_client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+        assert anon_client.get("/api/auth/me/").json()["username"] == "alice"
 
 
-def test_it_creates_a_token_on_first_login_when_none_exists(anon_client, alice):
-    Token.objects.filter(user=alice).delete()
-    response = anon_client.post(
-        "/api/auth/token/", {"username": "alice", "password": "correct horse 1"}
-    )
-    assert response.status_code == 200
-    assert response.json()["token"] == Token.objects.get(user=alice).key
+def test_an_expired_token_no_longer_authenticates(anon_client, alice):
+    AuthToken.objects.filter(user=alice).update(expiry=timezone.now() - timedelta(seconds=1))
+    anon_client.credentials(HTTP_AUTHORIZATION=f"Token {alice.api_token}")
+    response = anon_client.get("/api/auth/me/")
+    assert response.status_code == 401
+    assert response.json()["error"]["code"] == "authentication_failed"
 
 
 def test_it_refuses_a_wrong_password_as_invalid_credentials(anon_client, alice):

@@ -9,6 +9,9 @@ pytestmark = pytest.mark.django_db
 OUR_PATHS = {
     "/api/auth/register/": {"post"},
     "/api/auth/token/": {"post"},
+    "/api/auth/tokens/": {"get"},
+    "/api/auth/tokens/{prefix}/": {"delete"},
+    "/api/auth/password/": {"post"},
     "/api/auth/me/": {"get"},
     "/api/engines/": {"get", "post"},
     "/api/engines/{name}/": {"get", "patch"},

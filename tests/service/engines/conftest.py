@@ -58,8 +58,8 @@ for line in sys.stdin:
 
 @pytest.fixture(autouse=True)
 def engines_dir(settings) -> Iterator[Path]:  # type: ignore[no-untyped-def]
-    """A fresh ``BAO_ENGINES_DIR`` per test. Not pytest's tmp_path: its parents are mode 0700
-    and the sandboxed engine (another uid) must be able to reach its files."""
+    """A fresh ``BAO_ENGINES_DIR`` per test (the sandbox runs each engine from a private copy,
+    so its modes do not matter to the engine; ``engines_root`` makes it 0700)."""
     root = Path(tempfile.mkdtemp(prefix="bao-test-engines-"))
     os.chmod(root, 0o755)
     settings.BAO_ENGINES_DIR = root

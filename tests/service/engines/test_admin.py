@@ -31,7 +31,7 @@ def test_the_engine_and_version_admin_pages_render(admin_client, alice_client):
         f"/admin/engines/engine/{version.engine_id}/change/",
         "/admin/engines/engineversion/",
         f"/admin/engines/engineversion/{version.pk}/change/",
-        "/admin/authtoken/tokenproxy/",
+        "/admin/knox/authtoken/",
         "/admin/auth/user/",
     ):
         response = admin_client.get(url)

@@ -168,3 +168,56 @@ def test_an_upload_enqueues_its_validation_after_commit(
         response.json()["status"] == "pending"
     )  # the response is written before validation runs
     assert EngineVersion.objects.get().status == "active"
+
+
+# Plays Bao la Kiswahili and Bao Kingulu properly and dies in Bao la Kete, the variant the old
+# validation never tried: the rating-farming engine of issue 9.
+DIES_IN_KETE_ENGINE = b"""#!/usr/bin/env python3
+import os
+import sys
+from engines.sdk import run
+
+
+def choose(position, legal_moves, clock, variant):
+    if variant.id == "bao-la-kete":
+        os._exit(3)
+    return legal_moves[0]
+
+
+if __name__ == "__main__":
+    sys.exit(run(choose, name="kete-dodger", author="tests"))
+"""
+
+
+def test_every_announced_variant_is_played_and_the_engine_is_active_only_in_those_it_passed(
+    alice_client, bob_client, bob
+):
+    version = upload(alice_client, DIES_IN_KETE_ENGINE)
+    assert validate_engine_version(version.pk) == "active"
+    version.refresh_from_db()
+    assert version.variants == ["bao-la-kiswahili", "bao-kingulu"]
+    assert list(version.failed_variants) == ["bao-la-kete"]
+    assert version.failed_variants["bao-la-kete"].startswith("crash: ")
+    assert version.rejection_code == ""
+    body = alice_client.get("/api/engines/alpha/versions/1/").json()
+    assert body["failed_variants"] == version.failed_variants
+    assert body["variants"] == ["bao-la-kiswahili", "bao-kingulu"]
+    # A rated challenge in the failed variant is refused before any game is played.
+    upload(bob_client, name="bobs")
+    assert validate_engine_version(EngineVersion.objects.get(engine__name="bobs").pk) == "active"
+    response = bob_client.post(
+        "/api/matches/",
+        {"engine": "bobs", "opponent": "alpha", "variant": "bao-la-kete", "time_control": "5+0"},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "variant_not_supported"
+
+
+def test_an_engine_failing_every_variant_is_rejected_with_the_first_failure(alice_client):
+    version = upload(alice_client, CRASH_ON_GO_ENGINE)
+    assert validate_engine_version(version.pk) == "rejected"
+    version.refresh_from_db()
+    assert version.variants == []
+    assert sorted(version.failed_variants) == sorted(VARIANTS)  # jsonb keeps no key order
+    assert version.rejection_reason == version.failed_variants[VARIANTS[0]]

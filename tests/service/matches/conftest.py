@@ -2,7 +2,7 @@
 
 Versions are created as rows (status ``active``, every variant announced) with the bundled
 script copied into the storage layout of ``engines.storage`` under a fresh engines directory
-(world-readable, so sandboxed engine uids can read it), so no validation game runs; the
+(the sandbox runs each engine from a private copy), so no validation game runs; the
 engines' own tests cover validation. ``sandbox=off`` referee configs keep the unit tests fast;
 one test uses the real sandbox.
 """
@@ -28,8 +28,11 @@ def make_version(owner, name: str, script: str, *, number: int = 1, status: str 
 
     from engines.models import Engine, EngineVersion
 
+    # The bundled scripts owned by the stand-in of the system user are bundled engines: games
+    # between them are rated although one owner owns them all (engines.consent.rated_between).
+    bundled = owner.username == "arena-system" and "/" not in script
     engine, _ = Engine.objects.get_or_create(
-        name=name, defaults={"owner": owner, "is_enabled": enabled}
+        name=name, defaults={"owner": owner, "is_enabled": enabled, "is_bundled": bundled}
     )
     # ``script``: a bundled engine's name, or a path to another engine script.
     source = BUNDLED / script if "/" not in script else Path(script)
@@ -54,8 +57,8 @@ def make_version(owner, name: str, script: str, *, number: int = 1, status: str 
 
 @pytest.fixture(autouse=True)
 def engines_dir(settings) -> Iterator[Path]:  # type: ignore[no-untyped-def]
-    """A fresh ``VAR_DIR`` with its ``engines`` directory, readable by the sandbox's uids
-    (pytest's ``tmp_path`` is private to root). Worker subprocesses get it as ``BAO_VAR_DIR``."""
+    """A fresh ``VAR_DIR`` with its ``engines`` directory. Worker subprocesses get it as
+    ``BAO_VAR_DIR``."""
     var = Path(tempfile.mkdtemp(prefix="bao-matches-test-"))
     var.chmod(0o755)
     (var / "engines").mkdir(mode=0o755)

@@ -17,12 +17,12 @@ def make_version(db: Any) -> Callable[..., Any]:
     """A factory of engine versions.
 
     ``make_version("alpha", variants=[...], status="active", enabled=True)`` -> EngineVersion 1.
+    Each engine has an owner of its own (``owner-<name>``): games between two engines of one
+    owner are never rated (``engines.consent.rated_between``).
     """
     from django.contrib.auth import get_user_model
 
     from engines.models import Engine, EngineVersion
-
-    owner, _ = get_user_model().objects.get_or_create(username="engine-owner")
 
     def make(
         name: str,
@@ -31,6 +31,7 @@ def make_version(db: Any) -> Callable[..., Any]:
         status: str = EngineVersion.Status.ACTIVE,
         enabled: bool = True,
     ) -> EngineVersion:
+        owner, _ = get_user_model().objects.get_or_create(username=f"owner-{name}")
         engine, _ = Engine.objects.get_or_create(
             owner=owner, name=name, defaults={"is_enabled": enabled}
         )

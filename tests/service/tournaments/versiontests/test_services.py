@@ -254,3 +254,37 @@ def test_a_version_that_cannot_play_leaves_nothing_behind(
     with pytest.raises(errors.VariantNotSupported):
         _create(alice)
     assert not VersionTest.objects.exists() and not Match.objects.exists()
+
+
+def test_another_owners_engine_is_used_only_within_its_consent(
+    alice: Any, alice_v1: Any, alice_v2: Any, bob_v1: Any, pairs_in_flight: int,
+    record_pair: Any,
+) -> None:
+    from arena.api.errors import PairingRefused
+
+    bob_v1.engine.consent_version_tests = False
+    bob_v1.engine.save()
+    with pytest.raises(PairingRefused) as refused:
+        _create(alice, base_engine="bob1")
+    assert refused.value.details["setting"] == "version_tests"
+    bob_v1.engine.consent_version_tests = True
+    bob_v1.engine.save()
+    test = _create(alice, base_engine="bob1")
+    # Consent withdrawn during the test: the next pair cannot be queued, so the test stops
+    # (the pair recorded counts; the others queued are aborted).
+    bob_v1.engine.consent_version_tests = False
+    bob_v1.engine.save()
+    record_pair(_pending(test)[0], "WL")
+    test.refresh_from_db()
+    assert (test.status, test.pentanomial) == ("stopped", [0, 0, 1, 0, 0])
+    assert "version tests" in test.stop_reason
+    assert _pending(test) == [] and test.pairs_created == pairs_in_flight
+
+
+def test_a_rated_test_between_two_versions_of_one_owner_plays_unrated(
+    alice: Any, alice_v1: Any, alice_v2: Any, bob_v1: Any, pairs_in_flight: int
+) -> None:
+    own = _create(alice, rated=True)
+    assert {m.rated for m in _pending(own)} == {False}
+    against_bob = _create(alice, base_engine="bob1", rated=True)
+    assert {m.rated for m in _pending(against_bob)} == {True}
