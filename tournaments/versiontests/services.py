@@ -423,3 +423,34 @@ def version_test_stop(test_id: int, *, user: Any, reason: str = "") -> VersionTe
         test.save(update_fields=_COUNT_FIELDS)
     log.info("version test %s stopped: %s", test_id, test.stop_reason)
     return test
+
+
+# --------------------------------------------------------------------------- safety net
+
+
+def version_tests_refresh() -> list[int]:
+    """Beat job (every minute): settle the pending pairs of running tests whose match ended
+    without the hook reaching them, and queue pairs a test lacks. Returns the ids of the tests
+    this call changed.
+
+    The hook in the recording transaction does both as each pair ends; this only repairs a
+    path that ends a match without it (a bulk abort written straight to the rows). Idempotent.
+    """
+    changed: list[int] = []
+    running = VersionTest.objects.filter(status=VersionTest.Status.RUNNING)
+    for test_id in running.values_list("id", flat=True):
+        ended = VersionTestPair.objects.filter(
+            test_id=test_id,
+            state=VersionTestPair.State.PENDING,
+            match__status__in=(Match.Status.FINISHED, Match.Status.ABORTED),
+        ).values_list("match_id", flat=True)
+        settled = [version_test_match_ended(match_id) for match_id in list(ended)]
+        with transaction.atomic():
+            test = VersionTest.objects.select_for_update().get(pk=test_id)
+            queued = _top_up(test, strict=False)
+            if test.status != VersionTest.Status.RUNNING:
+                _end_pending_pairs(test)
+            test.save(update_fields=_COUNT_FIELDS)
+        if any(settled) or queued or test.status != VersionTest.Status.RUNNING:
+            changed.append(test_id)
+    return changed

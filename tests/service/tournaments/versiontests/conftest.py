@@ -9,44 +9,27 @@ from typing import Any
 
 import pytest
 
-from arena.rules import VARIANTS
-
-
-def active_version(owner: Any, name: str, number: int) -> Any:
-    """Version ``number`` (active, every variant) of engine ``name`` (created for ``owner``)."""
-    from engines.models import Engine, EngineVersion
-
-    engine, _ = Engine.objects.get_or_create(name=name, defaults={"owner": owner})
-    return EngineVersion.objects.create(
-        engine=engine,
-        number=number,
-        status=EngineVersion.Status.ACTIVE,
-        original_filename="engine.py",
-        sha256=f"{number:064d}",
-        size_bytes=1,
-        storage_path=f"{name}/v{number}/upload/engine.py",
-        variants=list(VARIANTS),
-    )
+from tests.service.api.conftest import active_version
 
 
 @pytest.fixture
 def alice_v1(alice: Any) -> Any:
-    return active_version(alice, "alice1", 1)
+    return active_version(alice, "alice1")
 
 
 @pytest.fixture
 def alice_v2(alice: Any, alice_v1: Any) -> Any:
-    return active_version(alice, "alice1", 2)
+    return active_version(alice, "alice1", number=2)
 
 
 @pytest.fixture
 def bob_v1(bob: Any) -> Any:
-    return active_version(bob, "bob1", 1)
+    return active_version(bob, "bob1")
 
 
 @pytest.fixture
 def bob_v2(bob: Any, bob_v1: Any) -> Any:
-    return active_version(bob, "bob1", 2)
+    return active_version(bob, "bob1", number=2)
 
 
 @pytest.fixture

@@ -288,3 +288,18 @@ def test_a_rated_test_between_two_versions_of_one_owner_plays_unrated(
     assert {m.rated for m in _pending(own)} == {False}
     against_bob = _create(alice, base_engine="bob1", rated=True)
     assert {m.rated for m in _pending(against_bob)} == {True}
+
+
+def test_the_beat_job_settles_a_pair_whose_match_ended_without_the_hook_and_refills(
+    alice: Any, alice_v1: Any, alice_v2: Any, pairs_in_flight: int
+) -> None:
+    test = _create(alice)
+    assert services.version_tests_refresh() == []  # nothing missed: nothing changed
+    first = _pending(test)[0]
+    # A bulk abort written straight to the row (as a tournament's cancel does): no hook.
+    Match.objects.filter(pk=first.pk).update(status=Match.Status.ABORTED, error="bulk")
+    assert services.version_tests_refresh() == [test.pk]
+    test.refresh_from_db()
+    assert (test.pairs_void, test.pairs_created) == (1, 4)
+    assert len(_pending(test)) == pairs_in_flight
+    assert services.version_tests_refresh() == []
