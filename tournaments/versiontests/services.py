@@ -11,7 +11,9 @@ queues the next pairs or, once decided, aborts the test's other matches. Because
 commits or rolls back with the recorded games, and a second call finds the pair no longer
 ``pending``, each pair is counted exactly once whatever is delivered twice.
 
-Lock order is test row, then pair rows, everywhere (``version_test_stop`` too).
+Locks: a recording transaction holds its match row, then takes the test's row lock, then the
+pair's; whoever holds a test's lock (``version_test_stop``, a decision) never waits for a match
+row, skipping the ones locked by a recording in progress, so the two cannot deadlock.
 
 How many pairs wait: ``pairs_in_flight_target()``, about one per worker slot, never more than
 the cap leaves room for; a pair voided is replaced, but more than ``void_limit(test)`` void
@@ -330,11 +332,18 @@ def _end_pending_pairs(test: VersionTest) -> int:
     pending.update(state=VersionTestPair.State.VOID)
     if not match_ids:
         return 0
+    unfinished = (Match.Status.PENDING, Match.Status.RUNNING)
+    # A match row locked now is being recorded (its transaction locks the match, then waits for
+    # this test's lock, which we hold): waiting for it would deadlock, so it is skipped; it ends
+    # finished, and its pair, void above, is not counted.
+    free = list(
+        Match.objects.select_for_update(skip_locked=True)
+        .filter(pk__in=match_ids, status__in=unfinished)
+        .values_list("pk", flat=True)
+    )
     # The same conditional UPDATE as a cancelled tournament's (tournament_cancel): no games,
     # nothing rated, and no match-ended hook (these pairs are already settled above).
-    return Match.objects.filter(
-        pk__in=match_ids, status__in=(Match.Status.PENDING, Match.Status.RUNNING)
-    ).update(
+    return Match.objects.filter(pk__in=free, status__in=unfinished).update(
         status=Match.Status.ABORTED,
         lease_token="",
         lease_expires_at=None,
