@@ -7,8 +7,10 @@ Start a worker with ``celery -A arena.celery worker``. With the default broker s
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from celery import Celery
+from celery.signals import worker_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
 
@@ -32,3 +34,15 @@ def _resolve_embedded_broker() -> None:
 
 _resolve_embedded_broker()
 app.autodiscover_tasks()
+
+
+@worker_init.connect
+def _serve_metrics(**_: Any) -> None:
+    """In the worker's main process, before its pool starts: serve this host's Prometheus
+    samples on ``BAO_WORKER_METRICS_PORT`` (0: not served)."""
+    from django.conf import settings
+
+    if settings.BAO_WORKER_METRICS_PORT:
+        from arena.metrics import start_worker_server
+
+        start_worker_server(settings.BAO_WORKER_METRICS_PORT)

@@ -4,7 +4,7 @@ Source: ``shared/rules/README.md`` 6.4 for the rules endings (equal to
 ``arena.rules.RULES_REASONS``); the referee endings are the service's own (contracts,
 "Termination vocabulary"). Records, the API and logs all use these strings.
 
-Every engine fault (``time_forfeit`` .. ``output_limit``) loses the game for that engine and
+Every engine fault (``time_forfeit`` .. ``memory_limit``) loses the game for that engine and
 wins it for the opponent. ``aborted`` is our fault (the sandbox could not start, the referee
 was interrupted): no winner and the game is not rated.
 """
@@ -26,6 +26,7 @@ CRASH = "crash"  # the process exited or was killed by a signal (detail says whi
 STALL = "stall"  # no readyok to the liveness ping in time
 HANDSHAKE_FAILED = "handshake_failed"  # no complete bep ... bepok exchange in time
 OUTPUT_LIMIT = "output_limit"  # a line too long, or too much stdout / stderr
+MEMORY_LIMIT = "memory_limit"  # all its processes plus its tmpfs held more than the memory cap
 
 # Infrastructure ending: not the engine's fault.
 ABORTED = "aborted"
@@ -39,6 +40,7 @@ ENGINE_FAULTS: tuple[str, ...] = (
     STALL,
     HANDSHAKE_FAILED,
     OUTPUT_LIMIT,
+    MEMORY_LIMIT,
 )
 TERMINATIONS: tuple[str, ...] = RULES_TERMINATIONS + ENGINE_FAULTS + (ABORTED,)
 

@@ -110,9 +110,8 @@ def engine_version_create(
             ) from None
         original = Path((upload.name or "engine").replace("\\", "/")).name or "engine"
         version = _create_version_row(owner, name, description, original, incoming)
-    except BaseException:
-        incoming.discard()
-        raise
+    finally:
+        incoming.discard()  # stored (or refused): the local copy is no longer needed
     _enqueue_validation(version.pk)
     return version
 
@@ -124,35 +123,31 @@ def _create_version_row(
     original_filename: str,
     incoming: storage.IncomingFile,
 ) -> EngineVersion:
-    """Allocate the version number under a row lock, move the files in place, insert the row.
+    """Allocate the version number under a row lock, put the upload into the package storage,
+    insert the row.
 
-    If anything fails after the files moved, they are removed again: no file without a row.
+    With the database storage the package is written in the same transaction as the row: no
+    package without a row. An object storage may keep a package whose row failed; its name is
+    its content hash, so a later upload of the same bytes reuses it.
     """
-    storage_path = ""
-    try:
-        with transaction.atomic():
-            engine = _engine_for_upload(owner, name, description)
-            # Under the engine's row lock, so two identical uploads at once make one version.
-            latest = engine.versions.order_by("-number").first()
-            if latest is not None and latest.sha256 == incoming.sha256:
-                raise errors.DuplicateVersion(
-                    f"The upload is identical to {latest} (sha256 {incoming.sha256}).",
-                    details={"engine": engine.name, "version": latest.number},
-                )
-            number = (latest.number if latest is not None else 0) + 1
-            storage_path = storage.install(incoming, engine.name, number)
-            return EngineVersion.objects.create(
-                engine=engine,
-                number=number,
-                original_filename=original_filename[:255],
-                sha256=incoming.sha256,
-                size_bytes=incoming.size_bytes,
-                storage_path=storage_path,
+    with transaction.atomic():
+        engine = _engine_for_upload(owner, name, description)
+        # Under the engine's row lock, so two identical uploads at once make one version.
+        latest = engine.versions.order_by("-number").first()
+        if latest is not None and latest.sha256 == incoming.sha256:
+            raise errors.DuplicateVersion(
+                f"The upload is identical to {latest} (sha256 {incoming.sha256}).",
+                details={"engine": engine.name, "version": latest.number},
             )
-    except BaseException:
-        if storage_path:
-            storage.uninstall(storage_path)
-        raise
+        number = (latest.number if latest is not None else 0) + 1
+        return EngineVersion.objects.create(
+            engine=engine,
+            number=number,
+            original_filename=original_filename[:255],
+            sha256=incoming.sha256,
+            size_bytes=incoming.size_bytes,
+            storage_path=storage.store(incoming),
+        )
 
 
 def _engine_for_upload(owner: Any, name: str, description: str) -> Engine:
@@ -319,9 +314,8 @@ def _bundled_version(
                 },
             )
         version = _create_version_row(system, name, "", name, incoming)
-    except BaseException:
+    finally:
         incoming.discard()
-        raise
     return version
 
 

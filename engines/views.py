@@ -19,6 +19,7 @@ from arena.api.throttling import WriteRateThrottle
 from engines import selectors, services
 from engines import serializers as s
 from engines.models import Engine
+from engines.storage import open_stored
 
 #: Bytes a multipart body may carry beyond the file itself (boundaries, headers, small fields).
 MULTIPART_SLACK_BYTES = 64 * 1024
@@ -192,15 +193,16 @@ class EngineVersionDownloadView(APIView):
         version = selectors.version_get(
             selectors.engine_for_owner(name, request.user), number
         )
-        path = version.absolute_path
-        if not path.is_file():
+        try:
+            stored = open_stored(version.storage_path)
+        except FileNotFoundError:
             raise NotFoundError(
                 "The stored file of this version is missing.",
                 details={"version": number},
-            )
+            ) from None
         return FileResponse(
-            open(path, "rb"),
+            stored,
             as_attachment=True,
-            filename=version.original_filename or path.name,
+            filename=version.original_filename or version.storage_path.rpartition("/")[2],
             content_type="application/octet-stream",
         )

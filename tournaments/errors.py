@@ -9,7 +9,13 @@ from __future__ import annotations
 
 from rest_framework import status
 
-from arena.api.errors import ApiError, EngineNotActive, TooFewEngines, UnknownVariant
+from arena.api.errors import (
+    ApiError,
+    EngineNotActive,
+    NotFoundError,
+    TooFewEngines,
+    UnknownVariant,
+)
 from arena.matches.errors import (
     EngineDisabled,
     EngineNotFound,
@@ -25,7 +31,10 @@ __all__ = [
     "EngineNotActive",
     "EngineNotFound",
     "InvalidTimeControl",
+    "NotFoundError",
     "RatedTournamentNotAllowed",
+    "RoundsNotApplicable",
+    "StartAtTooLate",
     "TooFewEngines",
     "UnknownStartSuite",
     "UnknownVariant",
@@ -45,3 +54,49 @@ class RatedTournamentNotAllowed(ApiError):
     status_code = status.HTTP_403_FORBIDDEN
     default_code = "rated_tournament_not_allowed"
     default_detail = "A rated tournament may only pair engines with one of yours."
+
+
+class TooManyRounds(ApiError):
+    """A Swiss asked for more rounds than its entrants minus one; ``details.rounds``,
+    ``details.max_rounds``."""
+
+    default_code = "too_many_rounds"
+    default_detail = "A Swiss has at most one round fewer than it has engines."
+
+
+class RoundsNotApplicable(ApiError):
+    """``rounds`` given for a format whose rounds follow from its field (all but Swiss)."""
+
+    default_code = "rounds_not_applicable"
+    default_detail = "This format has no choice of rounds."
+
+
+class StartAtTooLate(ApiError):
+    """``start_at`` further ahead than ``services.MAX_START_AHEAD``; ``details.latest``."""
+
+    default_code = "start_at_too_late"
+    default_detail = "The start time is too far ahead."
+
+
+class TournamentNotYours(ApiError):
+    """Cancelling a tournament one did not create (staff excepted)."""
+
+    status_code = status.HTTP_403_FORBIDDEN
+    default_code = "tournament_not_yours"
+    default_detail = "Only the tournament's creator or staff may do this."
+
+
+class TournamentNotCancellable(ApiError):
+    """Cancelling a tournament already finished or cancelled; ``details.status``."""
+
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "tournament_not_cancellable"
+    default_detail = "The tournament is already over."
+
+
+#: ``FormatError.code`` (pure formats) -> the API error raised for it.
+FORMAT_ERRORS: dict[str, type[ApiError]] = {
+    "too_few_engines": TooFewEngines,
+    "too_many_rounds": TooManyRounds,
+    "rounds_not_applicable": RoundsNotApplicable,
+}

@@ -29,19 +29,28 @@ class Tournament(models.Model):
     """
 
     class Format(models.TextChoices):
+        """The ids of ``tournaments.formats.FORMATS`` (the strategies live there)."""
+
         ROUND_ROBIN = "round_robin"
+        DOUBLE_ROUND_ROBIN = "double_round_robin"
         GAUNTLET = "gauntlet"
+        SWISS = "swiss"
+        KNOCKOUT = "knockout"
 
     class Status(models.TextChoices):
         SCHEDULED = "scheduled"  # waiting for start_at (beat starts it)
         RUNNING = "running"  # matches created and queued
-        FINISHED = "finished"  # every match finished or aborted
+        FINISHED = "finished"  # every round played (or ended early: end_reason)
         CANCELLED = "cancelled"  # stopped early (tournament_cancel): unfinished matches aborted
 
     name = models.CharField(max_length=120)
     variant = models.CharField(max_length=32, choices=VARIANT_CHOICES)
     time_control = models.CharField(max_length=32)  # "10+0.1": base seconds + increment seconds
-    format = models.CharField(max_length=16, choices=Format.choices, default=Format.ROUND_ROBIN)
+    format = models.CharField(max_length=24, choices=Format.choices, default=Format.ROUND_ROBIN)
+    # Swiss: the number of rounds asked for; None for formats without a choice of rounds.
+    rounds = models.PositiveSmallIntegerField(null=True, blank=True)
+    # The last round paired so far (0 before the start): the format pairs the next from it.
+    current_round = models.PositiveSmallIntegerField(default=0)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.SCHEDULED)
     rated = models.BooleanField(default=True)
     start_suite = models.CharField(max_length=32, default="standard")
@@ -57,6 +66,9 @@ class Tournament(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     cancel_reason = models.CharField(max_length=200, blank=True)
+    # Why a finished event ended before its planned rounds (e.g. no Swiss pairing without
+    # repeats); empty for a normal end.
+    end_reason = models.CharField(max_length=200, blank=True)
 
     class Meta:
         ordering = ["-start_at", "-id"]
@@ -70,13 +82,24 @@ class TournamentEntry(models.Model):
     """One engine version taking part; ``seed_no`` (1..n) is its number in the Berger table.
 
     In a gauntlet, ``seed_no`` 1 is the gauntlet engine that meets every other entry.
+    ``rating`` is the engine version's Elo in the variant when the event started (knockout
+    seeds by it). ``status`` becomes ``withdrawn`` when its engine can no longer play (disabled
+    by its owner, or its version no longer active): see ``tournaments.rounds``.
     """
+
+    class Status(models.TextChoices):
+        ACTIVE = "active"
+        WITHDRAWN = "withdrawn"
 
     tournament = models.ForeignKey(Tournament, related_name="entries", on_delete=models.CASCADE)
     engine_version = models.ForeignKey(
         "engines.EngineVersion", related_name="tournament_entries", on_delete=models.PROTECT
     )
     seed_no = models.PositiveIntegerField()
+    rating = models.FloatField(null=True, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+    withdrawn_reason = models.CharField(max_length=200, blank=True)
 
     class Meta:
         ordering = ["tournament", "seed_no"]
@@ -89,6 +112,42 @@ class TournamentEntry(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.seed_no} {self.engine_version}"
+
+
+class UnplayedResult(models.Model):
+    """One match point without a game to ``entry`` in round ``round``: a ``bye`` (no
+    ``opponent``) or a ``forfeit`` win over ``opponent``, who withdrew. ``match`` is the
+    pending match the forfeit replaced (aborted), if one had been created. Unique per entry and
+    round, so a point is never awarded twice."""
+
+    class Kind(models.TextChoices):
+        BYE = "bye"
+        FORFEIT = "forfeit"
+
+    tournament = models.ForeignKey(
+        Tournament, related_name="unplayed_results", on_delete=models.CASCADE
+    )
+    round = models.PositiveSmallIntegerField()
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    entry = models.ForeignKey(TournamentEntry, related_name="+", on_delete=models.CASCADE)
+    opponent = models.ForeignKey(
+        TournamentEntry, null=True, blank=True, related_name="+", on_delete=models.CASCADE
+    )
+    match = models.ForeignKey(
+        "matches.Match", null=True, blank=True, related_name="+", on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["tournament", "round", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tournament", "round", "entry"], name="unplayed_unique_round_entry"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"round {self.round} {self.kind} to entry {self.entry_id}"
 
 
 class Rating(models.Model):

@@ -3,18 +3,29 @@ rating history. Views and the demo command call these; nothing here writes."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from django.db.models import Count, F, Q, QuerySet, Window
 from django.db.models.functions import Rank
 
-from tournaments.models import Rating, RatingPoint, RatingPool, Tournament, TournamentEntry
+from tournaments.formats import get_format
+from tournaments.formats.base import Tie
+from tournaments.models import (
+    Rating,
+    RatingPoint,
+    RatingPool,
+    Tournament,
+    TournamentEntry,
+    UnplayedResult,
+)
+from tournaments.rounds import field_of, history_of
 from tournaments.standings import (
+    Award,
     CrossCell,
     MatchResult,
     StandingRow,
     crosstable,
-    standings,
 )
 
 _SOUTH_POINTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
@@ -68,11 +79,17 @@ def tournament_entries(tournament: Tournament) -> list[TournamentEntry]:
 def tournament_results(tournament: Tournament, entries: list[TournamentEntry]) -> list[MatchResult]:
     """The finished matches of ``tournament`` as ``MatchResult`` over entry indexes.
 
-    Aborted matches and matches with no score are left out (they score nothing).
+    Aborted matches and matches with no score are left out (they score nothing), and so are
+    knockout deciders (one-game matches: they decide a tie, shown in the bracket).
     """
     index = {e.engine_version_id: i for i, e in enumerate(entries)}
     results: list[MatchResult] = []
-    matches = tournament.matches.filter(status="finished").prefetch_related("games").order_by("id")
+    matches = (
+        tournament.matches.filter(status="finished")
+        .exclude(best_of=1)
+        .prefetch_related("games")
+        .order_by("id")
+    )
     for m in matches:
         if (
             m.score_a is None
@@ -95,21 +112,79 @@ def tournament_results(tournament: Tournament, entries: list[TournamentEntry]) -
     return results
 
 
+def tournament_awards(tournament: Tournament, entries: list[TournamentEntry]) -> list[Award]:
+    """Byes and forfeit wins of ``tournament`` as ``Award`` over entry indexes."""
+    index = {e.pk: i for i, e in enumerate(entries)}
+    return [
+        Award(index[u.entry_id], None if u.opponent_id is None else index[u.opponent_id])
+        for u in tournament.unplayed_results.order_by("round", "id")
+    ]
+
+
+@dataclass(frozen=True)
+class RoundView:
+    """One round as paired: its matches (``Match`` rows, deciders included), byes (entry
+    indexes) and forfeits (``UnplayedResult`` rows)."""
+
+    number: int
+    matches: list[Any]
+    byes: list[int]
+    forfeits: list[UnplayedResult]
+
+
 @dataclass(frozen=True)
 class TournamentTable:
-    """Standings (ordered rows) and crosstable (rows/columns in seed order) of a tournament."""
+    """Standings (ordered rows), crosstable (rows/columns in seed order), what orders the
+    standings, the rounds as paired, and the bracket of an elimination format (else None)."""
 
     entries: list[TournamentEntry]
     standings: list[StandingRow]
     crosstable: list[list[CrossCell | None]]
+    ranking: tuple[str, ...] = ()
+    rounds: list[RoundView] = field(default_factory=list)
+    bracket: list[list[Tie]] | None = None
+
+
+def tournament_rounds(tournament: Tournament, entries: list[TournamentEntry]) -> list[RoundView]:
+    """Rounds 1..``current_round`` with their matches, byes and forfeits."""
+    index = {e.pk: i for i, e in enumerate(entries)}
+    matches = list(
+        tournament.matches.select_related("engine_a__engine", "engine_b__engine").order_by(
+            "round", "id"
+        )
+    )
+    unplayed = list(
+        tournament.unplayed_results.select_related(
+            "entry__engine_version__engine", "opponent__engine_version__engine"
+        ).order_by("round", "id")
+    )
+    return [
+        RoundView(
+            number,
+            [m for m in matches if m.round == number],
+            [index[u.entry_id] for u in unplayed if u.round == number and u.kind == "bye"],
+            [u for u in unplayed if u.round == number and u.kind == "forfeit"],
+        )
+        for number in range(1, tournament.current_round + 1)
+    ]
 
 
 def tournament_table(tournament: Tournament) -> TournamentTable:
-    """Standings and crosstable of ``tournament`` from its finished matches so far."""
+    """Standings, crosstable, rounds and bracket of ``tournament`` from what was played so
+    far, ordered by its format (``TournamentFormat.table``)."""
+    fmt = get_format(tournament.format)
     entries = tournament_entries(tournament)
     results = tournament_results(tournament, entries)
+    awards = tournament_awards(tournament, entries)
+    f = field_of(tournament, entries)
+    history = history_of(tournament, entries)
     return TournamentTable(
-        entries, standings(len(entries), results), crosstable(len(entries), results)
+        entries,
+        fmt.table(f, history, results, awards),
+        crosstable(len(entries), results),
+        fmt.ranking,
+        tournament_rounds(tournament, entries),
+        fmt.bracket(f, history) if tournament.current_round else None,
     )
 
 

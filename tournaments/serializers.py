@@ -13,7 +13,8 @@ from tournaments.selectors import Progress, TournamentTable
 class TournamentCreateInput(serializers.Serializer):
     """``POST /api/tournaments/``.
 
-    ``engines`` are engine names (their latest active versions play).
+    ``engines`` are engine names (their latest active versions play); ``rounds`` is the
+    number of Swiss rounds (only for ``swiss``); ``start_at`` null or absent starts at once.
     """
 
     name = serializers.CharField(max_length=120)
@@ -28,6 +29,13 @@ class TournamentCreateInput(serializers.Serializer):
     # "standard" or a suite of start positions (arena.openings); checked by the service
     # (unknown_start_suite, with the known choices).
     start_suite = serializers.CharField(max_length=64, default="standard")
+    rounds = serializers.IntegerField(min_value=1, max_value=1000, required=False, allow_null=True)
+
+
+class TournamentCancelInput(serializers.Serializer):
+    """``POST /api/tournaments/{id}/cancel/``: an optional reason, kept with the event."""
+
+    reason = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
 
 
 class TournamentListQuery(serializers.Serializer):
@@ -60,11 +68,21 @@ def tournament_detail_data(
 ) -> dict[str, Any]:
     """The body of ``GET /api/tournaments/{id}/``.
 
-    ``standings``: ordered rows (rank, engine, points, match and game W/D/L, tie-breaks);
+    ``standings``: ordered rows (rank, engine, points, match and game W/D/L, byes and
+    forfeits, tie-breaks), ordered by ``tie_breaks`` (the format's ranking, first to last);
     ``crosstable``: ``engines`` in seed order and ``rows[i][j]`` = i's record against j
-    (``score``/``opponent_score`` in game points, ``match_points``, ``matches``) or None.
+    (``score``/``opponent_score`` in game points, ``match_points``, ``matches``) or None;
+    ``entries``: seed order, with ``status`` (``active``/``withdrawn``), ``withdrawn_at``,
+    ``withdrawn_reason`` and ``rating`` (Elo at the start); ``pairings``: each round paired
+    so far, its matches (``south`` is engine_a, South in game 1; ``best_of`` 1 for a knockout
+    decider), ``byes`` and ``forfeits``; ``bracket``: knockout rounds of ties, else None.
     """
     entries = table.entries
+    dt_field = serializers.DateTimeField()
+
+    def name(i: int | None) -> str | None:
+        return None if i is None else entries[i].engine_version.engine.name
+
     return {
         "id": tournament.pk,
         "name": tournament.name,
@@ -80,14 +98,27 @@ def tournament_detail_data(
         and serializers.DateTimeField().to_representation(tournament.started_at),
         "finished_at": tournament.finished_at
         and serializers.DateTimeField().to_representation(tournament.finished_at),
-        "tie_breaks": ["points", "sonneborn_berger", "head_to_head", "games_won"],
+        "rounds": tournament.rounds,
+        "current_round": tournament.current_round,
+        "end_reason": tournament.end_reason,
+        "tie_breaks": list(table.ranking),
         "progress": {
             "matches_total": progress.matches_total,
             "matches_done": progress.matches_done,
             "matches_running": progress.matches_running,
             "games_played": progress.games_played,
         },
-        "entries": [{"seed_no": e.seed_no, **_engine_ref(e.engine_version)} for e in entries],
+        "entries": [
+            {
+                "seed_no": e.seed_no,
+                **_engine_ref(e.engine_version),
+                "status": e.status,
+                "withdrawn_at": e.withdrawn_at and dt_field.to_representation(e.withdrawn_at),
+                "withdrawn_reason": e.withdrawn_reason,
+                "rating": None if e.rating is None else round(e.rating, 1),
+            }
+            for e in entries
+        ],
         "standings": [
             {
                 "rank": row.rank,
@@ -104,8 +135,55 @@ def tournament_detail_data(
                 "game_losses": row.game_losses,
                 "sonneborn_berger": row.sonneborn_berger,
                 "head_to_head": row.head_to_head,
+                "buchholz": row.buchholz,
+                "byes": row.byes,
+                "forfeit_wins": row.forfeit_wins,
+                "forfeit_losses": row.forfeit_losses,
+                "status": entries[row.player].status,
             }
             for row in table.standings
+        ],
+        "pairings": [
+            {
+                "round": rnd.number,
+                "matches": [
+                    {
+                        "id": m.pk,
+                        "south": m.engine_a.engine.name,
+                        "north": m.engine_b.engine.name,
+                        "best_of": m.best_of,
+                        "status": m.status,
+                        "score": [m.score_a, m.score_b],
+                    }
+                    for m in rnd.matches
+                ],
+                "byes": [name(i) for i in rnd.byes],
+                "forfeits": [
+                    {
+                        "winner": u.entry.engine_version.engine.name,
+                        "loser": u.opponent and u.opponent.engine_version.engine.name,
+                        "match": u.match_id,
+                    }
+                    for u in rnd.forfeits
+                ],
+            }
+            for rnd in table.rounds
+        ],
+        "bracket": None
+        if table.bracket is None
+        else [
+            [
+                {
+                    "high": name(t.high),
+                    "low": name(t.low),
+                    "winner": name(t.winner),
+                    "decided_by": t.decided_by,
+                    "match_points": t.match_points,
+                    "deciders": list(t.deciders),
+                }
+                for t in ties
+            ]
+            for ties in table.bracket
         ],
         "crosstable": {
             "engines": [entries[i].engine_version.engine.name for i in range(len(entries))],

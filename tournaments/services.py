@@ -15,26 +15,33 @@ from typing import TYPE_CHECKING
 from django.db import transaction
 from django.utils import timezone
 
-from arena.matches.services import match_create, normalize_start_suite, normalize_time_control
+from arena.matches.services import matches_abort, normalize_start_suite, normalize_time_control
 from arena.openings import STANDARD
 from arena.rules import UnknownVariantError, canonical_variant_id
-from engines.consent import PairingKind, check_pairing, pairing_refusal
+from engines.consent import PairingKind, check_pairing
 from engines.models import EngineVersion
 from engines.selectors import engine_by_name
-from tournaments import pairing
 from tournaments.errors import (
+    FORMAT_ERRORS,
     ApiError,
     DuplicateEngine,
     EngineDisabled,
     EngineNotActive,
     EngineNotFound,
+    NotFoundError,
     RatedTournamentNotAllowed,
+    StartAtTooLate,
     TooFewEngines,
+    TournamentNotCancellable,
+    TournamentNotYours,
     UnknownVariant,
     VariantNotSupported,
 )
+from tournaments.formats import FormatError, TournamentFormat, get_format
 from tournaments.models import Tournament, TournamentEntry
 from tournaments.rating_services import ratings_match_recorded
+from tournaments.rounds import DONE_STATUSES as DONE_STATUSES  # re-exported for callers
+from tournaments.rounds import advance, start_rounds
 from tournaments.versiontests.services import version_test_match_ended
 
 if TYPE_CHECKING:
@@ -44,8 +51,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: Match statuses that end a match for tournament progress.
-DONE_STATUSES = ("finished", "aborted")
+#: How far ahead a tournament may be scheduled.
+MAX_START_AHEAD = dt.timedelta(days=90)
 
 
 def tournament_create(
@@ -58,16 +65,19 @@ def tournament_create(
     format: str = Tournament.Format.ROUND_ROBIN,
     rated: bool = True,
     created_by: AbstractBaseUser | None = None,
+    rounds: int | None = None,
     start_suite: str = STANDARD,
 ) -> Tournament:
     """Create a scheduled tournament between the latest active versions of the named engines.
 
     ``variant`` is an id or alias (stored canonical); ``time_control`` is ``"<base s>+<inc s>"``
-    (stored canonical);
-    ``start_at`` defaults to now (beat starts it within a minute); ``start_suite`` is
-    ``"standard"`` or a suite of start positions each match draws its start from by its seed.
-    In a gauntlet the first engine named meets every other one. All checks run before anything
-    is written.
+    (stored canonical); ``format`` a ``tournaments.formats.FORMATS`` id; ``rounds`` the
+    number of Swiss rounds (1 to engines - 1, default ceil(log2 engines)), only for a Swiss.
+    ``start_at`` at most ``MAX_START_AHEAD`` (90 days) from now; a tournament without a start
+    time (or one already past) is started at once, by a task sent when the transaction commits
+    (the minute beat job starts it if the broker refused). ``start_suite`` is ``"standard"`` or
+    a suite of start positions each match draws its start from by its seed. In a gauntlet the
+    first engine named meets every other one. All checks run before anything is written.
 
     Who may create what: any user may create an unrated tournament of any active, enabled
     engines (the arena's engines are public entrants). A *rated* tournament moves ratings, so,
@@ -81,9 +91,9 @@ def tournament_create(
     (fewer than 2 engines), ``EngineNotFound``, ``EngineDisabled`` (disabled by its owner),
     ``EngineNotActive`` (no active version), ``VariantNotSupported`` (the version did not
     announce the variant), ``RatedTournamentNotAllowed`` (403, the rule above),
-    ``PairingRefused`` (403 ``pairing_refused``: an engine's owner does not consent,
-    ``engines.consent``). Pairings between two engines of one owner are played unrated
-    (``arena.matches.services.match_create``).
+    ``TooManyRounds``, ``RoundsNotApplicable``, ``StartAtTooLate``, ``PairingRefused`` (403
+    ``pairing_refused``: an engine's owner does not consent, ``engines.consent``). Pairings
+    between two engines of one owner are played unrated (``match_create``).
     """
     try:
         variant_id = canonical_variant_id(variant)
@@ -94,6 +104,15 @@ def tournament_create(
     start_suite = normalize_start_suite(start_suite, variant_id)
     if format not in Tournament.Format.values:
         raise ApiError(f"unknown format {format!r}", details={"format": format})
+    fmt = get_format(format)
+    now = timezone.now()
+    if start_at is not None and start_at > now + MAX_START_AHEAD:
+        latest = now + MAX_START_AHEAD
+        raise StartAtTooLate(
+            f"start_at may be at most {MAX_START_AHEAD.days} days ahead "
+            f"(until {latest.isoformat(timespec='seconds')})",
+            details={"start_at": start_at.isoformat(), "latest": latest.isoformat()},
+        )
     names = [str(n).strip() for n in engines]
     # Names are one name whatever the case (engines.selectors.engine_by_name): alice1 and
     # ALICE1 are the same entrant. Reported as first spelled.
@@ -112,45 +131,62 @@ def tournament_create(
         raise TooFewEngines(
             f"a tournament needs at least 2 engines, got {len(names)}", details={"engines": names}
         )
+    try:
+        rounds_count = fmt.check(len(names), rounds)
+    except FormatError as exc:
+        raise FORMAT_ERRORS[exc.code](str(exc), details=exc.details) from None
     versions = [_entry_version(n, variant_id) for n in names]
     for version in versions:
         check_pairing(
             version.engine, kind=PairingKind.TOURNAMENT, rated=rated, requester=created_by
         )
     if rated:
-        _check_rated_allowed(created_by, versions, format)
+        _check_rated_allowed(created_by, versions, fmt)
     with transaction.atomic():
         tournament = Tournament.objects.create(
             name=name,
             variant=variant_id,
             time_control=tc_text,
             format=format,
+            rounds=rounds_count,
             rated=rated,
+            start_at=start_at or now,
             start_suite=start_suite,
-            start_at=start_at or timezone.now(),
             created_by=created_by,
         )
         TournamentEntry.objects.bulk_create(
             TournamentEntry(tournament=tournament, engine_version=v, seed_no=i)
             for i, v in enumerate(versions, start=1)
         )
+        if tournament.start_at <= now:
+            transaction.on_commit(lambda: _send_start(tournament.pk))
     return tournament
 
 
+def _send_start(tournament_id: int) -> None:
+    """Send the task that starts a tournament due now; if the broker refuses, the minute beat
+    job starts it."""
+    from tournaments.tasks import start_tournament  # tasks import this module
+
+    try:
+        start_tournament.delay(tournament_id)
+    except Exception:  # broker down: beat's start_due_tournaments picks it up
+        logger.exception("tournament %s: could not send the start task", tournament_id)
+
+
 def _check_rated_allowed(
-    user: AbstractBaseUser | None, versions: Sequence[EngineVersion], format: str
+    user: AbstractBaseUser | None, versions: Sequence[EngineVersion], fmt: TournamentFormat
 ) -> None:
     """Refuse a rated tournament with a match between two engines ``user`` does not own
-    (``tournament_create`` docstring); staff and the service itself (None) may."""
+    (``tournament_create`` docstring); staff and the service itself (None) may. A format not
+    known up front (Swiss, knockout) may pair any two entrants."""
     if user is None or getattr(user, "is_staff", False):
         return
-    schedule = pairing.gauntlet if format == Tournament.Format.GAUNTLET else pairing.round_robin
     owned = [v.engine.owner_id == user.pk for v in versions]
     foreign = [
-        [versions[p.a].engine.name, versions[p.b].engine.name]
-        for rnd in schedule(len(versions))
-        for p in rnd
-        if not (owned[p.a] or owned[p.b])
+        [versions[a].engine.name, versions[b].engine.name]
+        for a, b in fmt.possible_pairs(len(versions))
+        if not (owned[a] or owned[b])
     ]
     if foreign:
         raise RatedTournamentNotAllowed(
@@ -179,23 +215,15 @@ def _entry_version(name: str, variant: str) -> EngineVersion:
     return version
 
 
-def tournament_schedule(tournament: Tournament) -> list[list[pairing.Pairing]]:
-    """The rounds of ``tournament`` as pairings of entry indexes (entries in seed order)."""
-    n = tournament.entries.count()
-    if tournament.format == Tournament.Format.GAUNTLET:
-        return pairing.gauntlet(n)
-    return pairing.round_robin(n)
-
-
 def tournament_start(tournament_id: int, *, now: dt.datetime | None = None) -> bool:
-    """Start a scheduled tournament whose start time has come: create and queue its matches.
+    """Start a scheduled tournament whose start time has come: pair it through its format.
 
     The conditional UPDATE scheduled -> running is the lock (its row count says whether this
-    call won), so beat firing twice starts a tournament once. Matches are created with
-    ``arena.matches.services.match_create`` and queued when the transaction commits. A pairing
-    whose engine can no longer play (disabled since, or its owner withdrew consent since) is
-    skipped and logged. Returns True if
-    this call started the tournament.
+    call won), so beat firing twice starts a tournament once. ``tournaments.rounds.start_rounds``
+    then records each entry's rating, withdraws engines that can no longer play (their pairings
+    forfeit) and creates the first round's matches (every round's, for a format known up
+    front) with ``arena.matches.services.match_create``; they are queued when the transaction
+    commits. Returns True if this call started the tournament.
     """
     now = now or timezone.now()
     with transaction.atomic():
@@ -204,54 +232,8 @@ def tournament_start(tournament_id: int, *, now: dt.datetime | None = None) -> b
         ).update(status=Tournament.Status.RUNNING, started_at=now)
         if not won:
             return False
-        tournament = Tournament.objects.get(pk=tournament_id)
-        entries = list(
-            tournament.entries.select_related("engine_version__engine").order_by("seed_no")
-        )
-        created = 0
-        refused = {
-            i: refusal
-            for i, entry in enumerate(entries)
-            if (
-                refusal := pairing_refusal(
-                    entry.engine_version.engine,
-                    kind=PairingKind.TOURNAMENT,
-                    rated=tournament.rated,
-                    requester=tournament.created_by,
-                )
-            )
-        }
-        for round_no, pairs in enumerate(tournament_schedule(tournament), start=1):
-            for p in pairs:
-                a, b = entries[p.a].engine_version, entries[p.b].engine_version
-                if p.a in refused or p.b in refused:
-                    logger.warning(
-                        "tournament %s round %s: %s vs %s not played: %s",
-                        tournament_id, round_no, a, b, refused.get(p.a) or refused.get(p.b),
-                    )
-                    continue
-                try:
-                    with transaction.atomic():
-                        match_create(
-                            engine_a=a,
-                            engine_b=b,
-                            variant=tournament.variant,
-                            time_control=tournament.time_control,
-                            rated=tournament.rated,
-                            tournament=tournament,
-                            round=round_no,
-                            start_suite=tournament.start_suite,
-                        )
-                    created += 1
-                except ApiError as exc:
-                    logger.warning(
-                        "tournament %s round %s: %s vs %s not played: %s",
-                        tournament_id, round_no, a, b, exc,
-                    )
-        if created == 0:
-            Tournament.objects.filter(pk=tournament_id).update(
-                status=Tournament.Status.FINISHED, finished_at=now
-            )
+        tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
+        created = start_rounds(tournament)
     logger.info("tournament %s started: %s matches queued", tournament_id, created)
     return True
 
@@ -259,15 +241,14 @@ def tournament_start(tournament_id: int, *, now: dt.datetime | None = None) -> b
 def tournament_cancel(tournament_id: int, *, reason: str) -> int:
     """Stop a scheduled or running tournament early: it becomes ``cancelled`` (``reason`` kept,
     at most 200 characters) and each of its matches still ``pending`` or ``running`` becomes
-    ``aborted`` with the error ``"tournament cancelled: <reason>"``, its lease released.
+    ``aborted`` with the error ``"tournament cancelled: <reason>"``, its lease released
+    (``arena.matches.services.matches_abort``).
 
     Nothing is rated for the aborted matches (they have no games). A worker still playing one
     finds its lease gone and records nothing (``match_record_result``); a queued task finds the
     match not claimable and returns. Idempotent: a tournament already ``finished`` or
     ``cancelled`` (or missing) is left alone. Returns how many matches this call aborted.
     """
-    from arena.matches.models import Match
-
     now = timezone.now()
     reason = reason[:200]
     with transaction.atomic():
@@ -277,39 +258,45 @@ def tournament_cancel(tournament_id: int, *, reason: str) -> int:
         ).update(status=Tournament.Status.CANCELLED, finished_at=now, cancel_reason=reason)
         if not cancelled:
             return 0
-        aborted = Match.objects.filter(
-            tournament_id=tournament_id,
-            status__in=(Match.Status.PENDING, Match.Status.RUNNING),
-        ).update(
-            status=Match.Status.ABORTED,
-            lease_token="",
-            lease_expires_at=None,
-            finished_at=now,
-            error=f"tournament cancelled: {reason}",
+        aborted = len(
+            matches_abort(tournament_id=tournament_id, error=f"tournament cancelled: {reason}")
         )
     logger.info("tournament %s cancelled (%s): %s matches aborted", tournament_id, reason, aborted)
     return aborted
 
 
-def tournament_refresh_status(tournament_id: int) -> bool:
-    """Mark a running tournament finished once every one of its matches is finished or aborted.
+def tournament_cancel_by(user: AbstractBaseUser, tournament_id: int, *, reason: str = "") -> int:
+    """``tournament_cancel`` on behalf of ``user``: its creator (``created_by``) or staff.
 
-    Locks the tournament row first, so two last matches finishing at once in two transactions
-    cannot both miss each other (the second waits for the first, then sees its commit).
-    Returns True if this call finished the tournament.
+    Raises ``NotFoundError`` (404 ``not_found``) for no such tournament, ``TournamentNotYours`` (403
+    ``tournament_not_yours``) for anyone else, ``TournamentNotCancellable`` (409
+    ``tournament_not_cancellable``) if it is already finished or cancelled. Returns how many
+    matches were aborted.
     """
-    with transaction.atomic():
-        tournament = Tournament.objects.select_for_update().filter(pk=tournament_id).first()
-        if tournament is None or tournament.status != Tournament.Status.RUNNING:
-            return False
-        matches = tournament.matches.all()
-        if not matches.exists() or matches.exclude(status__in=DONE_STATUSES).exists():
-            return False
-        tournament.status = Tournament.Status.FINISHED
-        tournament.finished_at = timezone.now()
-        tournament.save(update_fields=["status", "finished_at"])
-    logger.info("tournament %s finished", tournament_id)
-    return True
+    tournament = Tournament.objects.filter(pk=tournament_id).first()
+    if tournament is None:
+        raise NotFoundError(
+            f"no tournament {tournament_id}", details={"tournament": tournament_id}
+        )
+    if not getattr(user, "is_staff", False) and tournament.created_by_id != user.pk:
+        raise TournamentNotYours(
+            "only the tournament's creator or staff may cancel it",
+            details={"tournament": tournament_id},
+        )
+    if tournament.status not in (Tournament.Status.SCHEDULED, Tournament.Status.RUNNING):
+        raise TournamentNotCancellable(
+            f"the tournament is already {tournament.status}",
+            details={"tournament": tournament_id, "status": tournament.status},
+        )
+    username = getattr(user, "username", "") or f"user {user.pk}"
+    return tournament_cancel(tournament_id, reason=reason or f"cancelled by {username}")
+
+
+def tournament_refresh_status(tournament_id: int) -> bool:
+    """Move a running tournament on (``tournaments.rounds.advance``): withdraw engines that
+    can no longer play, and once every match has ended pair the next round or mark it
+    finished. Returns True if this call finished the tournament."""
+    return advance(tournament_id)
 
 
 def match_finished(match: Match) -> None:

@@ -3,21 +3,36 @@
 Scoring: a best-of-three match is worth 1 point to its winner, 1/2 to each player when drawn
 (equal game scores, e.g. 1.5-1.5), 0 to the loser. Aborted or unplayed matches score nothing.
 Games count at the game level (win 1, draw 1/2) for the W/D/L columns and the last tie-break.
+A result without a game (``Award``) is worth 1 point: a *bye* (Swiss: no opponent) or a
+*forfeit win* (the opponent withdrew); neither counts in the match or game W/D/L columns.
 
-Order (the tie-breaks, in this order):
-  1. points (match points), more is better;
-  2. Sonneborn-Berger: the sum of the final points of the opponents an engine beat, plus half
-     the points of those it drew with (rewards results against the strong);
-  3. head-to-head: match points scored in the matches among the engines still tied after 1-2;
-  4. games won (game-level wins over the whole tournament);
-  5. seed order (entry number), so the order is total and deterministic.
-Engines equal on 1-4 share a rank.
+Order: points first, then the format's tie-breaks (``tie_breaks``), then seed order (entry
+number), so the order is total and deterministic. Engines equal on points and every tie-break
+share a rank. The tie-breaks by name (``TIE_BREAKS``):
+
+* ``sonneborn_berger``: the sum of the final points of the opponents an engine beat (a forfeit
+  win counts as a win), plus half the points of those it drew with (rewards results against
+  the strong);
+* ``buchholz``: the sum of the final points of every opponent met (forfeits included); a bye
+  counts as an opponent with the engine's own final points (the FIDE "virtual opponent" idea
+  reduced to the issue's rule);
+* ``head_to_head``: match points scored in the matches among the engines still tied on points
+  and every tie-break before it;
+* ``games_won``: game-level wins over the whole tournament.
+
+The default order (round robin, gauntlet) is points, Sonneborn-Berger, head-to-head, games won.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+#: The tie-breaks ``standings`` knows, by name (module docstring).
+TIE_BREAKS = ("sonneborn_berger", "buchholz", "head_to_head", "games_won")
+#: Round robin and gauntlet order.
+DEFAULT_TIE_BREAKS = ("sonneborn_berger", "head_to_head", "games_won")
 
 
 @dataclass(frozen=True)
@@ -43,6 +58,15 @@ class MatchResult:
         return 0.5, 0.5
 
 
+@dataclass(frozen=True)
+class Award:
+    """One match point without a game to ``player``: a bye when ``opponent`` is None, else a
+    forfeit win over ``opponent`` (who withdrew)."""
+
+    player: int
+    opponent: int | None = None
+
+
 @dataclass
 class StandingRow:
     """One line of the standings (``player`` is the player index; ``rank`` 1-based)."""
@@ -61,6 +85,10 @@ class StandingRow:
     game_losses: int = 0
     sonneborn_berger: float = 0.0
     head_to_head: float = 0.0
+    buchholz: float = 0.0
+    byes: int = 0
+    forfeit_wins: int = 0
+    forfeit_losses: int = 0
 
 
 @dataclass
@@ -73,8 +101,18 @@ class CrossCell:
     match_ids: list[int] = field(default_factory=list)
 
 
-def standings(n: int, results: list[MatchResult]) -> list[StandingRow]:
-    """The ordered standings of players 0..n-1 from their finished matches (module docstring)."""
+def standings(
+    n: int,
+    results: Sequence[MatchResult],
+    awards: Sequence[Award] = (),
+    *,
+    tie_breaks: Sequence[str] = DEFAULT_TIE_BREAKS,
+) -> list[StandingRow]:
+    """The ordered standings of players 0..n-1 from their finished matches and their byes and
+    forfeit wins (module docstring). Raises ``ValueError`` for an unknown tie-break name."""
+    unknown = [t for t in tie_breaks if t not in TIE_BREAKS]
+    if unknown:
+        raise ValueError(f"unknown tie-break(s) {unknown}; known: {', '.join(TIE_BREAKS)}")
     rows = [StandingRow(player=i) for i in range(n)]
     for m in results:
         pa, pb = m.match_points()
@@ -92,19 +130,60 @@ def standings(n: int, results: list[MatchResult]) -> list[StandingRow]:
         for g in m.games:
             _count_game(rows[m.a], g)
             _count_game(rows[m.b], 1.0 - g)
+    for award in awards:
+        rows[award.player].points += 1.0
+        if award.opponent is None:
+            rows[award.player].byes += 1
+        else:
+            rows[award.player].forfeit_wins += 1
+            rows[award.opponent].forfeit_losses += 1
+    # Tie-breaks read final points, so they come after every point is counted.
     for m in results:
         pa, pb = m.match_points()
         rows[m.a].sonneborn_berger += pa * rows[m.b].points
         rows[m.b].sonneborn_berger += pb * rows[m.a].points
+        rows[m.a].buchholz += rows[m.b].points
+        rows[m.b].buchholz += rows[m.a].points
+    for award in awards:
+        winner = rows[award.player]
+        if award.opponent is None:
+            winner.buchholz += winner.points
+        else:
+            winner.sonneborn_berger += rows[award.opponent].points
+            winner.buchholz += rows[award.opponent].points
+            rows[award.opponent].buchholz += winner.points
 
-    def primary(r: StandingRow) -> tuple[float, float]:
-        return (r.points, r.sonneborn_berger)
+    keys: dict[int, list[float]] = {r.player: [r.points] for r in rows}
+    for name in tie_breaks:
+        if name == "head_to_head":
+            _head_to_head(rows, results, keys)
+        for r in rows:
+            keys[r.player].append(_tie_break_value(r, name))
 
-    groups: dict[tuple[float, float], list[StandingRow]] = defaultdict(list)
+    def key(r: StandingRow) -> tuple[float, ...]:
+        return tuple(-v for v in keys[r.player])
+
+    ordered = sorted(rows, key=lambda r: (key(r), r.player))
+    for i, r in enumerate(ordered):
+        r.rank = ordered[i - 1].rank if i and key(ordered[i - 1]) == key(r) else i + 1
+    return ordered
+
+
+def _tie_break_value(row: StandingRow, name: str) -> float:
+    if name == "games_won":
+        return float(row.game_wins)
+    value: float = getattr(row, name)
+    return value
+
+
+def _head_to_head(
+    rows: list[StandingRow], results: Sequence[MatchResult], keys: dict[int, list[float]]
+) -> None:
+    """Fill ``head_to_head`` within each group of players equal on every key so far."""
+    groups: dict[tuple[float, ...], set[int]] = defaultdict(set)
     for r in rows:
-        groups[primary(r)].append(r)
-    for group in groups.values():
-        members = {r.player for r in group}
+        groups[tuple(keys[r.player])].add(r.player)
+    for members in groups.values():
         if len(members) < 2:
             continue
         for m in results:
@@ -112,14 +191,6 @@ def standings(n: int, results: list[MatchResult]) -> list[StandingRow]:
                 pa, pb = m.match_points()
                 rows[m.a].head_to_head += pa
                 rows[m.b].head_to_head += pb
-
-    def key(r: StandingRow) -> tuple[float, float, float, int]:
-        return (-r.points, -r.sonneborn_berger, -r.head_to_head, -r.game_wins)
-
-    ordered = sorted(rows, key=lambda r: (key(r), r.player))
-    for i, r in enumerate(ordered):
-        r.rank = ordered[i - 1].rank if i and key(ordered[i - 1]) == key(r) else i + 1
-    return ordered
 
 
 def crosstable(n: int, results: list[MatchResult]) -> list[list[CrossCell | None]]:

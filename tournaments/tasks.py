@@ -19,6 +19,13 @@ def start_due_tournaments() -> list[int]:
     return services.start_due_tournaments()
 
 
+@shared_task(name="tournaments.tasks.start_tournament", ignore_result=True)
+def start_tournament(tournament_id: int) -> bool:
+    """Start one tournament due now (sent when a tournament without a start time is created).
+
+    Idempotent (``services.tournament_start``'s conditional UPDATE): True if this run started it.
+    """
+    return services.tournament_start(tournament_id)
 @shared_task(name="tournaments.tasks.refit_ratings", ignore_result=True)
 def refit_ratings(variant: str) -> bool:
     """Refit the ratings of ``variant`` (queued by ``rating_services.rating_refit_request``).

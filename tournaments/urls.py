@@ -11,6 +11,11 @@ urlpatterns = [
         views.TournamentDetailApi.as_view(),
         name="tournament-detail",
     ),
+    path(
+        "tournaments/<int:tournament_id>/cancel/",
+        views.TournamentCancelApi.as_view(),
+        name="tournament-cancel",
+    ),
     path("leaderboard/", views.LeaderboardApi.as_view(), name="leaderboard"),
     path(
         "engines/<slug:name>/ratings/",

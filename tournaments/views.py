@@ -1,6 +1,7 @@
 """Tournaments API (thin views: parse with an input serializer, call a service or selector).
 
-Reads are open to everyone; creating a tournament needs an authenticated user.
+Reads are open to everyone; creating a tournament needs an authenticated user, cancelling one
+its creator or staff.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
-from rest_framework.permissions import IsAuthenticatedOrReadOnly
+from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -29,6 +30,7 @@ from tournaments.serializers import (
     LeaderboardRowOutput,
     RatingHistoryQuery,
     RatingPointOutput,
+    TournamentCancelInput,
     TournamentCreateInput,
     TournamentListOutput,
     TournamentListQuery,
@@ -89,6 +91,26 @@ class TournamentDetailApi(APIView):
 
     @extend_schema(operation_id="tournaments_retrieve", responses=OpenApiTypes.OBJECT)
     def get(self, request: Request, tournament_id: int) -> Response:
+        return Response(_detail(get_object_or_404(Tournament, pk=tournament_id)))
+
+
+class TournamentCancelApi(APIView):
+    """``POST /api/tournaments/{id}/cancel/`` (``{"reason": ...}`` optional): by its creator or
+    staff; its unfinished matches are aborted. Answers the tournament, now ``cancelled``."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="tournaments_cancel",
+        request=TournamentCancelInput,
+        responses=OpenApiTypes.OBJECT,
+    )
+    def post(self, request: Request, tournament_id: int) -> Response:
+        data = TournamentCancelInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        services.tournament_cancel_by(
+            request.user, tournament_id, reason=data.validated_data["reason"]
+        )
         return Response(_detail(get_object_or_404(Tournament, pk=tournament_id)))
 
 

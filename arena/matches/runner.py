@@ -7,7 +7,8 @@ referee configuration of their own (``sandbox=off`` for speed). Outcomes:
 * ``recorded``: this run wrote the result;
 * ``lost_lease``: played, but another worker had taken the match over (nothing written);
 * ``retry``: an infrastructure fault (sandbox could not start, referee ``aborted``, package
-  unreadable, soft time limit); the match is released and queued again after a delay;
+  not fetched from the package storage or unreadable, soft time limit); the match is released
+  and queued again after a delay;
 * ``aborted``: the same, on the last allowed attempt: the match is marked ``aborted``; also a
   record the database refuses or that does not fit the match (``DataError``/``ValueError`` from
   ``match_record_result``): retrying would replay the same refusal, so the match is aborted
@@ -26,6 +27,7 @@ from typing import Any
 from django.conf import settings
 from django.db import DataError
 
+from arena import metrics
 from arena.engine_text import storable_text
 from arena.matches.leases import (
     Claim,
@@ -39,6 +41,7 @@ from arena.matches.live import LivePublisher
 from arena.matches.models import Match
 from arena.matches.services import match_abort, match_enqueue, match_record_result
 from arena.referee import RefereeConfig, TimeControl, play_match
+from engines.storage import checkout
 
 log = logging.getLogger(__name__)
 
@@ -53,32 +56,34 @@ RETRY_DELAY_S = 10
 
 
 def default_referee_config() -> RefereeConfig:
-    """The referee settings of a worker: the sandbox from ``settings.BAO_SANDBOX_MODE`` and
-    ``settings.BAO_SANDBOX_REQUIRE_FULL``."""
-    from engines.sandbox import SandboxConfig
+    """The referee settings of a worker: the sandbox of the settings
+    (``engines.validation.sandbox_config``), the memory cap per engine from
+    ``settings.BAO_ENGINE_MEMORY_BYTES``."""
+    from engines.validation import sandbox_config
 
     return RefereeConfig(
-        sandbox=SandboxConfig(
-            mode=settings.BAO_SANDBOX_MODE, require_full=settings.BAO_SANDBOX_REQUIRE_FULL
-        )
+        sandbox=sandbox_config(),
+        memory_cap_bytes=int(settings.BAO_ENGINE_MEMORY_BYTES),
     )
 
 
 def _play(
     match: Match, config: RefereeConfig, on_event: Callable[[dict[str, Any]], None]
 ) -> dict[str, Any]:
-    # Packages run from their stored root (nothing to unpack); they are named "<engine> v<n>".
-    record = play_match(
-        match.engine_a.package(),
-        match.engine_b.package(),
-        match.variant,
-        TimeControl.parse(match.time_control),
-        seed=match.seed,
-        config=config,
-        on_event=on_event,
-        best_of=match.best_of,
-        start=match.start_position or None,
-    )
+    # Packages run from this host's cache, fetched from the package storage by content hash
+    # and kept there for the whole match; they are named "<engine> v<n>".
+    with checkout(match.engine_a) as package_a, checkout(match.engine_b) as package_b:
+        record = play_match(
+            package_a,
+            package_b,
+            match.variant,
+            TimeControl.parse(match.time_control),
+            seed=match.seed,
+            config=config,
+            on_event=on_event,
+            best_of=match.best_of,
+            start=match.start_position or None,
+        )
     return record.to_dict()
 
 
@@ -114,6 +119,7 @@ def _record(claim: Claim, record: dict[str, Any]) -> str:
         return ABORTED if match_abort(claim.match_id, error, claim=claim) else LOST_LEASE
     if not done:
         return LOST_LEASE
+    metrics.count_recorded_games(record.get("games", []))
     return ABORTED if record.get("aborted") else RECORDED
 
 
@@ -145,6 +151,8 @@ def execute_match(
         config = default_referee_config()
     elif config.sandbox is None:
         config = replace(config, sandbox=default_referee_config().sandbox)
+    if config.on_metric is None:
+        config = replace(config, on_metric=metrics.observe_referee)
     heartbeat = LeaseHeartbeat(claim, interval=heartbeat_interval)
     heartbeat.start()
     publisher = LivePublisher(match)  # each move to the live page, from a queue (live.py)

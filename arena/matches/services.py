@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -148,8 +149,9 @@ def match_create(
     ``"standard"`` or a suite of start positions, from which the seed draws the start of every
     game (``arena.openings.match_start``), stored in ``start_position``, unless ``start_index``
     names the suite's position to play (``arena.openings.suite_position``: a version test walks
-    its suite pair by pair); ``best_of`` 3, 2 (a game pair) or 1 (one game, A South). A match
-    between two engines of one owner is stored unrated whatever ``rated`` says
+    its suite pair by pair); ``best_of`` 3, 2 (a game pair: version tests) or 1 (a single game
+    with A South: a knockout decider). A match between two engines of one owner is stored
+    unrated whatever ``rated`` says
     (``engines.consent.rated_between``). Consent is the caller's to check
     (``engines.consent.check_pairing``).
     Raises (``ApiError`` subclasses, by stable code): ``unknown_variant``, ``same_engine`` (the
@@ -379,6 +381,46 @@ def match_abort(match_id: int, error: str, *, claim: Claim | None = None) -> boo
         match_finished(Match.objects.get(pk=match_id))
     return True
 
+
+
+def matches_abort(
+    *,
+    error: str,
+    tournament_id: int | None = None,
+    match_ids: Sequence[int] | None = None,
+    pending_only: bool = False,
+) -> list[int]:
+    """Abort the unfinished matches of a tournament (``tournament_id``) or the given
+    ``match_ids``: each still ``pending`` (or ``running``, unless ``pending_only``) becomes
+    ``aborted`` with ``error``, its lease released, no games. Returns the ids this call aborted
+    (one conditional UPDATE per match, so a match claimed meanwhile is left to its worker when
+    ``pending_only``).
+
+    A worker still playing an aborted match finds its lease gone and records nothing
+    (``match_record_result``); a queued task finds the match not claimable and returns. No
+    hook is called: the caller (cancelling a tournament, forfeiting a withdrawn engine's
+    pairings) updates its own state in the same transaction.
+    """
+    statuses = [Match.Status.PENDING] if pending_only else [Match.Status.PENDING,
+                                                              Match.Status.RUNNING]
+    rows = Match.objects.filter(status__in=statuses)
+    if tournament_id is not None:
+        rows = rows.filter(tournament_id=tournament_id)
+    if match_ids is not None:
+        rows = rows.filter(pk__in=list(match_ids))
+    now = timezone.now()
+    aborted = []
+    for match_id in rows.order_by("id").values_list("id", flat=True):
+        updated = Match.objects.filter(pk=match_id, status__in=statuses).update(
+            status=Match.Status.ABORTED,
+            lease_token="",
+            lease_expires_at=None,
+            finished_at=now,
+            error=error[:10000],
+        )
+        if updated:
+            aborted.append(match_id)
+    return aborted
 
 
 # --------------------------------------------------------------------------- challenges

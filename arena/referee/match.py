@@ -63,7 +63,7 @@ def play_match(
     from (a ``Position`` or its BPN/KPN text; None: the variant's start position); whoever is
     to move there moves first, and engines receive it as ``position text`` (docs/protocol.md).
     ``best_of``: 3 (the default), 2 (a game pair: both games, colours swapped, whatever the
-    first one's result) or 1 (game 1 only, A South).
+    first one's result; version tests) or 1 (game 1 only, A South: a one-game decider).
     Raises ``UnknownVariantError`` for an unknown variant, ``InvalidPositionError`` for a
     ``start`` text that does not parse and ``ValueError`` for a ``best_of`` outside 1..3,
     before any engine starts; never raises for engine misbehaviour. Processes are killed

@@ -155,25 +155,13 @@ def test_engines_declaring_a_seed_option_get_a_per_game_seed() -> None:
     assert len({game_seed(42, i) for i in (1, 2, 3)}) == 3
 
 
-def test_every_game_starts_from_the_given_position_with_colours_swapped() -> None:
-    # From 5 seeds with North to move: the engine playing North moves first.
+def test_a_one_game_decider_plays_game_one_only_with_a_south() -> None:
     launcher = _launcher(lambda: FakeProcess(Bot()), lambda: FakeProcess(Bot()))
-    record = play_match(Pkg("A"), Pkg("B"), TOY, TC, 1, fake_config(launcher), start="5 N 3")
-    games = record.to_dict()["games"]
-    assert len(games) == 3
-    assert [g["start_position"] for g in games] == ["5 N 3"] * 3
-    assert [(g["south"], g["north"]) for g in games[:2]] == [("A", "B"), ("B", "A")]
-    assert games[2]["south"] == "AB"[third_game_south(1)]
-    assert [g["moves"][0]["side"] for g in games] == ["N", "N", "N"]
-    # Both engines are told the start as text, then the moves played since.
-    for _, process in launcher.started:
-        positions = [w for w in process.transport.written if w.startswith("position")]
-        assert positions and all(w.startswith("position text 5 N 3") for w in positions)
-    assert any(
-        w == "position text 5 N 3 moves t1"
-        for _, p in launcher.started
-        for w in p.transport.written
-    )
+    record = play_match(Pkg("A"), Pkg("B"), TOY, TC, 5, fake_config(launcher), best_of=1)
+    d = record.to_dict()
+    assert [(g["index"], g["south"], g["result"]) for g in d["games"]] == [(1, "A", "1-0")]
+    assert (d["score"], d["winner"]) == ([1.0, 0.0], "A")
+    assert all(p.killed for _, p in launcher.started)
 
 
 def test_a_start_text_that_does_not_parse_is_refused_before_any_engine_starts() -> None:

@@ -32,7 +32,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from arena.matches.models import Match
-from arena.matches.services import match_create, normalize_start_suite, normalize_time_control
+from arena.matches.services import (
+    match_create,
+    matches_abort,
+    normalize_start_suite,
+    normalize_time_control,
+)
 from arena.openings import DEFAULT_SUITE, STANDARD, load_suite
 from arena.rules import UnknownVariantError, canonical_variant_id
 from arena.terminations import ABORTED
@@ -341,15 +346,9 @@ def _end_pending_pairs(test: VersionTest) -> int:
         .filter(pk__in=match_ids, status__in=unfinished)
         .values_list("pk", flat=True)
     )
-    # The same conditional UPDATE as a cancelled tournament's (tournament_cancel): no games,
-    # nothing rated, and no match-ended hook (these pairs are already settled above).
-    return Match.objects.filter(pk__in=free, status__in=unfinished).update(
-        status=Match.Status.ABORTED,
-        lease_token="",
-        lease_expires_at=None,
-        finished_at=timezone.now(),
-        error=f"version test {test.pk} ended ({test.decision})",
-    )
+    # No games, nothing rated, no match-ended hook (their pairs are settled above).
+    error = f"version test {test.pk} ended ({test.decision})"
+    return len(matches_abort(error=error, match_ids=free))
 
 
 def version_test_match_ended(match_id: int) -> bool:

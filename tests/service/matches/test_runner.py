@@ -58,6 +58,18 @@ def test_a_real_match_is_recorded_with_the_exact_moves_of_the_bundled_engines(
 
 
 @pytest.mark.django_db
+def test_a_one_game_decider_is_played_and_recorded_as_one_game(
+    greedy, randomer, fast_referee
+) -> None:
+    match = _match(randomer, greedy, best_of=1)  # a knockout decider: A South, one game
+    assert runner.execute_match(match.pk, config=fast_referee) == runner.RECORDED
+    match.refresh_from_db()
+    (game,) = match.games.all()
+    assert (game.index, game.south_id, game.north_id) == (1, randomer.pk, greedy.pk)
+    assert match.score_a is not None and match.score_a + match.score_b == 1.0
+
+
+@pytest.mark.django_db
 def test_the_same_task_delivered_twice_writes_one_result(greedy, randomer, fast_referee) -> None:
     match = _match(greedy, randomer)
     assert runner.execute_match(match.pk, config=fast_referee) == runner.RECORDED

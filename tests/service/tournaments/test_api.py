@@ -61,7 +61,7 @@ def test_it_creates_a_round_robin_and_shows_it_scheduled(
         ({"time_control": "10+"}, 400, "invalid_time_control"),
         ({"engines": ["alpha", "nobody"]}, 404, "engine_not_found"),
         ({"engines": "alpha"}, 400, "invalid"),
-        ({"format": "swiss"}, 400, "invalid"),
+        ({"format": "ladder"}, 400, "invalid"),
         ({"start_at": "tomorrow"}, 400, "invalid"),
     ],
 )

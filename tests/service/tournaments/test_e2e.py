@@ -1,5 +1,6 @@
 """End to end: a real Celery worker process and broker play a round robin of the bundled
-engines (random, greedy, search) in Bao la Kete; the search engine ends on top."""
+engines (random, greedy, search) in Bao la Kete; the search engine ends on top. A Swiss on the
+same worker: started at once by its task, each round paired when the worker records the last."""
 
 from __future__ import annotations
 
@@ -14,6 +15,18 @@ from tournaments import selectors, services
 from tournaments.models import Rating, RatingPoint, Tournament
 
 pytestmark = [pytest.mark.slow, pytest.mark.e2e]
+
+
+def _wait_started(tournament: Tournament, timeout: float) -> None:
+    """A tournament created without a start time is started by the task sent at its creation
+    (the worker runs it), not by beat."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        tournament.refresh_from_db()
+        if tournament.status != Tournament.Status.SCHEDULED:
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"tournament not started after {timeout} s")
 
 
 def _wait_finished(tournament: Tournament, timeout: float) -> None:
@@ -55,7 +68,8 @@ def test_a_round_robin_on_a_real_worker_puts_search_on_top(
         engines=["random", "greedy", "search"],
         time_control="2+0.05",
     )
-    assert services.start_due_tournaments() == [tournament.pk]
+    _wait_started(tournament, timeout=30)
+    assert services.start_due_tournaments() == []  # already started: beat has nothing to do
     _wait_finished(tournament, timeout=240)
 
     matches = list(Match.objects.filter(tournament=tournament))
@@ -78,3 +92,27 @@ def test_a_round_robin_on_a_real_worker_puts_search_on_top(
     assert Rating.objects.get(engine_version__engine__name="search").rating > 1500
     # The worker and every engine it started are still only the worker's own processes.
     assert worker.popen.poll() is None
+
+
+def test_a_swiss_on_a_real_worker_pairs_each_round_as_the_last_is_recorded(
+    fresh_var_dir: Any, live_worker: Any
+) -> None:
+    register_bundled_engines()
+    live_worker()
+    tournament = services.tournament_create(
+        name="swiss e2e",
+        variant="bao-kingulu",
+        engines=["random", "greedy", "search"],
+        time_control="2+0.05",
+        format="swiss",
+        rounds=2,
+    )
+    _wait_finished(tournament, timeout=240)
+    assert (tournament.current_round, tournament.end_reason) == (2, "")
+    rounds = selectors.tournament_table(tournament).rounds
+    assert [len(r.matches) for r in rounds] == [1, 1]
+    assert all(m.status == "finished" for r in rounds for m in r.matches)
+    byes = [r.byes[0] for r in rounds]
+    assert len(set(byes)) == 2  # two different engines had the bye
+    pairs = [{r.matches[0].engine_a_id, r.matches[0].engine_b_id} for r in rounds]
+    assert pairs[0] != pairs[1]  # no repeat

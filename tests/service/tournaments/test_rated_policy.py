@@ -71,6 +71,16 @@ def test_a_user_may_create_tournaments_whose_rated_matches_all_involve_their_eng
     assert Tournament.objects.get().rated is extra.get("rated", True)
 
 
+@pytest.mark.parametrize("fmt", ["swiss", "knockout"])
+def test_a_swiss_or_knockout_may_pair_any_two_so_one_foreign_pair_is_refused(
+    alice_client: Any, field: None, fmt: str
+) -> None:
+    r = _post(alice_client, ["mine", "alpha", "beta"], format=fmt)
+    assert (r.status_code, r.json()["error"]["details"]) == (
+        403, {"foreign_pairings": [["alpha", "beta"]]})
+    assert _post(alice_client, ["mine", "alpha"], format=fmt).status_code == 201
+
+
 def test_a_gauntlet_led_by_a_foreign_engine_is_refused(alice_client: Any, field: None) -> None:
     r = _post(alice_client, ["alpha", "mine", "beta"], format="gauntlet")
     assert (r.status_code, r.json()["error"]["details"]) == (
