@@ -122,7 +122,8 @@ class MatchesCollector(Collector):
 
 def _registry(with_matches: bool) -> CollectorRegistry:
     registry = CollectorRegistry()
-    multiprocess.MultiProcessCollector(registry)
+    # prometheus-client leaves this constructor unannotated (its package is otherwise typed).
+    multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
     if with_matches:
         registry.register(MatchesCollector())
     return registry

@@ -33,6 +33,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+import django_stubs_ext
 
 from arena.dbfile import create_private, sqlite_path
 from arena.env import (
@@ -45,6 +46,10 @@ from arena.env import (
     env_rate,
     env_str,
 )
+
+# Lets classes the type stubs declare generic be subscripted at run time too
+# (``admin.ModelAdmin[Match]``), which Django itself does not allow.
+django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("BAO_VAR_DIR", str(BASE_DIR / "var"))).resolve()
@@ -83,6 +88,7 @@ INSTALLED_APPS = [
     "tournaments",
     "tournaments.versiontests",  # version tests (SPRT): label "versiontests"
     "arena.web",  # templates and static files of the web pages
+    "arena.project",  # project-level commands: demo, setup_periodic_tasks
 ]
 
 MIDDLEWARE = [

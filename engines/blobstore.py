@@ -23,7 +23,7 @@ class DatabaseStorage(Storage):
     """Engine packages as rows of ``PackageBlob``. Reads load the whole blob (packages are at
     most ``BAO_ENGINE_MAX_BYTES``). ``open`` of a missing name raises ``FileNotFoundError``."""
 
-    def _open(self, name: str, mode: str = "rb") -> File:
+    def _open(self, name: str, mode: str = "rb") -> File[bytes]:
         from engines.models import PackageBlob
 
         if "w" in mode or "a" in mode or "+" in mode:

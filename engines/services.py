@@ -17,8 +17,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 
-from arena.api import errors
-from engines import storage
+from engines import errors, storage
 from engines.models import Engine, EngineVersion
 from engines.selectors import engine_by_name
 
@@ -65,7 +64,7 @@ def engine_version_create(
     refused upload leaves no row and no file. ``description``, if given, replaces the engine's.
     The new version is ``pending``; validation is enqueued when the transaction commits.
 
-    Raises (``arena.api.errors``): ``EngineNotYours`` (403, the name belongs to another user),
+    Raises (``engines.errors``): ``EngineNotYours`` (403, the name belongs to another user),
     ``UploadTooLarge`` (413, over ``settings.BAO_ENGINE_MAX_BYTES`` bytes, or over four times
     that once unpacked), ``UnsafeArchive``, ``BadManifest``, ``NotExecutable``, ``BadUpload``
     (corrupt archive, empty file) - all 400; ``DuplicateVersion`` (409, the same sha256 as the
@@ -179,6 +178,10 @@ def _too_large(max_bytes: int) -> errors.UploadTooLarge:
     )
 
 
+#: The task that validates an engine version (``engines.tasks.validate_engine_version``).
+VALIDATE_TASK = "engines.tasks.validate_engine_version"
+
+
 def _enqueue_validation(version_id: int) -> None:
     transaction.on_commit(partial(_send_validation, version_id))
 
@@ -186,11 +189,11 @@ def _enqueue_validation(version_id: int) -> None:
 def _send_validation(version_id: int) -> None:
     """Queue ``validate_engine_version``. A broker failure is logged, not raised: the upload
     is already committed, and the version stays ``pending`` (admin action "validate again")."""
-    import arena.celery  # noqa: F401  (makes the project's app, with its broker, the current one)
-    from engines.tasks import validate_engine_version
+    # By name through the project's app (tasks are leaves: nothing imports a tasks module).
+    from arena.celery import registered_task
 
     try:
-        validate_engine_version.delay(version_id)
+        registered_task(VALIDATE_TASK).delay(version_id)
     except Exception:
         log.exception("engine version %s: could not queue its validation", version_id)
 

@@ -149,7 +149,7 @@ def check_package(package: Any, *, config: Any = None, opponent: Any = None) -> 
             "",
         )
     announced = known or list(VARIANTS)  # no 'variant' line: the protocol default is all games
-    ids = {"name": ident.name, "author": ident.author}
+    name, author = ident.name, ident.author
     passed: list[str] = []
     failed: dict[str, Verdict] = {}
     for variant in VARIANTS:  # a fixed order, whatever order the engine announced
@@ -165,7 +165,9 @@ def check_package(package: Any, *, config: Any = None, opponent: Any = None) -> 
             south.close()
             north.close()
         if record.termination == T.ABORTED:
-            return Verdict(ok=False, deferred=True, reason=record.detail, **ids)
+            return Verdict(
+                ok=False, deferred=True, reason=record.detail, name=name, author=author
+            )
         if record.termination in T.ENGINE_FAULTS and record.winner != CANDIDATE:
             failed[variant] = _reject(
                 record.termination, record.detail, record.engine_errors.get(CANDIDATE, "")
@@ -182,7 +184,8 @@ def check_package(package: Any, *, config: Any = None, opponent: Any = None) -> 
         log=first.log,
         variants=passed,
         failed_variants={variant: v.reason for variant, v in failed.items()},
-        **ids,
+        name=name,
+        author=author,
     )
 
 

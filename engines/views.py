@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.db.models import QuerySet
 from django.http import FileResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -13,11 +14,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from arena.api import parsers as api_parsers
-from arena.api.errors import NotFoundError, UploadTooLarge
+from arena.api.errors import NotFoundError
 from arena.api.schema import ERROR_RESPONSES, UPLOAD_ERROR_RESPONSES
 from arena.api.throttling import WriteRateThrottle
 from engines import selectors, services
 from engines import serializers as s
+from engines.errors import UploadTooLarge
 from engines.models import Engine
 from engines.storage import open_stored
 
@@ -47,7 +49,7 @@ version), `throttled` (429, `BAO_THROTTLE_UPLOADS`, default 30 an hour), `upload
 `not_authenticated` (401). A refused upload stores nothing."""
 
 
-class EngineListCreateView(GenericAPIView):
+class EngineListCreateView(GenericAPIView[Engine]):
     """``GET`` lists engines (paginated, filtered, ordered); ``POST`` uploads a version."""
 
     parser_classes = (
@@ -78,7 +80,7 @@ class EngineListCreateView(GenericAPIView):
                 )
         super().initial(request, *args, **kwargs)
 
-    def get_queryset(self):  # type: ignore[no-untyped-def]
+    def get_queryset(self) -> QuerySet[Engine]:
         params = s.EngineFilterInputSerializer(data=self.request.query_params.dict())
         params.is_valid(raise_exception=True)
         return selectors.engine_list(**params.validated_data)
@@ -130,12 +132,12 @@ class EngineDetailView(APIView):
 
     @extend_schema(
         operation_id="engines_retrieve",
-        summary="An engine with its versions and ratings",
+        summary="An engine with its versions",
         responses={200: s.EngineDetailOutputSerializer, **ERROR_RESPONSES},
     )
     def get(self, request: Request, name: str) -> Response:
         engine = selectors.engine_get(name)
-        context = {"ratings": selectors.engine_ratings(engine), "request": request}
+        context = {"request": request}
         return Response(s.EngineDetailOutputSerializer(engine, context=context).data)
 
     @extend_schema(
@@ -155,7 +157,7 @@ class EngineDetailView(APIView):
         data.is_valid(raise_exception=True)
         services.engine_update(engine=engine, **data.validated_data)
         engine = selectors.engine_get(name)
-        context = {"ratings": selectors.engine_ratings(engine), "request": request}
+        context = {"request": request}
         return Response(s.EngineDetailOutputSerializer(engine, context=context).data)
 
 

@@ -4,11 +4,13 @@ rating history. Views and the demo command call these; nothing here writes."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.db.models import Count, F, Q, QuerySet, Window
 from django.db.models.functions import Rank
 
+from arena.matches.models import ENDED_STATUSES, Game, Match
+from arena.rules import SOUTH_POINTS
 from tournaments.formats import get_format
 from tournaments.formats.base import Tie
 from tournaments.models import (
@@ -28,8 +30,6 @@ from tournaments.standings import (
     crosstable,
 )
 
-_SOUTH_POINTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
-
 
 def tournament_list(
     *, status: str | None = None, variant: str | None = None
@@ -38,7 +38,7 @@ def tournament_list(
     qs = Tournament.objects.all().annotate(
         matches_total=Count("matches", distinct=True),
         matches_done=Count(
-            "matches", filter=Q(matches__status__in=("finished", "aborted")), distinct=True
+            "matches", filter=Q(matches__status__in=ENDED_STATUSES), distinct=True
         ),
     )
     if status:
@@ -60,12 +60,11 @@ class Progress:
 
 def tournament_progress(tournament: Tournament) -> Progress:
     """Progress counters of ``tournament`` (all zero before it starts)."""
-    from arena.matches.models import Game
 
     counts = tournament.matches.aggregate(
         total=Count("id"),
-        done=Count("id", filter=Q(status__in=("finished", "aborted"))),
-        running=Count("id", filter=Q(status="running")),
+        done=Count("id", filter=Q(status__in=ENDED_STATUSES)),
+        running=Count("id", filter=Q(status=Match.Status.RUNNING)),
     )
     games = Game.objects.filter(match__tournament=tournament).count()
     return Progress(counts["total"], counts["done"], counts["running"], games)
@@ -85,7 +84,7 @@ def tournament_results(tournament: Tournament, entries: list[TournamentEntry]) -
     index = {e.engine_version_id: i for i, e in enumerate(entries)}
     results: list[MatchResult] = []
     matches = (
-        tournament.matches.filter(status="finished")
+        tournament.matches.filter(status=Match.Status.FINISHED)
         .exclude(best_of=1)
         .prefetch_related("games")
         .order_by("id")
@@ -100,9 +99,9 @@ def tournament_results(tournament: Tournament, entries: list[TournamentEntry]) -
             continue
         games = []
         for g in sorted(m.games.all(), key=lambda g: g.index):
-            if g.result not in _SOUTH_POINTS:
+            if g.result not in SOUTH_POINTS:
                 continue
-            south_points = _SOUTH_POINTS[g.result]
+            south_points = SOUTH_POINTS[g.result]
             games.append(south_points if g.south_id == m.engine_a_id else 1.0 - south_points)
         results.append(
             MatchResult(
@@ -188,7 +187,18 @@ def tournament_table(tournament: Tournament) -> TournamentTable:
     )
 
 
-def leaderboard(*, variant: str, provisional: bool | None = None) -> QuerySet[Rating]:
+class _Ranked(TypedDict):
+    rank: int
+
+
+if TYPE_CHECKING:  # WithAnnotations takes its TypedDict argument for the type checker only
+    from django_stubs_ext import WithAnnotations
+
+    #: A ``Rating`` annotated with its leaderboard ``rank``.
+    RankedRating = WithAnnotations[Rating, _Ranked]
+
+
+def leaderboard(*, variant: str, provisional: bool | None = None) -> QuerySet[RankedRating]:
     """The rated versions of ``variant`` in the latest fit, best first, annotated with ``rank``.
 
     ``rank`` is 1 + the number of listed ratings strictly higher (ties share a rank), computed

@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import replace
+from enum import StrEnum
 from typing import Any
 
 from django.conf import settings
@@ -41,15 +42,28 @@ from arena.matches.live import LivePublisher
 from arena.matches.models import Match
 from arena.matches.services import match_abort, match_enqueue, match_record_result
 from arena.referee import RefereeConfig, TimeControl, play_match
+from arena.terminations import Termination
 from engines.storage import checkout
 
 log = logging.getLogger(__name__)
 
-SKIPPED = "skipped"
-RECORDED = "recorded"
-LOST_LEASE = "lost_lease"
-RETRY = "retry"
-ABORTED = "aborted"
+
+
+class RunOutcome(StrEnum):
+    """What one ``run_match`` delivery did (module docstring)."""
+
+    SKIPPED = "skipped"
+    RECORDED = "recorded"
+    LOST_LEASE = "lost_lease"
+    RETRY = "retry"
+    ABORTED = "aborted"
+
+
+SKIPPED = RunOutcome.SKIPPED
+RECORDED = RunOutcome.RECORDED
+LOST_LEASE = RunOutcome.LOST_LEASE
+RETRY = RunOutcome.RETRY
+ABORTED = RunOutcome.ABORTED
 
 #: Seconds before a released match is tried again (a busy or broken machine may recover).
 RETRY_DELAY_S = 10
@@ -87,7 +101,7 @@ def _play(
     return record.to_dict()
 
 
-def _give_up_or_retry(claim: Claim, error: str, record: dict[str, Any] | None) -> str:
+def _give_up_or_retry(claim: Claim, error: str, record: dict[str, Any] | None) -> RunOutcome:
     """An infrastructure fault on this claim: retry while attempts remain, else abort (keeping
     the games the referee did play, unrated)."""
     error = storable_text(error)  # it may quote text an exception took from a package
@@ -106,7 +120,7 @@ def _give_up_or_retry(claim: Claim, error: str, record: dict[str, Any] | None) -
     return ABORTED if done else LOST_LEASE
 
 
-def _record(claim: Claim, record: dict[str, Any]) -> str:
+def _record(claim: Claim, record: dict[str, Any]) -> RunOutcome:
     """``match_record_result`` under our lease: ``recorded`` (``aborted`` for an aborted record)
     or ``lost_lease``. A record it refuses (``ValueError``) or the database refuses
     (``DataError``, e.g. text PostgreSQL cannot hold) aborts the match with that reason: the
@@ -128,7 +142,7 @@ def execute_match(
     *,
     config: RefereeConfig | None = None,
     heartbeat_interval: float | None = None,
-) -> str:
+) -> RunOutcome:
     """Claim, play and record match ``match_id``; returns one of the outcomes above.
 
     ``config`` None means ``default_referee_config()``; a given config gets the worker's
@@ -171,7 +185,7 @@ def execute_match(
                 (
                     f"game {g['index']}: {g.get('detail') or 'aborted'}"
                     for g in record["games"]
-                    if g["termination"] == "aborted"
+                    if g["termination"] == Termination.ABORTED
                 ),
                 "referee aborted the match",
             )

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import requests
 
-from arena.worker import REPO_ROOT, worker_environment
+from arena.celery_processes import REPO_ROOT, worker_environment
 
 pytestmark = [pytest.mark.slow, pytest.mark.e2e, pytest.mark.timeout(300)]
 

@@ -1,22 +1,29 @@
 """API errors of version tests (stable codes; the envelope is ``arena.api.errors``).
 
 The shared ones (an unknown engine, a version that cannot play, a bad time control...) come from
-the matches app and mean the same thing here; re-exported so callers import from one place.
+the engine registry and the matches app and mean the same thing here; re-exported so callers
+import from one place.
 The SPRT's own codes are those of ``tournaments.sprt.SprtInputError``.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import status
 
-from arena.api.errors import ApiError, EngineNotActive, UnknownVariant
+from arena.api.errors import ApiError, UnknownVariant
 from arena.matches.errors import (
-    EngineDisabled,
-    EngineNotFound,
     InvalidTimeControl,
     SameEngine,
     TimeControlTooLong,
     UnknownStartSuite,
+)
+from engines.errors import (
+    EngineDisabled,
+    EngineNotActive,
+    EngineNotFound,
+    PairingRefused,
     VariantNotSupported,
 )
 from tournaments.sprt import SprtInputError
@@ -30,6 +37,7 @@ __all__ = [
     "InvalidSprtBounds",
     "InvalidSprtErrorRate",
     "InvalidTimeControl",
+    "PairingRefused",
     "SameEngine",
     "TestNotRunning",
     "TestNotYours",
@@ -92,6 +100,6 @@ _SPRT_ERRORS: dict[str, type[ApiError]] = {
 }
 
 
-def sprt_error(exc: SprtInputError, details: dict[str, object]) -> ApiError:
+def sprt_error(exc: SprtInputError, details: dict[str, Any]) -> ApiError:
     """The API error for a refusal of ``tournaments.sprt.SprtParameters`` (same code)."""
     return _SPRT_ERRORS[exc.code](str(exc), details=details)

@@ -14,7 +14,7 @@ from tournaments.versiontests.selectors import version_test_figures
 from tournaments.versiontests.services import DEFAULT_MAX_PAIRS, MAX_PAIRS_LIMIT
 
 
-class VersionTestCreateInput(serializers.Serializer):
+class VersionTestCreateInput(serializers.Serializer[Any]):
     """``POST /api/tests/``: ``engine`` v``version`` (default: latest active) against
     ``base_engine`` (default: the same engine) v``base_version`` (default: the latest active
     version below the new one). The bounds and error rates are checked by the service, which
@@ -39,7 +39,7 @@ class VersionTestCreateInput(serializers.Serializer):
     rated = serializers.BooleanField(default=False)
 
 
-class VersionTestListQuery(serializers.Serializer):
+class VersionTestListQuery(serializers.Serializer[Any]):
     status = serializers.ChoiceField(choices=VersionTest.Status.choices, required=False)
     variant = serializers.CharField(required=False)
     engine = serializers.CharField(required=False, max_length=64)
@@ -102,9 +102,3 @@ def version_test_data(test: VersionTest, *, detail: bool = False) -> dict[str, A
         }
     return data
 
-
-class VersionTestOutput(serializers.BaseSerializer):  # type: ignore[type-arg]
-    """A row of ``GET /api/tests/`` (``version_test_data`` without the detail)."""
-
-    def to_representation(self, instance: VersionTest) -> dict[str, Any]:
-        return version_test_data(instance)

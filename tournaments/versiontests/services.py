@@ -1,15 +1,16 @@
 """Writes of version tests: create, count each recorded game pair once, keep pairs queued, stop.
 
-Flow. ``version_test_create`` checks everything, stores the test and queues its first game
-pairs in one transaction (a refusal by the matches app rolls the whole test back). A pair is a
+Flow. ``version_test_create`` checks everything, stores the test and queues its first game pairs
+in one transaction (a version that cannot be paired rolls the whole test back). A pair is a
 ``Match`` of ``best_of`` 2 with the new version as engine A, starting from the next position of
 the test's suite. When a pair's match ends, ``version_test_match_ended`` runs inside the
-transaction that records it (called by the match-ended hook, ``tournaments.services
-.match_finished``): under the test's row lock it moves the pair out of ``pending`` once, counts
-it (or voids it: an aborted game or match is not counted), updates the LLR, decides, and either
-queues the next pairs or, once decided, aborts the test's other matches. Because the counting
-commits or rolls back with the recorded games, and a second call finds the pair no longer
-``pending``, each pair is counted exactly once whatever is delivered twice.
+transaction that records it (the in-transaction ``MatchEnded`` subscriber
+``version_test_match_event``, ``arena.matches.events``): under the test's row lock it moves the
+pair out of ``pending`` once, counts it (or voids it: an aborted game or match is not counted),
+updates the LLR, decides, and either queues the next pairs or, once decided, aborts the test's
+other matches. Because the counting commits or rolls back with the recorded games, and a second
+call finds the pair no longer ``pending``, each pair is counted exactly once whatever is
+delivered twice.
 
 Locks: a recording transaction holds its match row, then takes the test's row lock, then the
 pair's; whoever holds a test's lock (``version_test_stop``, a decision) never waits for a match
@@ -31,6 +32,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from arena.matches.events import MatchEnded
 from arena.matches.models import Match
 from arena.matches.services import (
     match_create,
@@ -43,7 +45,7 @@ from arena.rules import UnknownVariantError, canonical_variant_id
 from arena.terminations import ABORTED
 from engines.consent import PairingKind, check_pairing, pairing_refusal
 from engines.models import EngineVersion
-from engines.selectors import engine_by_name
+from engines.selectors import engine_named, playability_error
 from tournaments.sprt import Decision, SprtInputError, SprtParameters, sprt
 from tournaments.sprt import Model as SprtModel
 from tournaments.versiontests import errors
@@ -94,9 +96,7 @@ def _version(name: str, number: int | None, *, older_than: EngineVersion | None 
     (409, no active version to default to). Whether the version can play is ``match_create``'s
     check.
     """
-    engine = engine_by_name(name)
-    if engine is None:
-        raise errors.EngineNotFound(f"no engine named {name!r}.", details={"engine": name})
+    engine = engine_named(name)
     if number is not None:
         version = engine.versions.select_related("engine").filter(number=number).first()
         if version is None:
@@ -235,52 +235,58 @@ def _top_up(test: VersionTest, *, strict: bool) -> int:
     """Queue pairs until ``pairs_in_flight_target()`` are pending or the cap leaves no room;
     the caller holds the test's row lock and saves it. Returns how many were queued.
 
-    ``strict``: a refusal of ``match_create`` propagates (creation); otherwise it stops the
-    test with the reason (a version disabled since, for instance).
+    ``strict``: a version that cannot be paired raises (creation: nothing is written);
+    otherwise it stops the test with the reason (a version disabled since, for instance).
     """
     if test.status != VersionTest.Status.RUNNING:
         return 0
     pending = test.pairs.filter(state=VersionTestPair.State.PENDING).count()
     room = test.max_pairs - test.pairs_counted - pending
     wanted = min(pairs_in_flight_target() - pending, room)
+    if wanted <= 0:
+        return 0
+    refusal = _pairing_refusal(test)
+    if refusal is not None:  # a version disabled, rejected or lent no more since the start
+        if strict:
+            raise refusal
+        log.warning("version test %s: no more pairs: %s", test.pk, refusal.detail)
+        _end(test, VersionTest.Decision.STOPPED, f"no more pairs: {refusal.detail}")
+        return 0
     queued = 0
-    if wanted > 0 and test.created_by is not None:
-        for version in (test.new_version, test.base_version):
-            refusal = pairing_refusal(
+    for _ in range(wanted):
+        index = test.pairs_created
+        match = match_create(
+            engine_a=test.new_version,
+            engine_b=test.base_version,
+            variant=test.variant,
+            time_control=test.time_control,
+            rated=test.rated,
+            best_of=2,
+            start_suite=test.start_suite,
+            start_index=test.opening_offset + index,
+        )
+        VersionTestPair.objects.create(test=test, index=index, match=match)
+        test.pairs_created = index + 1
+        queued += 1
+    return queued
+
+
+def _pairing_refusal(test: VersionTest) -> errors.ApiError | None:
+    """Why the test's next pair cannot be queued, or None: a version that can no longer play
+    the variant (``engines.selectors.playability_error``), or the other owner's consent
+    (``engines.consent``; not asked for a test the service itself created)."""
+    for version in (test.new_version, test.base_version):
+        error = playability_error(version, test.variant)
+        if error is None and test.created_by is not None:
+            error = pairing_refusal(
                 version.engine,
                 kind=PairingKind.VERSION_TEST,
                 rated=test.rated,
                 requester=test.created_by,
             )
-            if refusal is not None:  # withdrawn since the test began
-                if strict:
-                    raise refusal
-                _end(test, VersionTest.Decision.STOPPED, f"no more pairs: {refusal.detail}")
-                return 0
-    for _ in range(max(wanted, 0)):
-        index = test.pairs_created
-        try:
-            with transaction.atomic():
-                match = match_create(
-                    engine_a=test.new_version,
-                    engine_b=test.base_version,
-                    variant=test.variant,
-                    time_control=test.time_control,
-                    rated=test.rated,
-                    best_of=2,
-                    start_suite=test.start_suite,
-                    start_index=test.opening_offset + index,
-                )
-                VersionTestPair.objects.create(test=test, index=index, match=match)
-        except errors.ApiError as exc:
-            if strict:
-                raise
-            log.warning("version test %s: pair %s not queued: %s", test.pk, index, exc)
-            _end(test, VersionTest.Decision.STOPPED, f"a pair could not be queued: {exc}")
-            break
-        test.pairs_created = index + 1
-        queued += 1
-    return queued
+        if error is not None:
+            return error
+    return None
 
 
 def _pair_points(test: VersionTest, match: Match) -> list[float] | None:
@@ -351,16 +357,21 @@ def _end_pending_pairs(test: VersionTest) -> int:
     return len(matches_abort(error=error, match_ids=free))
 
 
+def version_test_match_event(event: MatchEnded) -> None:
+    """The in-transaction ``MatchEnded`` subscriber (``apps.VersionTestsConfig.ready``)."""
+    version_test_match_ended(event.match_id)
+
+
 def version_test_match_ended(match_id: int) -> bool:
     """Count the game pair of match ``match_id`` in its test, once; True if this call did.
 
     Called inside the transaction that records (or aborts) the match, after its games are
-    written. Does nothing for a match that is not a test's pair, a pair already settled (a
-    second call, a redelivery), or a match not ended yet. A finished pair with two played games
-    is counted (pentanomial, W/D/L, LLR appended, decision); an aborted match or game voids the
-    pair (``pairs_void``; replaced while the test runs, up to ``void_limit``). Then, while the
-    test runs, pairs are queued up to the target; once it has its answer, its other pairs are
-    voided and their matches aborted.
+    written (``version_test_match_event``). Does nothing for a match that is not a test's pair,
+    a pair already settled (a second call, a redelivery), or a match not ended yet. A finished
+    pair with two played games is counted (pentanomial, W/D/L, LLR appended, decision); an
+    aborted match or game voids the pair (``pairs_void``; replaced while the test runs, up to
+    ``void_limit``). Then, while the test runs, pairs are queued up to the target; once it has
+    its answer, its other pairs are voided and their matches aborted.
     """
     row = VersionTestPair.objects.filter(match_id=match_id).values("test_id", "state").first()
     if row is None or row["state"] != VersionTestPair.State.PENDING:

@@ -22,7 +22,6 @@ from tournaments.versiontests.models import VersionTest
 from tournaments.versiontests.serializers import (
     VersionTestCreateInput,
     VersionTestListQuery,
-    VersionTestOutput,
     version_test_data,
 )
 
@@ -57,7 +56,7 @@ class VersionTestListCreateApi(APIView):
         )
         paginator = Pagination()
         page = paginator.paginate_queryset(qs, request, view=self)
-        return paginator.get_paginated_response(VersionTestOutput(page, many=True).data)
+        return paginator.get_paginated_response([version_test_data(t) for t in page or []])
 
     @extend_schema(
         operation_id="tests_create",

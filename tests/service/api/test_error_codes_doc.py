@@ -11,6 +11,8 @@ from arena.api import errors
 DOC = Path(__file__).resolve().parents[3] / "docs" / "api-errors.md"
 ERROR_MODULES = (
     "arena.api.errors",
+    "arena.accounts.errors",
+    "engines.errors",
     "arena.matches.errors",
     "tournaments.errors",
     "tournaments.versiontests.errors",

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
+from arena.matches.events import MatchEnded, publish_match_ended
 from arena.matches.models import Match
 from arena.openings import suite_position
-from tournaments.services import match_finished
 from tournaments.sprt import Model, SprtParameters, sprt
 from tournaments.versiontests import errors, services
 from tournaments.versiontests.models import VersionTest, VersionTestPair
@@ -57,7 +57,7 @@ def test_each_recorded_pair_is_counted_once_and_replaced(
     assert (test.wins, test.draws, test.losses) == (1, 1, 0)
     assert test.pairs_created == 4 and len(_pending(test)) == pairs_in_flight
     # The hook again (a redelivered message, a second call) and the same record again: no-ops.
-    match_finished(Match.objects.get(pk=first.pk))
+    publish_match_ended(MatchEnded(first.pk, "finished", "bao-la-kete", None, False))
     assert services.version_test_match_ended(first.pk) is False
     assert record_pair(first, "WD") is False
     assert record_pair(second, "LL") is True
@@ -260,7 +260,7 @@ def test_another_owners_engine_is_used_only_within_its_consent(
     alice: Any, alice_v1: Any, alice_v2: Any, bob_v1: Any, pairs_in_flight: int,
     record_pair: Any,
 ) -> None:
-    from arena.api.errors import PairingRefused
+    from engines.errors import PairingRefused
 
     bob_v1.engine.consent_version_tests = False
     bob_v1.engine.save()
