@@ -20,8 +20,10 @@ Environment variables:
   BAO_QUEUE_MAX_PER_USER, BAO_WORKER_SLOTS, BAO_WORKER_SLOTS_FORCE (bool),
   BAO_ENGINE_STORAGE (database|s3; s3 reads BAO_S3_BUCKET, BAO_S3_ENDPOINT_URL, BAO_S3_REGION,
   BAO_S3_PREFIX), BAO_ENGINE_CACHE_BYTES (per-host package cache cap, bytes),
-  BAO_THROTTLE_CHALLENGES / _UPLOADS / _TOURNAMENTS / _REGISTER / _LOGIN ('<n>/<period>' or
-  'off'), BAO_CACHE_URL ("locmem" default, or redis://host:port/db shared by web processes),
+  BAO_THROTTLE_CHALLENGES / _UPLOADS / _TOURNAMENTS / _TESTS / _REGISTER / _LOGIN
+  ('<n>/<period>' or 'off'), BAO_VERSION_TEST_PAIRS (pairs of a version test kept queued; 0:
+  one per worker slot), BAO_CACHE_URL ("locmem" default, or redis://host:port/db shared by
+  web processes),
   BAO_WORKER_METRICS_PORT (a worker's Prometheus port, 0 = off), PROMETHEUS_MULTIPROC_DIR
   (default <BAO_VAR_DIR>/metrics).
 """
@@ -86,6 +88,7 @@ INSTALLED_APPS = [
     "engines",
     "arena.matches",
     "tournaments",
+    "tournaments.versiontests",  # version tests (SPRT): label "versiontests"
     "arena.web",  # templates and static files of the web pages
     "arena.project",  # project-level commands: demo, setup_periodic_tasks
 ]
@@ -243,6 +246,7 @@ BAO_THROTTLE_RATES: dict[str, str | None] = {
     "challenges": env_rate("BAO_THROTTLE_CHALLENGES", "60/hour"),
     "uploads": env_rate("BAO_THROTTLE_UPLOADS", "30/hour"),
     "tournaments": env_rate("BAO_THROTTLE_TOURNAMENTS", "20/hour"),
+    "tests": env_rate("BAO_THROTTLE_TESTS", "20/hour"),
     "register": env_rate("BAO_THROTTLE_REGISTER", "20/hour"),
     "login": env_rate("BAO_THROTTLE_LOGIN", "60/hour"),
 }
@@ -324,6 +328,8 @@ BAO_QUEUE_MAX_PER_USER = env_int("BAO_QUEUE_MAX_PER_USER", 2016, minimum=1)
 BAO_WORKER_SLOTS = env_int("BAO_WORKER_SLOTS", os.cpu_count() or 1, minimum=1)
 BAO_WORKER_SLOTS_FORCE = env_bool("BAO_WORKER_SLOTS_FORCE", False)
 CELERY_WORKER_CONCURRENCY = BAO_WORKER_SLOTS
+# Game pairs of one running version test kept queued or playing; 0: one per live worker slot.
+BAO_VERSION_TEST_PAIRS = env_int("BAO_VERSION_TEST_PAIRS", 0, minimum=0)
 # A worker serves its host's Prometheus samples on this port (0: not served; arena.metrics).
 BAO_WORKER_METRICS_PORT = env_int("BAO_WORKER_METRICS_PORT", 0, minimum=0)
 # Where uploads are received and checked before they go to the package storage (local).

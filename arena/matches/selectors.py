@@ -3,11 +3,11 @@ queue (positions, running matches, slots)."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch, QuerySet, Sum
 from django.utils import timezone
 
 from arena.matches.dispatch import queue_order
@@ -74,9 +74,11 @@ def live_games_running() -> QuerySet[LiveGame]:
 
 def live_game_replay_id(live: LiveGame) -> int | None:
     """The id of the stored replay of a live game, once its match is recorded, else None."""
-    return Game.objects.filter(match_id=live.match_id, index=live.index).values_list(
-        "pk", flat=True
-    ).first()
+    return (
+        Game.objects.filter(match_id=live.match_id, index=live.index)
+        .values_list("pk", flat=True)
+        .first()
+    )
 
 
 #: A worker whose presence row is older than this is taken for dead (three missed updates).
@@ -96,6 +98,13 @@ def queue_position(match: Match) -> int | None:
     return None  # held back for a retry, or out of attempts
 
 
+def live_slots(now: datetime | None = None) -> int:
+    """The match slots of the workers seen in the last ``WORKER_STALE_S`` seconds (0: none)."""
+    now = now or timezone.now()
+    live = WorkerNode.objects.filter(last_seen__gte=now - timedelta(seconds=WORKER_STALE_S))
+    return int(live.aggregate(total=Sum("slots"))["total"] or 0)
+
+
 def queue_snapshot() -> dict[str, Any]:
     """What the dispatcher sees: live workers and their slots, the matches running (on which
     worker, since when) and the first ``QUEUE_LISTED`` waiting matches with their positions.
@@ -106,8 +115,16 @@ def queue_snapshot() -> dict[str, Any]:
     running = list(
         Match.objects.filter(status=Match.Status.RUNNING)
         .order_by("started_at", "pk")
-        .values("pk", "worker", "priority", "submitter_id", "started_at", "lease_expires_at",
-                "variant", "time_control")
+        .values(
+            "pk",
+            "worker",
+            "priority",
+            "submitter_id",
+            "started_at",
+            "lease_expires_at",
+            "variant",
+            "time_control",
+        )
     )
     busy: dict[str, int] = {}
     for row in running:
@@ -118,21 +135,36 @@ def queue_snapshot() -> dict[str, Any]:
             "total": sum(w.slots for w in live),
             "busy": sum(busy.get(w.name, 0) for w in live),
             "workers": [
-                {"name": w.name, "slots": w.slots, "busy": busy.get(w.name, 0),
-                 "cores": w.cores, "last_seen": w.last_seen}
+                {
+                    "name": w.name,
+                    "slots": w.slots,
+                    "busy": busy.get(w.name, 0),
+                    "cores": w.cores,
+                    "last_seen": w.last_seen,
+                }
                 for w in live
             ],
         },
         "running": [
-            {"match": r["pk"], "worker": r["worker"], "class": Match.Priority(r["priority"]).label,
-             "submitter": r["submitter_id"], "variant": r["variant"],
-             "time_control": r["time_control"], "started_at": r["started_at"],
-             "lease_expires_at": r["lease_expires_at"]}
+            {
+                "match": r["pk"],
+                "worker": r["worker"],
+                "class": Match.Priority(r["priority"]).label,
+                "submitter": r["submitter_id"],
+                "variant": r["variant"],
+                "time_control": r["time_control"],
+                "started_at": r["started_at"],
+                "lease_expires_at": r["lease_expires_at"],
+            }
             for r in running
         ],
         "pending": [
-            {"match": e.match_id, "position": e.position,
-             "class": Match.Priority(e.priority).label, "submitter": e.submitter_id}
+            {
+                "match": e.match_id,
+                "position": e.position,
+                "class": Match.Priority(e.priority).label,
+                "submitter": e.submitter_id,
+            }
             for e in order[:QUEUE_LISTED]
         ],
         "pending_count": len(order),

@@ -46,10 +46,10 @@ class MatchListOutput(serializers.ModelSerializer[Match]):
 
     class Meta:
         model = Match
-        fields = ["id", "variant", "time_control", "engine_a", "engine_b", "seed", "start_suite",
-                  "start_position", "rated", "tournament", "round", "status", "attempts",
-                  "score_a", "score_b", "winner", "error", "created_at", "started_at",
-                  "finished_at"]
+        fields = ["id", "variant", "time_control", "engine_a", "engine_b", "seed", "best_of",
+                  "start_suite", "start_position", "rated", "tournament", "round", "status",
+                  "attempts", "score_a", "score_b", "winner", "error", "created_at",
+                  "started_at", "finished_at"]
 
 
 class MatchDetailOutput(MatchListOutput):
