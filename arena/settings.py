@@ -21,8 +21,10 @@ Environment variables:
   BAO_ENGINE_STORAGE (database|s3; s3 reads BAO_S3_BUCKET, BAO_S3_ENDPOINT_URL, BAO_S3_REGION,
   BAO_S3_PREFIX), BAO_ENGINE_CACHE_BYTES (per-host package cache cap, bytes),
   BAO_LADDER_TIME_CONTROL (the ladder's time control, default 10+0.1),
-  BAO_THROTTLE_CHALLENGES / _UPLOADS / _TOURNAMENTS / _REGISTER / _LOGIN ('<n>/<period>' or
-  'off'), BAO_CACHE_URL ("locmem" default, or redis://host:port/db shared by web processes),
+  BAO_THROTTLE_CHALLENGES / _UPLOADS / _TOURNAMENTS / _TESTS / _REGISTER / _LOGIN
+  ('<n>/<period>' or 'off'), BAO_VERSION_TEST_PAIRS (pairs of a version test kept queued; 0:
+  one per worker slot), BAO_CACHE_URL ("locmem" default, or redis://host:port/db shared by
+  web processes),
   BAO_WORKER_METRICS_PORT (a worker's Prometheus port, 0 = off), PROMETHEUS_MULTIPROC_DIR
   (default <BAO_VAR_DIR>/metrics).
 """
@@ -87,6 +89,7 @@ INSTALLED_APPS = [
     "engines",
     "arena.matches",
     "tournaments",
+    "tournaments.versiontests",  # version tests (SPRT): label "versiontests"
     "arena.web",  # templates and static files of the web pages
     "arena.project",  # project-level commands: demo, setup_periodic_tasks
 ]
@@ -105,6 +108,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Under /api/: a query parameter the OpenAPI schema does not document is 400 `invalid`.
+    "arena.api.query.QueryParameterMiddleware",
 ]
 
 ROOT_URLCONF = "arena.urls"
@@ -188,9 +193,9 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "DEFAULT_FILTER_BACKENDS": [
         "django_filters.rest_framework.DjangoFilterBackend",
-        "rest_framework.filters.OrderingFilter",
+        "arena.api.filters.OrderingFilter",
     ],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "arena.api.schema.AutoSchema",
     "EXCEPTION_HANDLER": "arena.api.errors.exception_handler",
     # How many reverse proxies stand in front of the web process. With 0 the per-IP rate limits
     # use the socket's address and ignore X-Forwarded-For, which any client can forge (DRF's
@@ -214,6 +219,9 @@ SPECTACULAR_SETTINGS = {
     "browse leaderboards and replays.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Request bodies get components of their own, so that a file field is a binary string in
+    # a request (Swagger's "Try it out" and generated clients can upload) and a URI elsewhere.
+    "COMPONENT_SPLIT_REQUEST": True,
     # /api/docs/ loads Swagger UI from our static files (drf-spectacular-sidecar), so it works
     # offline and runs the pinned build of the installed package, not whatever a CDN serves.
     "SWAGGER_UI_DIST": "SIDECAR",
@@ -224,6 +232,9 @@ SPECTACULAR_SETTINGS = {
         "EngineVersionStatusEnum": "engines.models.EngineVersion.Status",
         "MatchStatusEnum": "arena.matches.models.Match.Status",
         "TournamentStatusEnum": "tournaments.models.Tournament.Status",
+        "LiveGameStatusEnum": "arena.matches.models.LiveGame.Status",
+        "VariantEnum": "tournaments.models.VARIANT_CHOICES",
+        "VariantNameEnum": "arena.api.filters.VARIANT_NAMES",
     },
 }
 
@@ -236,6 +247,7 @@ BAO_THROTTLE_RATES: dict[str, str | None] = {
     "challenges": env_rate("BAO_THROTTLE_CHALLENGES", "60/hour"),
     "uploads": env_rate("BAO_THROTTLE_UPLOADS", "30/hour"),
     "tournaments": env_rate("BAO_THROTTLE_TOURNAMENTS", "20/hour"),
+    "tests": env_rate("BAO_THROTTLE_TESTS", "20/hour"),
     "register": env_rate("BAO_THROTTLE_REGISTER", "20/hour"),
     "login": env_rate("BAO_THROTTLE_LOGIN", "60/hour"),
 }
@@ -317,6 +329,8 @@ BAO_QUEUE_MAX_PER_USER = env_int("BAO_QUEUE_MAX_PER_USER", 2016, minimum=1)
 BAO_WORKER_SLOTS = env_int("BAO_WORKER_SLOTS", os.cpu_count() or 1, minimum=1)
 BAO_WORKER_SLOTS_FORCE = env_bool("BAO_WORKER_SLOTS_FORCE", False)
 CELERY_WORKER_CONCURRENCY = BAO_WORKER_SLOTS
+# Game pairs of one running version test kept queued or playing; 0: one per live worker slot.
+BAO_VERSION_TEST_PAIRS = env_int("BAO_VERSION_TEST_PAIRS", 0, minimum=0)
 # The ladder's time control (docs/ladder.md), "<base s>+<increment s>", checked against each
 # variant's limits when a ladder match is made.
 BAO_LADDER_TIME_CONTROL = env_str("BAO_LADDER_TIME_CONTROL", "10+0.1")

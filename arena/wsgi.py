@@ -1,5 +1,4 @@
 """WSGI entry point (gunicorn arena.wsgi)."""
-
 import os
 
 from django.core.wsgi import get_wsgi_application

@@ -178,7 +178,9 @@ def _start_suite(tournament: Tournament, step: Round) -> str:
     return tournament.start_suite
 
 
-def _create_round(tournament: Tournament, entries: Sequence[TournamentEntry], step: Round) -> int:
+def _create_round(
+    tournament: Tournament, entries: Sequence[TournamentEntry], step: Round
+) -> int:
     """Write round ``step``: its matches, byes and forfeits. Returns the matches created."""
     created = 0
     for p in step.pairings:
@@ -202,24 +204,16 @@ def _create_round(tournament: Tournament, entries: Sequence[TournamentEntry], st
             # the engine meanwhile is caught at the next look (the pairing then forfeits).
             logger.warning(
                 "tournament %s round %s: %s vs %s not played: %s",
-                tournament.pk,
-                step.number,
-                a,
-                b,
-                exc,
+                tournament.pk, step.number, a, b, exc,
             )
     for player in step.byes:
         UnplayedResult.objects.get_or_create(
-            tournament=tournament,
-            round=step.number,
-            entry=entries[player],
+            tournament=tournament, round=step.number, entry=entries[player],
             defaults={"kind": UnplayedResult.Kind.BYE},
         )
     for p in step.forfeits:
         UnplayedResult.objects.get_or_create(
-            tournament=tournament,
-            round=step.number,
-            entry=entries[p.a],
+            tournament=tournament, round=step.number, entry=entries[p.a],
             defaults={"kind": UnplayedResult.Kind.FORFEIT, "opponent": entries[p.b]},
         )
     Tournament.objects.filter(pk=tournament.pk).update(current_round=step.number)

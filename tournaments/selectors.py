@@ -37,7 +37,9 @@ def tournament_list(
     """Tournaments, newest start first, with ``matches_total``/``matches_done`` annotations."""
     qs = Tournament.objects.all().annotate(
         matches_total=Count("matches", distinct=True),
-        matches_done=Count("matches", filter=Q(matches__status__in=ENDED_STATUSES), distinct=True),
+        matches_done=Count(
+            "matches", filter=Q(matches__status__in=ENDED_STATUSES), distinct=True
+        ),
     )
     if status:
         qs = qs.filter(status=status)

@@ -14,7 +14,9 @@ _EXPIRY_HELP = "When the token stops working (ISO 8601, UTC); null: never."
 
 
 class RegisterInputSerializer(serializers.Serializer[Any]):
-    username = serializers.CharField(max_length=150, validators=[UnicodeUsernameValidator()])
+    username = serializers.CharField(
+        max_length=150, validators=[UnicodeUsernameValidator()]
+    )
     password = serializers.CharField(
         write_only=True, min_length=1, max_length=128, trim_whitespace=False
     )
@@ -23,7 +25,9 @@ class RegisterInputSerializer(serializers.Serializer[Any]):
 
 class TokenInputSerializer(serializers.Serializer[Any]):
     username = serializers.CharField(max_length=150)
-    password = serializers.CharField(write_only=True, max_length=128, trim_whitespace=False)
+    password = serializers.CharField(
+        write_only=True, max_length=128, trim_whitespace=False
+    )
 
 
 class PasswordChangeInputSerializer(serializers.Serializer[Any]):
@@ -52,7 +56,9 @@ class TokenListOutputSerializer(serializers.Serializer[Any]):
 class UserOutputSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField()
     username = serializers.CharField()
-    email = serializers.EmailField()
+    # Not an EmailField: the address is optional at registration, so it may be "", which the
+    # schema's `format: email` would call invalid.
+    email = serializers.CharField(help_text="The e-mail address given at registration, or \"\".")
     date_joined = serializers.DateTimeField()
 
 

@@ -83,7 +83,9 @@ _DRF_CODES: tuple[tuple[type[exceptions.APIException], str], ...] = (
 )
 
 
-def error_body(code: str, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
+def error_body(
+    code: str, message: str, details: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The JSON body of an error response (see the module docstring)."""
     return {"error": {"code": code, "message": message, "details": details or {}}}
 
@@ -157,7 +159,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         exc = exceptions.PermissionDenied()
     elif isinstance(exc, SuspiciousOperation):
         exc = suspicious_operation_error(exc)
-    response = drf_exception_handler(exc, context)  # keeps headers: WWW-Authenticate, Retry-After
+    response = drf_exception_handler(
+        exc, context
+    )  # keeps headers: WWW-Authenticate, Retry-After
     if response is None or not isinstance(exc, exceptions.APIException):
         return response
     code = _code_for(exc)

@@ -8,6 +8,7 @@ from django.db.models import Model
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from arena.api.filters import VariantField
 from arena.matches.models import Game, LiveGame, Match
 from arena.matches.replay import moves_with_traces
 from arena.matches.selectors import game_visible_engine_errors, queue_position
@@ -31,19 +32,8 @@ class GameSummaryOutput(serializers.ModelSerializer[Game]):
 
     class Meta:
         model = Game
-        fields = [
-            "id",
-            "index",
-            "south",
-            "north",
-            "winner",
-            "result",
-            "termination",
-            "rated",
-            "plies",
-            "scores",
-            "finished_at",
-        ]
+        fields = ["id", "index", "south", "north", "winner", "result", "termination", "rated",
+                  "plies", "scores", "finished_at"]
 
 
 class MatchListOutput(serializers.ModelSerializer[Match]):
@@ -51,33 +41,15 @@ class MatchListOutput(serializers.ModelSerializer[Match]):
     engine_b = EngineVersionRefOutput()
     winner = EngineVersionRefOutput(allow_null=True)
     tournament: serializers.PrimaryKeyRelatedField[Model] = serializers.PrimaryKeyRelatedField(
-        read_only=True
+        read_only=True, allow_null=True, help_text="The tournament's id; null for a challenge."
     )
 
     class Meta:
         model = Match
-        fields = [
-            "id",
-            "variant",
-            "time_control",
-            "engine_a",
-            "engine_b",
-            "seed",
-            "start_suite",
-            "start_position",
-            "rated",
-            "tournament",
-            "round",
-            "status",
-            "attempts",
-            "score_a",
-            "score_b",
-            "winner",
-            "error",
-            "created_at",
-            "started_at",
-            "finished_at",
-        ]
+        fields = ["id", "variant", "time_control", "engine_a", "engine_b", "seed", "best_of",
+                  "start_suite", "start_position", "rated", "tournament", "round", "status",
+                  "attempts", "score_a", "score_b", "winner", "error", "created_at",
+                  "started_at", "finished_at"]
 
 
 class MatchDetailOutput(MatchListOutput):
@@ -149,30 +121,10 @@ class GameReplayOutput(serializers.ModelSerializer[Game]):
 
     class Meta:
         model = Game
-        fields = [
-            "id",
-            "match",
-            "index",
-            "variant",
-            "time_control",
-            "south",
-            "north",
-            "winner",
-            "result",
-            "termination",
-            "rated",
-            "plies",
-            "start_position",
-            "final_position",
-            "moves",
-            "scores",
-            "seeds_in_hand",
-            "engine_errors",
-            "detail",
-            "started_at",
-            "duration_ms",
-            "finished_at",
-        ]
+        fields = ["id", "match", "index", "variant", "time_control", "south", "north", "winner",
+                  "result", "termination", "rated", "plies", "start_position", "final_position",
+                  "moves", "scores", "seeds_in_hand", "engine_errors", "detail", "started_at",
+                  "duration_ms", "finished_at"]
 
     @extend_schema_field(MoveOutput(many=True))
     def get_moves(self, game: Game) -> list[dict[str, Any]]:
@@ -190,7 +142,7 @@ class ChallengeInput(serializers.Serializer[Any]):
 
     engine = serializers.SlugField(max_length=64)
     opponent = serializers.SlugField(max_length=64)
-    variant = serializers.CharField(max_length=32)
+    variant = VariantField()
     time_control = serializers.CharField(max_length=32, default="10+0.1")
     rated = serializers.BooleanField(default=True)
     # "standard" or a suite of start positions (arena.openings); checked by the service, which
@@ -212,19 +164,8 @@ class LiveGameListOutput(serializers.ModelSerializer[LiveGame]):
 
     class Meta:
         model = LiveGame
-        fields = [
-            "id",
-            "match",
-            "index",
-            "variant",
-            "time_control",
-            "south",
-            "north",
-            "status",
-            "plies",
-            "started_at",
-            "updated_at",
-        ]
+        fields = ["id", "match", "index", "variant", "time_control", "south", "north", "status",
+                  "plies", "started_at", "updated_at"]
 
     def get_plies(self, live: LiveGame) -> int:
         return len(live.moves or [])
@@ -240,16 +181,8 @@ class LiveGameOutput(LiveGameListOutput):
     game = serializers.SerializerMethodField()
 
     class Meta(LiveGameListOutput.Meta):
-        fields = [
-            *LiveGameListOutput.Meta.fields,
-            "result",
-            "termination",
-            "detail",
-            "start_position",
-            "since",
-            "moves",
-            "game",
-        ]
+        fields = [*LiveGameListOutput.Meta.fields, "result", "termination", "detail",
+                  "start_position", "since", "moves", "game"]
 
     def get_since(self, live: LiveGame) -> int:
         return min(int(self.context.get("since", 0)), len(live.moves or []))

@@ -34,7 +34,13 @@ from arena.matches.limits import (
     max_task_seconds,
 )
 from arena.matches.models import Game, Match
-from arena.openings import STANDARD, OpeningError, match_start, start_choices
+from arena.openings import (
+    STANDARD,
+    OpeningError,
+    match_start,
+    start_choices,
+    suite_position,
+)
 from arena.referee import TimeControl, TimeControlError
 from arena.rules import UnknownVariantError, canonical_variant_id
 from arena.terminations import ABORTED, TERMINATIONS, is_rated
@@ -123,15 +129,18 @@ def match_create(
     start_suite: str = STANDARD,
     priority: int = Match.Priority.INTERACTIVE,
     submitter: User | None = None,
+    start_index: int | None = None,
 ) -> Match:
     """Create a pending match and queue ``run_match`` once the transaction commits.
 
     ``variant`` is an id or alias (stored as the id); ``time_control`` ``"<base s>+<inc s>"``;
     ``seed`` (decides South in game 3) random below 2**31 if None; ``start_suite``
     ``"standard"`` or a suite of start positions, from which the seed draws the start of every
-    game (``arena.openings.match_start``), stored in ``start_position``; ``best_of`` 3, or 1
-    for a single game with A South (a knockout decider). A match between two
-    engines of one owner is stored unrated whatever ``rated`` says
+    game (``arena.openings.match_start``), stored in ``start_position``, unless ``start_index``
+    names the suite's position to play (``arena.openings.suite_position``: a version test walks
+    its suite pair by pair); ``best_of`` 3, 2 (a game pair: version tests) or 1 (a single game
+    with A South: a knockout decider). A match between two engines of one owner is stored
+    unrated whatever ``rated`` says
     (``engines.consent.rated_between``). Consent is the caller's to check
     (``engines.consent.check_pairing``). ``priority`` is the dispatch class
     (``Match.Priority``); ``submitter`` the user whose fair share it uses (default: the
@@ -158,7 +167,10 @@ def match_create(
     if seed is None:
         seed = secrets.randbelow(SEED_BOUND)
     try:
-        start = match_start(variant_id, start_suite, seed)
+        if start_index is not None and start_suite != STANDARD:
+            start = suite_position(variant_id, start_suite, start_index)
+        else:
+            start = match_start(variant_id, start_suite, seed)
     except OpeningError as exc:  # a suite file broken on disk: our fault, and loud
         raise RuntimeError(f"start positions {start_suite!r}: {exc}") from exc
     rated = rated and rated_between(engine_a.engine, engine_b.engine)
@@ -446,6 +458,7 @@ def matches_hand_back(worker: str) -> list[int]:
     return ids
 
 
+
 def matches_abort(
     *,
     error: str,
@@ -465,9 +478,8 @@ def matches_abort(
     hook is called: the caller (cancelling a tournament, forfeiting a withdrawn engine's
     pairings) updates its own state in the same transaction.
     """
-    statuses = (
-        [Match.Status.PENDING] if pending_only else [Match.Status.PENDING, Match.Status.RUNNING]
-    )
+    statuses = [Match.Status.PENDING] if pending_only else [Match.Status.PENDING,
+                                                              Match.Status.RUNNING]
     rows = Match.objects.filter(status__in=statuses)
     if tournament_id is not None:
         rows = rows.filter(tournament_id=tournament_id)

@@ -265,9 +265,7 @@ def _play_plies(
             grace_left_ns = grace_ns - overrun_ns[side]
             try:
                 reply = client.go(
-                    _position_command(head, game),
-                    go,
-                    budget_ns + grace_left_ns,
+                    _position_command(head, game), go, budget_ns + grace_left_ns,
                     config.ready_timeout_ms,
                 )
             except EngineFault as fault:
@@ -362,12 +360,8 @@ def _time_loss(
         engine_pids = sorted(pids()) if callable(pids) else []
     except Exception:
         engine_pids = []
-    return {
-        "overrun_ms": overrun_ms,
-        "clock_ms": budget_ns // MS,
-        "answered": answered,
-        **host_load(engine_pids),
-    }
+    return {"overrun_ms": overrun_ms, "clock_ms": budget_ns // MS, "answered": answered,
+            **host_load(engine_pids)}
 
 
 def _fault(

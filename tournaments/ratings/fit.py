@@ -192,10 +192,8 @@ def fit(
     if anchor is not None and anchor[0] not in index:
         raise ValueError(f"the anchor {anchor[0]!r} played no game")
     tally = _Tally.count(
-        np.asarray(south, dtype=np.int64),
-        np.asarray(north, dtype=np.int64),
-        np.asarray(scores, dtype=np.float64),
-        len(keys),
+        np.asarray(south, dtype=np.int64), np.asarray(north, dtype=np.int64),
+        np.asarray(scores, dtype=np.float64), len(keys),
     )
     pool = _pool(tally, keys, None if anchor is None else index[anchor[0]])
     excluded = tuple(

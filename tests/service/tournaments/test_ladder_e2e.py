@@ -77,7 +77,8 @@ def test_an_uploaded_engine_is_placed_rated_and_can_leave_the_ladder(
     created = timezone.now()
 
     def tournament_started() -> bool:
-        return not Match.objects.filter(tournament=tournament, started_at__isnull=True).exists()
+        matches = Match.objects.filter(tournament=tournament)
+        return matches.exists() and not matches.filter(started_at__isnull=True).exists()
 
     _wait("the tournament's match to start", tournament_started, 120, worker)
     first_start = Match.objects.filter(tournament=tournament).order_by("started_at")[0].started_at

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import os
 import signal
 import socket
 import time
@@ -43,6 +44,8 @@ from tournaments.models import Tournament
 #: Most parallel matches the demo starts (each match runs two engine processes).
 #: Signals that end the demo like Ctrl-C (their default action would skip every ``finally``).
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+#: How often the demo says what it waits for while no match finishes (s).
+WAITING_EVERY_S = 10.0
 
 
 class Command(BaseCommand):
@@ -77,21 +80,25 @@ class Command(BaseCommand):
         parser.add_argument("--port", type=int, default=8000, help="server port, 1 to 65535")
         parser.add_argument(
             "--queue",
-            default="celery",
-            help="Celery queue of the demo's worker and matches (tests use their own)",
+            default=None,
+            help="Celery queue of the demo's worker and matches (default: a new one per run, "
+            "so nothing an earlier run left in the broker waits ahead of this run's matches)",
         )
 
     def handle(self, *args: Any, **opts: Any) -> None:
         from arena.celery import app
 
         _check_options(opts)
+        opts["queue"] = opts["queue"] or f"demo-{os.getpid()}-{int(time.time())}"
         if opts["queue"] != app.conf.task_default_queue:
             app.conf.task_default_queue = opts["queue"]  # this process sends its matches there
             app.amqp.flush_routes()
 
         # SIGTERM/SIGHUP would end this process without running `finally`, leaving the worker
         # (its own session) running: turn them into an exception so everything is stopped.
-        for signum in STOP_SIGNALS:
+        # SIGINT too, explicitly: a shell starts a background job (`./demo.sh --serve &`) with
+        # SIGINT ignored, and Python then leaves it ignored, so `kill -INT` did nothing.
+        for signum in (signal.SIGINT, *STOP_SIGNALS):
             signal.signal(signum, _raise_interrupt)
         started_at = time.monotonic()
         tournament = self._create_tournament(opts)
@@ -144,6 +151,11 @@ class Command(BaseCommand):
 
         procs: list[Any] = []
         log_path = Path(settings.VAR_DIR) / "demo-worker.log"
+        self.stdout.write(
+            f"Starting a worker on queue {opts['queue']} (a queue of this run's own); "
+            f"waiting for it to be ready (log {log_path}) ..."
+        )
+        self.stdout.flush()
         worker = WorkerProcess.start(
             queue=opts["queue"],
             env=worker_environment(CELERY_TASK_DEFAULT_QUEUE=opts["queue"]),
@@ -210,6 +222,7 @@ class Command(BaseCommand):
     def _follow(self, tournament: Tournament, worker: Any, *, deadline: float) -> None:
         shown: set[int] = set()
         total = tournament.matches.count()
+        said_at = 0.0
         while True:
             done = list(
                 tournament.matches.filter(status__in=services.DONE_STATUSES)
@@ -220,6 +233,10 @@ class Command(BaseCommand):
             for match in done:
                 shown.add(match.pk)
                 self.stdout.write(report.match_line(match, len(shown), total))
+            if done or time.monotonic() - said_at >= WAITING_EVERY_S:
+                said_at = time.monotonic()
+                if len(shown) < total:
+                    self._say_waiting(tournament, total - len(shown), worker)
             tournament.refresh_from_db()
             if tournament.status == Tournament.Status.FINISHED and len(shown) >= total:
                 return
@@ -233,12 +250,21 @@ class Command(BaseCommand):
                 )
             time.sleep(0.5)
 
+    def _say_waiting(self, tournament: Tournament, left: int, worker: Any) -> None:
+        running = tournament.matches.filter(status="running").count()
+        self.stdout.write(
+            f"Waiting for {left} match(es): {running} being played, {left - running} queued "
+            f"on {worker.queue} for worker pid {worker.pid} ..."
+        )
+        self.stdout.flush()
+
     def _urls(self, tournament: Tournament, port: int) -> None:
         base = f"http://127.0.0.1:{port}"
         played = tournament.matches.filter(games__isnull=False)
         game = played.values_list("games__id", flat=True).first()
         self.stdout.write("")
-        self.stdout.write("Browse (with ./demo.sh --serve, or `manage.py runserver` later):")
+        database = settings.DATABASES["default"]["NAME"]
+        self.stdout.write(f"Browse with ./demo.sh --serve (it serves this database, {database}):")
         self.stdout.write(f"  web page      {base}/")
         self.stdout.write(f"  tournament    {base}/api/tournaments/{tournament.pk}/")
         self.stdout.write(f"  leaderboard   {base}/api/leaderboard/?variant={tournament.variant}")
