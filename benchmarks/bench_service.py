@@ -146,8 +146,8 @@ def _build(total_games: int, seed: int) -> dict[str, Any]:
         for round_no, rnd in enumerate(pairing.round_robin(EVENT_ENGINES), start=1):
             pairs.extend((p.a, p.b, round_no) for p in rnd)
     event_pairs = len(pairs)
-    # Challenge matches fill the rest (about 2.5 games a match).
-    while len(pairs) < event_pairs + max(0, total_games - event_pairs * 5 // 2) * 2 // 5:
+    # Challenge matches fill the rest (7 games in 3 matches: a third game after 1-1 or a draw).
+    while len(pairs) < event_pairs + max(0, total_games - event_pairs * 7 // 3) * 3 // 7:
         a, b = rng.sample(range(VERSIONS), 2)
         pairs.append((a, b, None))
     matches: list[Any] = []
@@ -193,9 +193,11 @@ def _build(total_games: int, seed: int) -> dict[str, Any]:
         for me, them, got in ((m.engine_a, m.engine_b, m.score_a),
                               (m.engine_b, m.engine_a, m.score_b)):  # fmt: skip
             r = rating[me.pk]
-            points.append(RatingPoint(match=m, engine_version=me, opponent=them, variant=VARIANT,
-                                      games=2, points=got, rating=r, low=r - 40, high=r + 40,
-                                      finished_at=m.finished_at, fitted_at=m.finished_at))  # fmt: skip
+            points.append(RatingPoint(
+                match=m, engine_version=me, opponent=them, variant=VARIANT, games=2, points=got,
+                rating=r, low=r - 40, high=r + 40, finished_at=m.finished_at,
+                fitted_at=m.finished_at,
+            ))  # fmt: skip
     RatingPoint.objects.bulk_create(points, batch_size=2000)
     Rating.objects.bulk_create(
         Rating(engine_version=v, variant=VARIANT, rating=r, low=r - 30, high=r + 30, games=100,

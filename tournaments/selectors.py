@@ -80,35 +80,34 @@ def tournament_results(tournament: Tournament, entries: list[TournamentEntry]) -
     """The finished matches of ``tournament`` as ``MatchResult`` over entry indexes.
 
     Aborted matches and matches with no score are left out (they score nothing), and so are
-    knockout deciders (one-game matches: they decide a tie, shown in the bracket).
+    knockout deciders (one-game matches: they decide a tie, shown in the bracket). Read from
+    the results only (two queries of plain columns): the games' move lists are never loaded.
     """
+    from arena.matches.models import Game
+
     index = {e.engine_version_id: i for i, e in enumerate(entries)}
-    results: list[MatchResult] = []
-    matches = (
-        tournament.matches.filter(status="finished")
-        .exclude(best_of=1)
-        .prefetch_related("games")
-        .order_by("id")
+    finished = tournament.matches.filter(status="finished").exclude(best_of=1)
+    matches = finished.order_by("id").values_list(
+        "id", "engine_a_id", "engine_b_id", "score_a", "score_b"
     )
-    for m in matches:
-        if (
-            m.score_a is None
-            or m.score_b is None
-            or m.engine_a_id not in index
-            or m.engine_b_id not in index
-        ):
+    games: dict[int, list[tuple[int, int, str]]] = {}
+    rows = (
+        Game.objects.filter(match__in=finished.values("id"))
+        .order_by("match_id", "index")
+        .values_list("match_id", "index", "south_id", "result")
+    )
+    for match_id, game_index, south_id, result in rows:
+        games.setdefault(match_id, []).append((game_index, south_id, result))
+    results: list[MatchResult] = []
+    for match_id, a, b, score_a, score_b in matches:
+        if score_a is None or score_b is None or a not in index or b not in index:
             continue
-        games = []
-        for g in sorted(m.games.all(), key=lambda g: g.index):
-            if g.result not in _SOUTH_POINTS:
-                continue
-            south_points = _SOUTH_POINTS[g.result]
-            games.append(south_points if g.south_id == m.engine_a_id else 1.0 - south_points)
-        results.append(
-            MatchResult(
-                index[m.engine_a_id], index[m.engine_b_id], m.score_a, m.score_b, tuple(games), m.pk
-            )
+        scores = tuple(
+            _SOUTH_POINTS[result] if south_id == a else 1.0 - _SOUTH_POINTS[result]
+            for _, south_id, result in games.get(match_id, ())
+            if result in _SOUTH_POINTS
         )
+        results.append(MatchResult(index[a], index[b], score_a, score_b, scores, match_id))
     return results
 
 

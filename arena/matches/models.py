@@ -91,6 +91,13 @@ class Match(models.Model):
             # The requeue job scans by status and lease expiry every minute.
             models.Index(fields=["status", "lease_expires_at"], name="match_status_lease_idx"),
             models.Index(fields=["tournament", "round"], name="match_tournament_round_idx"),
+            # What GET /api/matches/ and the home page order by (newest first, id breaks
+            # ties): a page is read from the index instead of sorting every match.
+            models.Index(fields=["-created_at", "-id"], name="match_created_idx"),
+            models.Index(fields=["-finished_at", "-id"], name="match_finished_idx"),
+            # ?engine=NAME: either side, newest first (MatchFilter.filter_engine).
+            models.Index(fields=["engine_a", "-created_at", "-id"], name="match_engine_a_idx"),
+            models.Index(fields=["engine_b", "-created_at", "-id"], name="match_engine_b_idx"),
         ]
         constraints = [
             models.CheckConstraint(

@@ -20,6 +20,17 @@ class EngineVersionRefOutput(serializers.Serializer):
     version = serializers.IntegerField(source="number")
     label = serializers.CharField(source="__str__")
 
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        # The fields above say the shape (schema); this builds it directly: a list of 50
+        # matches shows up to 150 of these, and DRF's generic path (a signature inspection
+        # per callable source) was a third of the list's time.
+        return {
+            "id": instance.pk,
+            "engine": instance.engine.name,
+            "version": instance.number,
+            "label": str(instance),
+        }
+
 
 class GameSummaryOutput(serializers.ModelSerializer):
     south = EngineVersionRefOutput()
