@@ -9,6 +9,7 @@ from typing import Any
 from django.db.models import Count, F, Q, QuerySet, Window
 from django.db.models.functions import Rank
 
+from engines.models import EngineVersion
 from tournaments.formats import get_format
 from tournaments.formats.base import Tie
 from tournaments.models import (
@@ -120,10 +121,18 @@ def tournament_awards(tournament: Tournament, entries: list[TournamentEntry]) ->
     ]
 
 
+#: The columns of a round's matches that ``RoundView`` holds (others are deferred).
+ROUND_MATCH_FIELDS = (
+    "id", "tournament_id", "round", "engine_a_id", "engine_b_id", "best_of", "status",
+    "score_a", "score_b", "winner_id", "started_at", "finished_at",
+)  # fmt: skip
+
+
 @dataclass(frozen=True)
 class RoundView:
-    """One round as paired: its matches (``Match`` rows, deciders included), byes (entry
-    indexes) and forfeits (``UnplayedResult`` rows)."""
+    """One round as paired: its matches (``Match`` rows, deciders included, with
+    ``ROUND_MATCH_FIELDS`` loaded and both engine versions), byes (entry indexes) and
+    forfeits (``UnplayedResult`` rows)."""
 
     number: int
     matches: list[Any]
@@ -147,11 +156,16 @@ class TournamentTable:
 def tournament_rounds(tournament: Tournament, entries: list[TournamentEntry]) -> list[RoundView]:
     """Rounds 1..``current_round`` with their matches, byes and forfeits."""
     index = {e.pk: i for i, e in enumerate(entries)}
-    matches = list(
-        tournament.matches.select_related("engine_a__engine", "engine_b__engine").order_by(
-            "round", "id"
-        )
-    )
+    # Only what a pairing shows, with the versions the entries already loaded: a 64-engine
+    # round robin has 2,016 matches, and joining two engines into each cost more than the
+    # standings.
+    matches = list(tournament.matches.only(*ROUND_MATCH_FIELDS).order_by("round", "id"))
+    versions = {e.engine_version_id: e.engine_version for e in entries}
+    others = {v for m in matches for v in (m.engine_a_id, m.engine_b_id)} - versions.keys()
+    if others:  # none in a tournament: every match is between two entries
+        versions.update(EngineVersion.objects.select_related("engine").in_bulk(others))
+    for m in matches:
+        m.engine_a, m.engine_b = versions[m.engine_a_id], versions[m.engine_b_id]
     unplayed = list(
         tournament.unplayed_results.select_related(
             "entry__engine_version__engine", "opponent__engine_version__engine"
