@@ -15,6 +15,9 @@ Two sections:
   with the rating refit it requests run eagerly in-process (``CELERY_TASK_ALWAYS_EAGER``: the
   whole-history fit + tournament progress), ms; ``selectors.tournament_table``, ms; and
   ``GET /api/tournaments/{id}/`` and ``GET /api/leaderboard/`` through the test client.
+* ``start``: starting a round robin of ``--engines`` (``tournament_start``: every round's
+  matches created, and queued when the transaction commits on ``CELERY_BROKER_URL``, default
+  an in-memory broker), s, and its number of queries.
 
 Nothing of the real ``var/`` is touched (a temporary ``BAO_VAR_DIR``).
 
@@ -23,6 +26,7 @@ Usage::
     python benchmarks/bench_service.py [endpoints] [--games 1000 20000] [--repeat 5]
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/bao_w19 python benchmarks/bench_service.py
     python benchmarks/bench_service.py tournament [--engines 16] [--seed 1]
+    python benchmarks/bench_service.py start [--engines 64]
 """
 
 from __future__ import annotations
@@ -51,11 +55,16 @@ PLIES = 56
 VARIANT = "bao-la-kete"
 
 
-def _setup(var: str) -> None:
+def _setup(var: str, *, eager: bool = True) -> None:
+    """Django on a throw-away ``var``; tasks run in-process (``eager``) or are sent to an
+    in-memory broker."""
     os.environ.update(BAO_VAR_DIR=var, DJANGO_SETTINGS_MODULE="arena.settings")
     os.environ.setdefault("DATABASE_URL", f"sqlite:///{var}/bench.sqlite3")
-    os.environ["CELERY_TASK_ALWAYS_EAGER"] = "true"
-    os.environ.pop("CELERY_BROKER_URL", None)
+    os.environ["CELERY_TASK_ALWAYS_EAGER"] = "true" if eager else "false"
+    if eager:
+        os.environ.pop("CELERY_BROKER_URL", None)
+    else:
+        os.environ.setdefault("CELERY_BROKER_URL", "memory://")
     sys.path.insert(0, str(ROOT))
     import django
 
@@ -377,10 +386,60 @@ def tournament_section(engines: int, seed: int) -> None:
     shutil.rmtree(var, ignore_errors=True)
 
 
+# --- the start section -----------------------------------------------------------------------
+
+
+def start_section(engines: int) -> None:
+    """Time starting a round robin of ``engines`` (``tournament_start``: every round's matches
+    created and queued on a memory broker) and count its queries."""
+    var = tempfile.mkdtemp(prefix="bao-bench-service-")
+    url = os.environ.get("DATABASE_URL", "")
+    if url.startswith(("postgres://", "postgresql://")):
+        _recreate_postgres(url)
+    _setup(var, eager=False)
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django.db import connection
+
+    call_command("migrate", verbosity=0)
+    from arena.matches.models import Match
+    from engines.models import Engine, EngineVersion
+    from tournaments import services
+
+    for i in range(engines):
+        owner = get_user_model().objects.create(username=f"owner{i}")
+        engine = Engine.objects.create(owner=owner, name=f"engine{i:02d}")
+        EngineVersion.objects.create(engine=engine, number=1, status="active",
+                                     original_filename="x", sha256="0" * 64, size_bytes=1,
+                                     storage_path="x", variants=[VARIANT])  # fmt: skip
+    t = services.tournament_create(
+        name="bench", variant=VARIANT, engines=[f"engine{i:02d}" for i in range(engines)],
+        time_control="10+0.1", start_at=dt.datetime.now(dt.UTC) + dt.timedelta(days=1),
+    )  # fmt: skip
+    executed: list[str] = []
+
+    def count(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        executed.append(sql)
+        return execute(sql, params, many, context)
+
+    start = time.perf_counter()
+    with connection.execute_wrapper(count):
+        services.tournament_start(t.pk, now=dt.datetime.now(dt.UTC) + dt.timedelta(days=2))
+    elapsed = time.perf_counter() - start
+    matches = Match.objects.filter(tournament=t).count()
+    queued = Match.objects.filter(tournament=t, queued_at__isnull=False).count()
+    print(
+        f"{connection.vendor}: starting a {engines}-engine round robin ({matches:,} matches, "
+        f"{queued:,} queued): {elapsed:.2f} s, {len(executed):,} queries; "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
+    shutil.rmtree(var, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("section", nargs="?", default="endpoints",
-                        choices=["endpoints", "tournament"])  # fmt: skip
+                        choices=["endpoints", "tournament", "start"])  # fmt: skip
     parser.add_argument("--games", type=int, nargs="+", default=[1000, 20000])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--engines", type=int, default=16)
@@ -389,6 +448,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.section == "tournament":
         tournament_section(args.engines, args.seed)
+    elif args.section == "start":
+        start_section(args.engines)
     elif args.one is not None:
         endpoints_one(args.one, args.repeat, args.seed)
     else:
