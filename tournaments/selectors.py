@@ -124,7 +124,7 @@ def tournament_awards(tournament: Tournament, entries: list[TournamentEntry]) ->
 #: The columns of a round's matches that ``RoundView`` holds (others are deferred).
 ROUND_MATCH_FIELDS = (
     "id", "tournament_id", "round", "engine_a_id", "engine_b_id", "best_of", "status",
-    "score_a", "score_b", "winner_id", "started_at", "finished_at",
+    "score_a", "score_b", "winner_id",
 )  # fmt: skip
 
 
