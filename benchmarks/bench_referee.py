@@ -120,11 +120,24 @@ def round_trip_us(slot: EngineSlot, count: int = 2000) -> float:
     return statistics.median(samples)
 
 
-def measure_moves(variant_id: str, mode: str, games: int, work: Path) -> dict[str, Any]:
+def measure_moves(
+    variant_id: str,
+    mode: str,
+    games: int,
+    work: Path,
+    memory_cap_bytes: int | None = RefereeConfig.memory_cap_bytes,
+) -> dict[str, Any]:
+    """Per-move figures; ``memory_cap_bytes`` None runs without the memory watchdog
+    (``benchmarks/bench_watchdog.py`` compares both)."""
     from engines.sandbox import SandboxConfig
 
-    pkg = engine_package(variant_id, mode, work, "moves")
-    config = RefereeConfig(sandbox=SandboxConfig(mode=mode), ready_timeout_ms=5000, grace_ms=1000)
+    pkg = engine_package(variant_id, mode, work, f"moves-{memory_cap_bytes}")
+    config = RefereeConfig(
+        sandbox=SandboxConfig(mode=mode),
+        ready_timeout_ms=5000,
+        grace_ms=1000,
+        memory_cap_bytes=memory_cap_bytes,
+    )
     slots = (EngineSlot(pkg, "a", config), EngineSlot(pkg, "b", config))
     stamps: list[tuple[str, int]] = []
 

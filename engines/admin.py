@@ -7,7 +7,7 @@ from django.contrib import admin
 from engines.models import Engine, EngineVersion
 
 
-class EngineVersionInline(admin.TabularInline):
+class EngineVersionInline(admin.TabularInline[EngineVersion, Engine]):
     model = EngineVersion
     extra = 0
     fields = (
@@ -25,7 +25,7 @@ class EngineVersionInline(admin.TabularInline):
 
 
 @admin.register(Engine)
-class EngineAdmin(admin.ModelAdmin):
+class EngineAdmin(admin.ModelAdmin[Engine]):
     list_display = (
         "name",
         "owner",
@@ -48,7 +48,7 @@ class EngineAdmin(admin.ModelAdmin):
 
 
 @admin.register(EngineVersion)
-class EngineVersionAdmin(admin.ModelAdmin):
+class EngineVersionAdmin(admin.ModelAdmin[EngineVersion]):
     list_display = (
         "__str__",
         "status",

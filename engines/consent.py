@@ -30,7 +30,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from arena.api.errors import PairingRefused
+from engines.errors import PairingRefused
 from engines.models import ChallengeConsent, Engine, RatedPairing
 
 

@@ -8,8 +8,6 @@ before it may play. Only ``active`` versions enter matches. Business logic lives
 
 from __future__ import annotations
 
-import dataclasses
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from django.conf import settings
@@ -104,7 +102,7 @@ class EngineVersion(models.Model):
     original_filename = models.CharField(max_length=255)
     sha256 = models.CharField(max_length=64)
     size_bytes = models.PositiveIntegerField()
-    # Relative to settings.BAO_ENGINES_DIR: the stored upload (a file, or an archive).
+    # The upload's name in the package storage (engines.storage): "<sha256>/<file name>".
     storage_path = models.CharField(max_length=512)
     # The variants the version passed validation in: the only ones it plays. A variant it
     # announced but failed is in ``failed_variants``: {variant: "<code>: <detail>"} (public).
@@ -126,18 +124,30 @@ class EngineVersion(models.Model):
     def __str__(self) -> str:
         return f"{self.engine.name} v{self.number}"
 
-    @property
-    def absolute_path(self) -> Path:
-        """Absolute path of the stored upload (under ``settings.BAO_ENGINES_DIR``)."""
-        return Path(settings.BAO_ENGINES_DIR) / self.storage_path
-
     def package(self) -> EnginePackage:
         """The runnable ``EnginePackage`` (``engines.package``) of this version, named
-        ``"<engine> v<number>"`` so match records name the version unambiguously.
+        ``"<engine> v<number>"`` so match records name the version unambiguously, from this
+        host's package cache (fetched from the package storage if needed, not pinned: use
+        ``engines.storage.checkout`` to run it for longer than a moment).
 
-        Runs from the directory prepared at upload time (nothing is unpacked again). Raises
-        ``engines.package.EnginePackageError`` if the stored files are missing or unusable.
+        Raises ``engines.package.EnginePackageError`` (``not_found``: not in the storage) and
+        ``engines.package_cache.FetchError`` (storage fault, hash mismatch).
         """
         from engines.storage import load_stored  # lazy: the model module stays light
 
-        return dataclasses.replace(load_stored(self.storage_path), name=str(self))
+        return load_stored(self)
+
+
+class PackageBlob(models.Model):
+    """The bytes of one stored upload, for the default package storage (the database:
+    ``engines.blobstore.DatabaseStorage``). ``name`` is the storage name
+    ``"<sha256>/<file name>"`` (``EngineVersion.storage_path``); rows are written once and
+    never changed (the name holds the content hash)."""
+
+    name = models.CharField(max_length=320, primary_key=True)
+    size_bytes = models.PositiveBigIntegerField()
+    data = models.BinaryField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.name

@@ -85,7 +85,9 @@ from typing import IO, Self, TypedDict
 
 from arena.engine_text import decode_engine_output
 from engines.package import EnginePackage
+from engines.sandbox_cgroup import CgroupError, EngineCgroup
 from engines.sandbox_files import give_to_uid, library_dir
+from engines.sandbox_memory import tree_pids, usage_bytes
 from engines.sandbox_procs import UidLease, kill_uid, pids_of_uid, proc_status, scan, sigkill
 
 LOG = logging.getLogger(__name__)
@@ -180,6 +182,10 @@ class SandboxConfig:
     mode: str = "auto"
     require_full: bool = False
     limits: SandboxLimits = field(default_factory=SandboxLimits)
+    #: A delegated cgroup v2 directory ("" = none): each engine then also runs in a child
+    #: cgroup of it with ``memory.max = cgroup_memory_bytes`` (``engines.sandbox_cgroup``).
+    cgroup_parent: str = ""
+    cgroup_memory_bytes: int = 1 << 30
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -487,6 +493,7 @@ class EngineProcess:
         *,
         pid_namespace: bool = False,
         info_fd: int | None = None,
+        memory_mounts: tuple[tuple[str, int], ...] = (),
     ) -> None:
         self._popen = popen
         # The engine's processes live in a pid namespace of their own (bwrap; the fallback with
@@ -502,6 +509,9 @@ class EngineProcess:
         self.scratch = scratch
         self.root = root
         self._private_root = private_root
+        # What memory_bytes() measures: the tmpfs mounts as the engine sees them.
+        self._memory_mounts = memory_mounts
+        self.cgroup: EngineCgroup | None = None  # the kernel cap, if the config asks for one
         assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
         self.stdin: IO[bytes] = popen.stdin
         self._stdout = popen.stdout
@@ -588,6 +598,29 @@ class EngineProcess:
                 pids.add(self.pid)
         return pids
 
+    def memory_bytes(self) -> int:
+        """The memory the engine holds now, in bytes: the summed proportional set size of all
+        its processes plus the bytes used in its size-capped tmpfs mounts
+        (``engines.sandbox_memory``). About 20-50 us per process; 0 once it is gone."""
+        pids = tree_pids(self.pid)
+        if not self.pid_namespace and self.mode != "off":
+            # No pid namespace: a double fork leaves the tree (the uid is the engine's alone).
+            pids |= pids_of_uid(self.uid)
+        inside = next((pid for pid in pids if pid != self.pid), None)
+        return usage_bytes(pids, inside if self._memory_mounts else None, self._memory_mounts)
+
+    def oom_killed(self) -> bool:
+        """Whether the kernel killed the engine at its cgroup's memory cap (False without one)."""
+        return self.cgroup is not None and self.cgroup.oom_killed()
+
+    def sigkill_all(self) -> None:
+        """SIGKILL every process of the engine at once, from any thread (the referee's memory
+        watchdog). Only signals: the pipes, the scratch directory and the uid stay until
+        ``kill()``, which the thread that owns the engine calls."""
+        self._signal_all()
+        if self.mode != "off":
+            kill_uid(self.uid)
+
     def kill(self) -> None:
         """SIGKILL every process the engine started and reap; close the pipes, remove the scratch
         directory and the private package copy, release the uid. Idempotent. Logs an ERROR if
@@ -614,6 +647,8 @@ class EngineProcess:
             if self._info_fd is not None:
                 os.close(self._info_fd)
                 self._info_fd = None
+            if self.cgroup is not None:
+                self.cgroup.remove()
             for path in (self.scratch, self.root if self._private_root else None):
                 if path is not None:
                     shutil.rmtree(path, ignore_errors=True)
@@ -723,6 +758,8 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
         env = _base_env()
         pass_fds: tuple[int, ...] = ()
         executable: str | None = None
+        mounts: tuple[tuple[str, int], ...] = ()
+        tmp, scratch_cap = config.limits.tmp_bytes, config.limits.scratch_bytes
         if lease is not None:
             copy = give_to_uid(
                 root, STATE_DIR / f"engine-{lease.uid}-{secrets.token_hex(8)}", lease.uid
@@ -750,6 +787,7 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
             executable = BWRAP
             pass_fds = (args_fd, info_w)
             ids = {"user": lease.uid, "group": lease.uid, "extra_groups": []}
+            mounts = ((_SCRATCH_IN, scratch_cap), ("/tmp", tmp), ("/dev/shm", tmp))
         else:
             scratch = Path(tempfile.mkdtemp(prefix="scratch-", dir=STATE_DIR))
             if lease is None:
@@ -770,6 +808,8 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
                     found.unshare_ok,
                     found.mounts_ok,
                 )
+                if found.mounts_ok:
+                    mounts = (("/tmp", tmp), ("/dev/shm", tmp), (str(scratch), scratch_cap))
         started = time.monotonic_ns()
         popen = subprocess.Popen(
             argv,
@@ -797,7 +837,7 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
         if info_w is not None:
             os.close(info_w)  # bwrap has its copy
     namespaced = mode == "bwrap" or (mode == "fallback" and probe().unshare_ok)
-    return EngineProcess(
+    process = EngineProcess(
         popen,
         mode,
         config.limits,
@@ -808,7 +848,18 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
         copy is not None,
         pid_namespace=namespaced,
         info_fd=info_r,
+        memory_mounts=mounts,
     )
+    if config.cgroup_parent and mode != "off":
+        try:
+            process.cgroup = EngineCgroup.create(
+                Path(config.cgroup_parent), f"engine-{process.uid}", config.cgroup_memory_bytes
+            )
+            process.cgroup.adopt(process.pid)
+        except CgroupError as exc:
+            process.kill()
+            raise SandboxError(f"cannot start engine {package.name!r} ({mode}): {exc}") from exc
+    return process
 
 
 def _undo_start(

@@ -6,9 +6,11 @@ from typing import Any
 
 from django.db.models import Prefetch, QuerySet, TextField
 from django.db.models.functions import Cast
+from django_stubs_ext import WithAnnotations
 
-from arena.api import errors
+from arena.api import errors as api_errors
 from arena.api.filters import variant_id
+from engines import errors
 from engines.models import Engine, EngineVersion
 
 
@@ -43,7 +45,7 @@ def engine_list(
     return qs
 
 
-def _engines_playing(variant: str) -> QuerySet[EngineVersion]:
+def _engines_playing(variant: str) -> QuerySet[WithAnnotations[EngineVersion], int]:
     variant = variant_id(variant)
     # JSON 'contains' is not available on SQLite; the ids are fixed slugs, so a text match on
     # the JSON list ('"bao-la-kete"' with its quotes) is exact on SQLite and PostgreSQL alike.
@@ -51,7 +53,7 @@ def _engines_playing(variant: str) -> QuerySet[EngineVersion]:
         EngineVersion.objects.filter(status=EngineVersion.Status.ACTIVE)
         .annotate(variants_text=Cast("variants", TextField()))
         .filter(variants_text__contains=f'"{variant}"')
-        .values("engine_id")
+        .values_list("engine_id", flat=True)
     )
 
 
@@ -75,6 +77,64 @@ def engine_version_ids(name: str) -> list[int]:
     )
 
 
+# --------------------------------------------------------------------------- who may play
+
+
+def engine_named(name: str) -> Engine:
+    """``engine_by_name`` or ``EngineNotFound`` (404 ``engine_not_found``)."""
+    engine = engine_by_name(name)
+    if engine is None:
+        raise errors.EngineNotFound(f"no engine named {name!r}.", details={"engine": name})
+    return engine
+
+
+def latest_playable_version(engine: Engine) -> EngineVersion:
+    """The version of ``engine`` a new match or tournament entry uses: its latest ``active``
+    one. Raises ``EngineDisabled`` (409, disabled by its owner) or ``EngineNotActive`` (409, no
+    active version)."""
+    if not engine.is_enabled:
+        raise errors.EngineDisabled(
+            f"engine {engine.name} is disabled by its owner.", details={"engine": engine.name}
+        )
+    version = engine.latest_active_version()
+    if version is None:
+        raise errors.EngineNotActive(
+            f"{engine.name!r} has no active version.", details={"engine": engine.name}
+        )
+    return version
+
+
+def playability_error(version: EngineVersion, variant: str) -> errors.ApiError | None:
+    """Why ``version`` may not play a new game of ``variant`` (a canonical id), or None if it
+    may: ``EngineDisabled`` (its engine disabled by its owner), ``EngineNotActive`` (the version
+    is not ``active``), ``VariantNotSupported`` (not announced in its handshake). Returned, not
+    raised, so that a beat job can skip a pairing without catching API errors."""
+    engine = version.engine
+    if not engine.is_enabled:
+        return errors.EngineDisabled(
+            f"engine {engine.name} is disabled by its owner.", details={"engine": engine.name}
+        )
+    if version.status != EngineVersion.Status.ACTIVE:
+        return errors.EngineNotActive(
+            f"{version} is not active (status {version.status}).",
+            details={"engine": engine.name, "version": version.number},
+        )
+    if variant not in (version.variants or []):
+        return errors.VariantNotSupported(
+            f"{version} does not play {variant} "
+            f"(it announced: {', '.join(version.variants or []) or 'none'}).",
+            details={"engine": engine.name, "variant": variant},
+        )
+    return None
+
+
+def check_playable(version: EngineVersion, variant: str) -> None:
+    """Raise ``playability_error(version, variant)`` if there is one."""
+    error = playability_error(version, variant)
+    if error is not None:
+        raise error
+
+
 def engine_get(name: str) -> Engine:
     """The engine called ``name`` (any case) with owner and versions.
 
@@ -84,7 +144,7 @@ def engine_get(name: str) -> Engine:
     """
     engine = engine_list().filter(name__iexact=name).first()
     if engine is None:
-        raise errors.NotFoundError(
+        raise api_errors.NotFoundError(
             f"No engine named {name!r}.", details={"engine": name}
         )
     return engine
@@ -118,22 +178,9 @@ def version_get(engine: Engine, number: int) -> EngineVersion:
         .first()
     )
     if version is None:
-        raise errors.NotFoundError(
+        raise api_errors.NotFoundError(
             f"Engine {engine.name!r} has no version {number}.",
             details={"engine": engine.name, "version": number},
         )
     return version
 
-
-def engine_ratings(engine: Engine) -> list[dict[str, Any]]:
-    """Current ratings of ``engine`` for the engine detail page.
-
-    Hook for the tournaments app: if ``tournaments.selectors.engine_ratings(engine)`` exists it
-    provides the list (e.g. ``[{"version": 2, "variant": "bao-la-kete", "rating": 1512.3,
-    "games": 12, "provisional": false}]``); until then the list is empty.
-    """
-    try:
-        from tournaments.selectors import engine_ratings as provider  # type: ignore[attr-defined]
-    except ImportError:
-        return []
-    return list(provider(engine))

@@ -12,7 +12,7 @@ from engines.models import ChallengeConsent, Engine, EngineVersion, RatedPairing
 from engines.selectors import version_visible_rejection_log
 
 
-class EngineFilterInputSerializer(serializers.Serializer):
+class EngineFilterInputSerializer(serializers.Serializer[Any]):
     """Query parameters of ``GET /api/engines/``."""
 
     owner = serializers.CharField(required=False, help_text="Owner's username (exact).")
@@ -31,7 +31,7 @@ class EngineFilterInputSerializer(serializers.Serializer):
     )
 
 
-class EngineUploadInputSerializer(serializers.Serializer):
+class EngineUploadInputSerializer(serializers.Serializer[Any]):
     """``POST /api/engines/`` (multipart/form-data)."""
 
     name = serializers.SlugField(
@@ -49,7 +49,7 @@ class EngineUploadInputSerializer(serializers.Serializer):
     )
 
 
-class ConsentSerializer(serializers.Serializer):
+class ConsentSerializer(serializers.Serializer[Any]):
     """The owner's consent to play with others (``engines.consent``); in a ``PATCH``, any
     subset of the fields."""
 
@@ -72,7 +72,7 @@ class ConsentSerializer(serializers.Serializer):
     )
 
 
-class EngineUpdateInputSerializer(serializers.Serializer):
+class EngineUpdateInputSerializer(serializers.Serializer[Any]):
     """``PATCH /api/engines/{name}/``: any subset of the fields."""
 
     description = serializers.CharField(
@@ -82,7 +82,7 @@ class EngineUpdateInputSerializer(serializers.Serializer):
     consent = ConsentSerializer(required=False)
 
 
-class EngineVersionOutputSerializer(serializers.ModelSerializer):
+class EngineVersionOutputSerializer(serializers.ModelSerializer[EngineVersion]):
     """A version. ``rejection_reason`` (code and the referee's detail) is public;
     ``rejection_log`` (the engine's stderr tail) is given to the owner and staff only, null for
     everyone else (the viewer is ``context["request"].user``)."""
@@ -117,12 +117,12 @@ class EngineVersionOutputSerializer(serializers.ModelSerializer):
         return version_visible_rejection_log(version, getattr(request, "user", None))
 
 
-class VersionSummarySerializer(serializers.Serializer):
+class VersionSummarySerializer(serializers.Serializer[Any]):
     number = serializers.IntegerField()
     status = serializers.ChoiceField(choices=EngineVersion.Status.choices)
 
 
-class EngineListOutputSerializer(serializers.ModelSerializer):
+class EngineListOutputSerializer(serializers.ModelSerializer[Engine]):
     owner = serializers.CharField(source="owner.username")
     latest_version = serializers.SerializerMethodField()
     active_version = serializers.SerializerMethodField()
@@ -130,7 +130,7 @@ class EngineListOutputSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Engine
-        fields = (
+        fields: tuple[str, ...] = (
             "name",
             "owner",
             "description",
@@ -168,14 +168,12 @@ class EngineListOutputSerializer(serializers.ModelSerializer):
 
 class EngineDetailOutputSerializer(EngineListOutputSerializer):
     versions = serializers.SerializerMethodField()
-    ratings = serializers.SerializerMethodField()
     consent = serializers.SerializerMethodField()
 
     class Meta(EngineListOutputSerializer.Meta):
         fields = (
             *EngineListOutputSerializer.Meta.fields,
             "versions",
-            "ratings",
             "consent",
         )
 
@@ -190,7 +188,3 @@ class EngineDetailOutputSerializer(EngineListOutputSerializer):
                 engine.versions.all(), many=True, context=self.context
             ).data
         )
-
-    @extend_schema_field(serializers.ListField(child=serializers.DictField()))
-    def get_ratings(self, engine: Engine) -> list[dict[str, Any]]:
-        return list(self.context.get("ratings", []))

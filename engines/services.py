@@ -17,8 +17,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 
-from arena.api import errors
-from engines import storage
+from engines import errors, storage
 from engines.models import Engine, EngineVersion
 from engines.selectors import engine_by_name
 
@@ -65,7 +64,7 @@ def engine_version_create(
     refused upload leaves no row and no file. ``description``, if given, replaces the engine's.
     The new version is ``pending``; validation is enqueued when the transaction commits.
 
-    Raises (``arena.api.errors``): ``EngineNotYours`` (403, the name belongs to another user),
+    Raises (``engines.errors``): ``EngineNotYours`` (403, the name belongs to another user),
     ``UploadTooLarge`` (413, over ``settings.BAO_ENGINE_MAX_BYTES`` bytes, or over four times
     that once unpacked), ``UnsafeArchive``, ``BadManifest``, ``NotExecutable``, ``BadUpload``
     (corrupt archive, empty file) - all 400; ``DuplicateVersion`` (409, the same sha256 as the
@@ -110,9 +109,8 @@ def engine_version_create(
             ) from None
         original = Path((upload.name or "engine").replace("\\", "/")).name or "engine"
         version = _create_version_row(owner, name, description, original, incoming)
-    except BaseException:
-        incoming.discard()
-        raise
+    finally:
+        incoming.discard()  # stored (or refused): the local copy is no longer needed
     _enqueue_validation(version.pk)
     return version
 
@@ -124,35 +122,31 @@ def _create_version_row(
     original_filename: str,
     incoming: storage.IncomingFile,
 ) -> EngineVersion:
-    """Allocate the version number under a row lock, move the files in place, insert the row.
+    """Allocate the version number under a row lock, put the upload into the package storage,
+    insert the row.
 
-    If anything fails after the files moved, they are removed again: no file without a row.
+    With the database storage the package is written in the same transaction as the row: no
+    package without a row. An object storage may keep a package whose row failed; its name is
+    its content hash, so a later upload of the same bytes reuses it.
     """
-    storage_path = ""
-    try:
-        with transaction.atomic():
-            engine = _engine_for_upload(owner, name, description)
-            # Under the engine's row lock, so two identical uploads at once make one version.
-            latest = engine.versions.order_by("-number").first()
-            if latest is not None and latest.sha256 == incoming.sha256:
-                raise errors.DuplicateVersion(
-                    f"The upload is identical to {latest} (sha256 {incoming.sha256}).",
-                    details={"engine": engine.name, "version": latest.number},
-                )
-            number = (latest.number if latest is not None else 0) + 1
-            storage_path = storage.install(incoming, engine.name, number)
-            return EngineVersion.objects.create(
-                engine=engine,
-                number=number,
-                original_filename=original_filename[:255],
-                sha256=incoming.sha256,
-                size_bytes=incoming.size_bytes,
-                storage_path=storage_path,
+    with transaction.atomic():
+        engine = _engine_for_upload(owner, name, description)
+        # Under the engine's row lock, so two identical uploads at once make one version.
+        latest = engine.versions.order_by("-number").first()
+        if latest is not None and latest.sha256 == incoming.sha256:
+            raise errors.DuplicateVersion(
+                f"The upload is identical to {latest} (sha256 {incoming.sha256}).",
+                details={"engine": engine.name, "version": latest.number},
             )
-    except BaseException:
-        if storage_path:
-            storage.uninstall(storage_path)
-        raise
+        number = (latest.number if latest is not None else 0) + 1
+        return EngineVersion.objects.create(
+            engine=engine,
+            number=number,
+            original_filename=original_filename[:255],
+            sha256=incoming.sha256,
+            size_bytes=incoming.size_bytes,
+            storage_path=storage.store(incoming),
+        )
 
 
 def _engine_for_upload(owner: Any, name: str, description: str) -> Engine:
@@ -184,6 +178,10 @@ def _too_large(max_bytes: int) -> errors.UploadTooLarge:
     )
 
 
+#: The task that validates an engine version (``engines.tasks.validate_engine_version``).
+VALIDATE_TASK = "engines.tasks.validate_engine_version"
+
+
 def _enqueue_validation(version_id: int) -> None:
     transaction.on_commit(partial(_send_validation, version_id))
 
@@ -191,11 +189,11 @@ def _enqueue_validation(version_id: int) -> None:
 def _send_validation(version_id: int) -> None:
     """Queue ``validate_engine_version``. A broker failure is logged, not raised: the upload
     is already committed, and the version stays ``pending`` (admin action "validate again")."""
-    import arena.celery  # noqa: F401  (makes the project's app, with its broker, the current one)
-    from engines.tasks import validate_engine_version
+    # By name through the project's app (tasks are leaves: nothing imports a tasks module).
+    from arena.celery import registered_task
 
     try:
-        validate_engine_version.delay(version_id)
+        registered_task(VALIDATE_TASK).delay(version_id)
     except Exception:
         log.exception("engine version %s: could not queue its validation", version_id)
 
@@ -319,9 +317,8 @@ def _bundled_version(
                 },
             )
         version = _create_version_row(system, name, "", name, incoming)
-    except BaseException:
+    finally:
         incoming.discard()
-        raise
     return version
 
 

@@ -1,39 +1,50 @@
-"""Where uploaded engines live on disk, and how an upload gets there safely.
+"""Where uploaded engines live, and how an upload gets there safely.
 
-Layout under ``settings.BAO_ENGINES_DIR``::
+An upload is first streamed into ``<settings.BAO_ENGINES_DIR>/.incoming/<random>/`` on the web
+host (hashing and counting bytes, stopping at the size cap) and checked there (unpacked by
+``engines.package.load_engine``); only a valid upload is put into the **package storage**
+under the name ``"<sha256>/<file name>"`` (``EngineVersion.storage_path``), and the incoming
+directory is removed either way: a refused upload leaves nothing behind.
 
-    <engine name>/v<number>-<id>/upload/<file>    the upload as received (scripts: mode 0755)
-    <engine name>/v<number>-<id>/root/            what the engine runs from: the unpacked
-                                                  archive, or a copy of the single executable
-    .incoming/<random>/                           uploads being checked (removed either way)
+The package storage is shared by every host: the database by default
+(``engines.blobstore.DatabaseStorage``), or an S3-compatible bucket through django-storages
+(``settings.BAO_ENGINE_STORAGE``). A host that runs an engine fetches it by content hash into
+its own cache (``engines.package_cache``, under its ``BAO_VAR_DIR``) and runs it from there
+(``checkout``), so workers need only the database, the broker and (if configured) the bucket.
 
-The whole tree is the service's alone (``engines_root`` is ``0700``): an engine reads only the
-private copy of its own package that the sandbox makes for its uid.
+The incoming area is the service's alone (``engines_root`` is ``0700``), and so is each host's
+cache: an engine reads only the private copy of its own package that the sandbox makes for its
+uid from the cache (``engines.sandbox_files.give_to_uid``).
 
-An upload is first streamed into ``.incoming`` (hashing and counting bytes, stopping at the
-size cap), checked there, and only then renamed into its final directory: a refused upload
-leaves nothing behind. A single-file upload gets the executable bit here: browsers and most
-HTTP clients do not transmit file modes, so the arena sets it (see the API docs of the upload).
+A single-file upload gets the executable bit here: browsers and most HTTP clients do not
+transmit file modes, so the arena sets it (see the API docs of the upload), and again in each
+host's cache.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import hashlib
-import os
 import re
 import shutil
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, cast
 
 from django.conf import settings
+from django.core.files import File
+from django.core.files.storage import Storage, storages
 
+from engines.blobstore import DatabaseStorage
+from engines.package import EnginePackage, EnginePackageError
+from engines.package_cache import PackageCache
 from engines.sandbox_files import private_dir
 
 if TYPE_CHECKING:
-    from engines.package import EnginePackage
+    from engines.models import EngineVersion
 
 #: Magic bytes of the archive formats ``engines.package.load_engine`` unpacks.
 ZIP_MAGIC = b"PK\x03\x04"
@@ -147,77 +158,87 @@ def looks_runnable(path: Path) -> bool:
     return head.startswith(b"#!") or head == ELF_MAGIC
 
 
-def version_dir(engine_name: str, number: int) -> Path:
-    """A new, unused directory for version ``number`` of ``engine_name``.
-
-    The random suffix keeps stale directories from an earlier database (or another database
-    sharing ``BAO_ENGINES_DIR``, as tests and the demo may) from ever colliding with a new
-    version; the database row records which directory is the version's."""
-    return engines_root() / engine_name / f"v{number}-{uuid.uuid4().hex[:12]}"
+def storage_name(incoming: IncomingFile) -> str:
+    """The upload's name in the package storage: ``"<sha256>/<file name>"`` (content-addressed;
+    the file name is kept because a single-file engine runs as ``./<file name>``)."""
+    return f"{incoming.sha256}/{incoming.path.name}"
 
 
-def install(incoming: IncomingFile, engine_name: str, number: int) -> str:
-    """Move the checked upload into a fresh version directory; returns the storage path
-    relative to ``BAO_ENGINES_DIR`` (``"<name>/v<n>-<id>/upload/<file>"``)."""
-    target = version_dir(engine_name, number)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    final = target / "upload" / incoming.path.name
-    os.rename(incoming.directory, target)
-    return str(final.relative_to(engines_root()))
+def package_storage() -> Storage:
+    """The configured package storage (``STORAGES["engine_packages"]``: the database by
+    default, an S3-compatible bucket with ``BAO_ENGINE_STORAGE=s3``)."""
+    return storages["engine_packages"]
 
 
-def uninstall(storage_path: str) -> None:
-    """Remove a version directory (used when the transaction that created it fails)."""
-    shutil.rmtree(version_dir_of(storage_path), ignore_errors=True)
+def store(incoming: IncomingFile) -> str:
+    """Put a checked upload into the package storage (once per content: an existing name is
+    left alone); returns its storage name. With the database storage the row is part of the
+    caller's transaction. Raises whatever the storage raises (``OSError``, boto errors)."""
+    name = storage_name(incoming)
+    target = package_storage()
+    if not target.exists(name):
+        with open(incoming.path, "rb") as handle:
+            saved = target.save(name, File(handle, name=incoming.path.name))
+        if saved != name:  # a storage that renames would break content addressing
+            raise RuntimeError(f"package storage saved {name!r} as {saved!r}")
+    return name
 
 
-def version_dir_of(storage_path: str) -> Path:
-    """The version directory holding the upload at ``storage_path`` (``<name>/v<n>``)."""
-    return (engines_root() / storage_path).parent.parent
+def open_stored(storage_path: str) -> IO[bytes]:
+    """The stored bytes of ``storage_path`` for reading. Raises ``FileNotFoundError`` if no
+    storage holds it. Packages moved into the database by the migration stay readable there
+    when another storage is configured later."""
+    target = package_storage()
+    try:
+        return cast(IO[bytes], target.open(storage_path, "rb"))
+    except FileNotFoundError:
+        if isinstance(target, DatabaseStorage):
+            raise
+    return cast(IO[bytes], DatabaseStorage().open(storage_path, "rb"))
 
 
-def package_root(storage_path: str) -> Path:
-    """The directory an engine version runs from (``<name>/v<n>/root``)."""
-    return version_dir_of(storage_path) / "root"
-
-
-def load_stored(storage_path: str) -> EnginePackage:
-    """The ``EnginePackage`` of a stored version, run from its ``root`` directory.
-
-    The root was filled by ``load_engine`` when the upload was accepted, so nothing is unpacked
-    again (no temporary directory to clean up after a match). Raises ``EnginePackageError``
-    (``not_found`` if the files are gone, ``bad_manifest``...).
-    """
-    from engines.package import (
-        MANIFEST_NAME,
-        EnginePackage,
-        EnginePackageError,
-        load_engine,
+def package_cache() -> PackageCache:
+    """This host's package cache (``<settings.VAR_DIR>/engine-cache``, at most
+    ``settings.BAO_ENGINE_CACHE_BYTES``)."""
+    return PackageCache(
+        Path(settings.VAR_DIR) / "engine-cache",
+        max_bytes=int(settings.BAO_ENGINE_CACHE_BYTES),
+        unpacked_max_bytes=unpacked_max_bytes(),
     )
 
-    upload = engines_root() / storage_path
-    root = package_root(storage_path)
-    if not upload.is_file() or not root.is_dir():
+
+def _cache_key(version: EngineVersion) -> tuple[str, str]:
+    digest, _, file_name = version.storage_path.partition("/")
+    if digest != version.sha256:
         raise EnginePackageError(
-            "not_found", f"the stored engine {storage_path} is missing"
+            "not_found", f"{version.storage_path!r} is not a stored package of sha256 "
+            f"{version.sha256} (a version from before the package storage?)"
         )
-    with open(upload, "rb") as handle:
-        head = handle.read(4)
-    if head.startswith((ZIP_MAGIC, GZIP_MAGIC)):
-        entries = list(root.iterdir())
-        if (
-            not (root / MANIFEST_NAME).is_file()
-            and len(entries) == 1
-            and entries[0].is_dir()
-        ):
-            root = entries[
-                0
-            ]  # the archive's single top-level directory holds the manifest
-        return load_engine(root, max_bytes=unpacked_max_bytes())
-    # A single executable: load_engine copied it alone into root when the upload was accepted.
-    return EnginePackage(
-        name=upload.name, root=root.resolve(), argv=(f"./{upload.name}",)
+    return digest, file_name
+
+
+@contextlib.contextmanager
+def checkout(version: EngineVersion) -> Iterator[EnginePackage]:
+    """The runnable package of ``version`` from this host's cache (fetched by content hash if
+    missing), kept in the cache until the block ends; named ``"<engine> v<number>"``.
+
+    Raises ``EnginePackageError`` (``not_found``: the storage does not hold it) and
+    ``FetchError`` (storage fault, content hash mismatch: an infrastructure fault).
+    """
+    digest, file_name = _cache_key(version)
+    with package_cache().pinned(
+        digest, file_name, version.size_bytes, lambda: open_stored(version.storage_path)
+    ) as package:
+        yield dataclasses.replace(package, name=str(version))
+
+
+def load_stored(version: EngineVersion) -> EnginePackage:
+    """``checkout`` without keeping the entry (see ``EngineVersion.package``)."""
+    digest, file_name = _cache_key(version)
+    package = package_cache().get(
+        digest, file_name, version.size_bytes, lambda: open_stored(version.storage_path)
     )
+    return dataclasses.replace(package, name=str(version))
 
 
 def unpacked_max_bytes() -> int:

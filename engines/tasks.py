@@ -8,6 +8,7 @@ from engines.validation import ValidationDeferred, validate_version_now
 
 
 @shared_task(
+    name="engines.tasks.validate_engine_version",
     autoretry_for=(ValidationDeferred,),
     retry_backoff=30,
     retry_backoff_max=600,

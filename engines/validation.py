@@ -72,15 +72,29 @@ class Verdict:
     author: str = ""
 
 
+def sandbox_config() -> Any:
+    """The ``SandboxConfig`` of this host's settings (``BAO_SANDBOX_MODE``,
+    ``BAO_SANDBOX_REQUIRE_FULL``, the optional cgroup ``BAO_ENGINE_CGROUP_PARENT`` capped at
+    ``BAO_ENGINE_MEMORY_BYTES``): validation and matches start engines alike."""
+    from engines.sandbox import SandboxConfig
+
+    return SandboxConfig(
+        mode=settings.BAO_SANDBOX_MODE,
+        require_full=settings.BAO_SANDBOX_REQUIRE_FULL,
+        cgroup_parent=settings.BAO_ENGINE_CGROUP_PARENT,
+        cgroup_memory_bytes=int(settings.BAO_ENGINE_MEMORY_BYTES),
+    )
+
+
 def referee_config() -> Any:
     """The ``RefereeConfig`` used for validation (sandbox from the settings, short ply cap)."""
     from arena.referee import RefereeConfig
-    from engines.sandbox import SandboxConfig
 
-    sandbox = SandboxConfig(
-        mode=settings.BAO_SANDBOX_MODE, require_full=settings.BAO_SANDBOX_REQUIRE_FULL
+    return RefereeConfig(
+        sandbox=sandbox_config(),
+        ply_cap=VALIDATION_PLY_CAP,
+        memory_cap_bytes=int(settings.BAO_ENGINE_MEMORY_BYTES),
     )
-    return RefereeConfig(sandbox=sandbox, ply_cap=VALIDATION_PLY_CAP)
 
 
 def opponent_package(unpack_dir: Path) -> Any:
@@ -135,7 +149,7 @@ def check_package(package: Any, *, config: Any = None, opponent: Any = None) -> 
             "",
         )
     announced = known or list(VARIANTS)  # no 'variant' line: the protocol default is all games
-    ids = {"name": ident.name, "author": ident.author}
+    name, author = ident.name, ident.author
     passed: list[str] = []
     failed: dict[str, Verdict] = {}
     for variant in VARIANTS:  # a fixed order, whatever order the engine announced
@@ -151,7 +165,9 @@ def check_package(package: Any, *, config: Any = None, opponent: Any = None) -> 
             south.close()
             north.close()
         if record.termination == T.ABORTED:
-            return Verdict(ok=False, deferred=True, reason=record.detail, **ids)
+            return Verdict(
+                ok=False, deferred=True, reason=record.detail, name=name, author=author
+            )
         if record.termination in T.ENGINE_FAULTS and record.winner != CANDIDATE:
             failed[variant] = _reject(
                 record.termination, record.detail, record.engine_errors.get(CANDIDATE, "")
@@ -168,7 +184,8 @@ def check_package(package: Any, *, config: Any = None, opponent: Any = None) -> 
         log=first.log,
         variants=passed,
         failed_variants={variant: v.reason for variant, v in failed.items()},
-        **ids,
+        name=name,
+        author=author,
     )
 
 
@@ -192,6 +209,7 @@ def validate_version_now(version_id: int, *, config: Any = None) -> str:
     ``validating``.
     """
     from engines.package import EnginePackageError
+    from engines.storage import checkout
 
     open_states = (EngineVersion.Status.PENDING, EngineVersion.Status.VALIDATING)
     claimed = EngineVersion.objects.filter(
@@ -206,7 +224,8 @@ def validate_version_now(version_id: int, *, config: Any = None) -> str:
         return status or "missing"
     version = EngineVersion.objects.select_related("engine").get(pk=version_id)
     try:
-        verdict = check_package(version.package(), config=config)
+        with checkout(version) as package:  # fetched into this host's cache if needed
+            verdict = check_package(package, config=config)
     except (
         EnginePackageError
     ) as exc:  # the stored files are gone or broken: nothing to run

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.db.models import QuerySet
 from django.http import FileResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -13,12 +14,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from arena.api import parsers as api_parsers
-from arena.api.errors import NotFoundError, UploadTooLarge
+from arena.api.errors import NotFoundError
 from arena.api.schema import ERROR_RESPONSES, UPLOAD_ERROR_RESPONSES
 from arena.api.throttling import WriteRateThrottle
 from engines import selectors, services
 from engines import serializers as s
+from engines.errors import UploadTooLarge
 from engines.models import Engine
+from engines.storage import open_stored
 
 #: Bytes a multipart body may carry beyond the file itself (boundaries, headers, small fields).
 MULTIPART_SLACK_BYTES = 64 * 1024
@@ -46,7 +49,7 @@ version), `throttled` (429, `BAO_THROTTLE_UPLOADS`, default 30 an hour), `upload
 `not_authenticated` (401). A refused upload stores nothing."""
 
 
-class EngineListCreateView(GenericAPIView):
+class EngineListCreateView(GenericAPIView[Engine]):
     """``GET`` lists engines (paginated, filtered, ordered); ``POST`` uploads a version."""
 
     parser_classes = (
@@ -77,7 +80,7 @@ class EngineListCreateView(GenericAPIView):
                 )
         super().initial(request, *args, **kwargs)
 
-    def get_queryset(self):  # type: ignore[no-untyped-def]
+    def get_queryset(self) -> QuerySet[Engine]:
         params = s.EngineFilterInputSerializer(data=self.request.query_params.dict())
         params.is_valid(raise_exception=True)
         return selectors.engine_list(**params.validated_data)
@@ -129,12 +132,12 @@ class EngineDetailView(APIView):
 
     @extend_schema(
         operation_id="engines_retrieve",
-        summary="An engine with its versions and ratings",
+        summary="An engine with its versions",
         responses={200: s.EngineDetailOutputSerializer, **ERROR_RESPONSES},
     )
     def get(self, request: Request, name: str) -> Response:
         engine = selectors.engine_get(name)
-        context = {"ratings": selectors.engine_ratings(engine), "request": request}
+        context = {"request": request}
         return Response(s.EngineDetailOutputSerializer(engine, context=context).data)
 
     @extend_schema(
@@ -154,7 +157,7 @@ class EngineDetailView(APIView):
         data.is_valid(raise_exception=True)
         services.engine_update(engine=engine, **data.validated_data)
         engine = selectors.engine_get(name)
-        context = {"ratings": selectors.engine_ratings(engine), "request": request}
+        context = {"request": request}
         return Response(s.EngineDetailOutputSerializer(engine, context=context).data)
 
 
@@ -192,15 +195,16 @@ class EngineVersionDownloadView(APIView):
         version = selectors.version_get(
             selectors.engine_for_owner(name, request.user), number
         )
-        path = version.absolute_path
-        if not path.is_file():
+        try:
+            stored = open_stored(version.storage_path)
+        except FileNotFoundError:
             raise NotFoundError(
                 "The stored file of this version is missing.",
                 details={"version": number},
-            )
+            ) from None
         return FileResponse(
-            open(path, "rb"),
+            stored,
             as_attachment=True,
-            filename=version.original_filename or path.name,
+            filename=version.original_filename or version.storage_path.rpartition("/")[2],
             content_type="application/octet-stream",
         )

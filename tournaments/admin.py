@@ -5,14 +5,14 @@ from django.contrib import admin
 from tournaments.models import Rating, RatingPoint, RatingPool, Tournament, TournamentEntry
 
 
-class TournamentEntryInline(admin.TabularInline):
+class TournamentEntryInline(admin.TabularInline[TournamentEntry, Tournament]):
     model = TournamentEntry
     extra = 0
     raw_id_fields = ["engine_version"]
 
 
 @admin.register(Tournament)
-class TournamentAdmin(admin.ModelAdmin):
+class TournamentAdmin(admin.ModelAdmin[Tournament]):
     list_display = [
         "id", "name", "variant", "time_control", "format", "status", "start_at", "finished_at",
     ]
@@ -22,13 +22,13 @@ class TournamentAdmin(admin.ModelAdmin):
 
 
 @admin.register(TournamentEntry)
-class TournamentEntryAdmin(admin.ModelAdmin):
+class TournamentEntryAdmin(admin.ModelAdmin[TournamentEntry]):
     list_display = ["tournament", "seed_no", "engine_version"]
     raw_id_fields = ["tournament", "engine_version"]
 
 
 @admin.register(Rating)
-class RatingAdmin(admin.ModelAdmin):
+class RatingAdmin(admin.ModelAdmin[Rating]):
     list_display = [
         "engine_version", "variant", "rating", "low", "high", "games", "wins", "draws", "losses",
         "provisional", "excluded_reason",
@@ -38,7 +38,7 @@ class RatingAdmin(admin.ModelAdmin):
 
 
 @admin.register(RatingPoint)
-class RatingPointAdmin(admin.ModelAdmin):
+class RatingPointAdmin(admin.ModelAdmin[RatingPoint]):
     list_display = [
         "match", "engine_version", "opponent", "variant", "games", "points", "rating", "fitted_at",
     ]
@@ -47,7 +47,7 @@ class RatingPointAdmin(admin.ModelAdmin):
 
 
 @admin.register(RatingPool)
-class RatingPoolAdmin(admin.ModelAdmin):
+class RatingPoolAdmin(admin.ModelAdmin[RatingPool]):
     list_display = [
         "variant", "requested", "fitted", "refit_queued", "fitted_at", "games", "rated",
         "excluded", "fit_ms",

@@ -1,28 +1,17 @@
 """API errors the tournaments app raises (stable codes; the envelope is ``arena.api.errors``).
 
-The shared ones come from ``arena.api.errors`` and the matches app (the same codes mean the
-same thing whether a match or a tournament is being created); re-exported here so the app's
-callers import from one place.
+The shared ones come from ``arena.api.errors``, the engine registry and the matches app (the
+same codes mean the same thing whether a match or a tournament is being created); re-exported
+here so the app's callers import from one place.
 """
 
 from __future__ import annotations
 
 from rest_framework import status
 
-from arena.api.errors import (
-    ApiError,
-    EngineNotActive,
-    NotFoundError,
-    TooFewEngines,
-    UnknownVariant,
-)
-from arena.matches.errors import (
-    EngineDisabled,
-    EngineNotFound,
-    InvalidTimeControl,
-    UnknownStartSuite,
-    VariantNotSupported,
-)
+from arena.api.errors import ApiError, NotFoundError, UnknownVariant
+from arena.matches.errors import InvalidTimeControl, UnknownStartSuite
+from engines.errors import EngineDisabled, EngineNotActive, EngineNotFound, VariantNotSupported
 
 __all__ = [
     "ApiError",
@@ -54,6 +43,11 @@ class RatedTournamentNotAllowed(ApiError):
     status_code = status.HTTP_403_FORBIDDEN
     default_code = "rated_tournament_not_allowed"
     default_detail = "A rated tournament may only pair engines with one of yours."
+
+
+class TooFewEngines(ApiError):
+    default_code = "too_few_engines"
+    default_detail = "Not enough engines for this operation."
 
 
 class TooManyRounds(ApiError):

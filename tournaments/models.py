@@ -16,9 +16,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from arena.rules import VARIANTS
-
-VARIANT_CHOICES = [(v, v) for v in VARIANTS]
+from arena.matches.models import VARIANT_CHOICES
 
 
 class Tournament(models.Model):

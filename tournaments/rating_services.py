@@ -3,10 +3,11 @@
 The fit itself is pure (``tournaments.ratings.fit``); this module feeds it the variant's rated
 games from the database and stores the result:
 
-* ``ratings_match_recorded(match)`` is the trigger. It is the one function a recorded match
-  reaches (today through ``tournaments.services.match_finished``, inside the recording
-  transaction); it only registers an after-commit callback, so nothing of the fit runs on the
-  match-recording path and a rolled-back match requests nothing.
+* ``ratings_match_ended(event)`` is the trigger: an after-commit subscriber of
+  ``arena.matches.events.MatchEnded`` (``TournamentsConfig.ready``), so nothing of the fit runs
+  on the match-recording path and a rolled-back match requests nothing.
+  ``ratings_match_recorded(match)`` does the same from inside a transaction (for
+  ``tournaments.services.match_finished``).
 * ``rating_refit_request(variant)`` (that callback) counts the request on the variant's
   ``RatingPool`` and queues ``tournaments.tasks.refit_ratings`` with a short countdown
   (``REFIT_DELAY_SECONDS``) unless one is already queued: the debounce. Matches recorded while
@@ -30,21 +31,22 @@ import datetime as dt
 import logging
 import time
 from collections import defaultdict
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from arena.matches.events import MatchEnded
+from arena.matches.models import Match
 from arena.terminations import RATED_TERMINATIONS
 from tournaments import ratings
 from tournaments.models import Rating, RatingPoint, RatingPool
 
-if TYPE_CHECKING:
-    from arena.matches.models import Match
-
 logger = logging.getLogger(__name__)
 
+#: The task that refits a variant (``tournaments.tasks.refit_ratings``), sent by name.
+REFIT_TASK = "tournaments.tasks.refit_ratings"
 #: Seconds between the first request and its refit: matches finishing together share one fit.
 REFIT_DELAY_SECONDS = 2.0
 #: Requests older than this with no fit are refitted by the minute job even if a task is queued.
@@ -54,10 +56,17 @@ STALE_AFTER_SECONDS = 120.0
 def ratings_match_recorded(match: Match) -> None:
     """The refit trigger for a recorded ``match`` (module docstring); call it in the recording
     transaction. Nothing happens for an unrated or aborted match (no rated games)."""
-    if not match.rated or match.status != "finished":
+    if not match.rated or match.status != Match.Status.FINISHED:
         return
     variant = match.variant
     transaction.on_commit(lambda: rating_refit_request(variant))
+
+
+def ratings_match_ended(event: MatchEnded) -> None:
+    """``MatchEnded`` subscriber (after commit): request a refit of the variant of a rated match
+    that finished (an aborted one has no rated games)."""
+    if event.rated and event.status == Match.Status.FINISHED:
+        rating_refit_request(event.variant)
 
 
 def rating_refit_request(variant: str) -> bool:
@@ -66,7 +75,8 @@ def rating_refit_request(variant: str) -> bool:
     Returns True if this call queued the task. Never raises for a broker failure (logged; the
     minute job ``rating_refit_stale`` refits later).
     """
-    from tournaments.tasks import refit_ratings  # the tasks module imports this one
+    # By name through the project's app (tasks are leaves: this module never imports them).
+    from arena.celery import registered_task
 
     RatingPool.objects.get_or_create(variant=variant)
     RatingPool.objects.filter(variant=variant).update(requested=F("requested") + 1)
@@ -75,7 +85,11 @@ def rating_refit_request(variant: str) -> bool:
     ):
         return False
     try:
-        refit_ratings.apply_async(args=[variant], countdown=REFIT_DELAY_SECONDS)
+        # Celery takes any sequence of arguments; celery-types declares a tuple only.
+        registered_task(REFIT_TASK).apply_async(
+            args=[variant],  # type: ignore[arg-type]
+            countdown=REFIT_DELAY_SECONDS,
+        )
     except Exception:  # broker down: the stale-pool job refits
         logger.exception("ratings %s: could not queue the refit", variant)
         RatingPool.objects.filter(variant=variant).update(refit_queued=False)

@@ -3,13 +3,9 @@ match, the leaderboard, the standings with crosstable. Reads only (through the s
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from arena.matches.models import Match
 from tournaments import selectors
 from tournaments.models import Tournament
-
-if TYPE_CHECKING:
-    from arena.matches.models import Match
 
 
 def _half(x: float) -> str:
@@ -27,7 +23,7 @@ def match_line(match: Match, done: int, total: int) -> str:
     """
     a, b = match.engine_a, match.engine_b
     head = f"[{done}/{total}] round {match.round or '-'}  {a} "
-    if match.status == "aborted":
+    if match.status == Match.Status.ABORTED:
         reason = (match.error or "").splitlines()[0][:80] if match.error else "no reason"
         head += f"-- {b}  aborted: {reason}"
     else:
@@ -57,8 +53,10 @@ def leaderboard_table(variant: str) -> str:
             f"{f'{r.wins}/{r.draws}/{r.losses}':<9} {100 * r.points / max(r.games, 1):>5.1f}% "
             f"{los:>6}{flag}"
         )
-    for r in selectors.leaderboard_excluded(variant=variant):
-        lines.append(f"   -  {r.engine_version!s:<16} not rated: {r.excluded_reason}")
+    for left_out in selectors.leaderboard_excluded(variant=variant):
+        lines.append(
+            f"   -  {left_out.engine_version!s:<16} not rated: {left_out.excluded_reason}"
+        )
     return "\n".join(lines)
 
 
@@ -82,10 +80,10 @@ def standings_table(tournament: Tournament) -> str:
     lines.append("Crosstable (game points, row against column)")
     cols = [str(i + 1) for i in range(len(names))]
     lines.append(" " * (width + 4) + " ".join(f"{c:>5}" for c in cols))
-    for i, row in enumerate(table.crosstable):
+    for i, cross_row in enumerate(table.crosstable):
         cells = [
             "x" if i == j else "." if c is None else f"{_half(c.score)}-{_half(c.opponent_score)}"
-            for j, c in enumerate(row)
+            for j, c in enumerate(cross_row)
         ]
         lines.append(f"{i + 1:>2}. {names[i]:<{width}}" + " ".join(f"{c:>5}" for c in cells))
     return "\n".join(lines)

@@ -28,6 +28,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from arena.matches.models import ENDED_STATUSES
 from arena.matches.services import matches_abort, matches_create
 from arena.openings import DEFAULT_SUITE, STANDARD
 from engines.consent import PairingKind, pairing_refusal
@@ -39,7 +40,7 @@ from tournaments.models import Rating, Tournament, TournamentEntry, UnplayedResu
 logger = logging.getLogger(__name__)
 
 #: Match statuses that end a match for tournament progress.
-DONE_STATUSES = ("finished", "aborted")
+DONE_STATUSES = ENDED_STATUSES
 
 #: Why an entry was withdrawn, by cause.
 DISABLED = "engine disabled by its owner"

@@ -4,11 +4,13 @@ rating history. Views and the demo command call these; nothing here writes."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.db.models import Count, F, Q, QuerySet, Window
 from django.db.models.functions import Rank
 
+from arena.matches.models import ENDED_STATUSES, Game, Match
+from arena.rules import SOUTH_POINTS
 from engines.models import EngineVersion
 from tournaments.formats import get_format
 from tournaments.formats.base import Tie
@@ -29,8 +31,6 @@ from tournaments.standings import (
     crosstable,
 )
 
-_SOUTH_POINTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
-
 
 def tournament_list(
     *, status: str | None = None, variant: str | None = None
@@ -39,7 +39,7 @@ def tournament_list(
     qs = Tournament.objects.all().annotate(
         matches_total=Count("matches", distinct=True),
         matches_done=Count(
-            "matches", filter=Q(matches__status__in=("finished", "aborted")), distinct=True
+            "matches", filter=Q(matches__status__in=ENDED_STATUSES), distinct=True
         ),
     )
     if status:
@@ -61,12 +61,11 @@ class Progress:
 
 def tournament_progress(tournament: Tournament) -> Progress:
     """Progress counters of ``tournament`` (all zero before it starts)."""
-    from arena.matches.models import Game
 
     counts = tournament.matches.aggregate(
         total=Count("id"),
-        done=Count("id", filter=Q(status__in=("finished", "aborted"))),
-        running=Count("id", filter=Q(status="running")),
+        done=Count("id", filter=Q(status__in=ENDED_STATUSES)),
+        running=Count("id", filter=Q(status=Match.Status.RUNNING)),
     )
     games = Game.objects.filter(match__tournament=tournament).count()
     return Progress(counts["total"], counts["done"], counts["running"], games)
@@ -84,10 +83,8 @@ def tournament_results(tournament: Tournament, entries: list[TournamentEntry]) -
     knockout deciders (one-game matches: they decide a tie, shown in the bracket). Read from
     the results only (two queries of plain columns): the games' move lists are never loaded.
     """
-    from arena.matches.models import Game
-
     index = {e.engine_version_id: i for i, e in enumerate(entries)}
-    finished = tournament.matches.filter(status="finished").exclude(best_of=1)
+    finished = tournament.matches.filter(status=Match.Status.FINISHED).exclude(best_of=1)
     matches = finished.order_by("id").values_list(
         "id", "engine_a_id", "engine_b_id", "score_a", "score_b"
     )
@@ -104,9 +101,9 @@ def tournament_results(tournament: Tournament, entries: list[TournamentEntry]) -
         if score_a is None or score_b is None or a not in index or b not in index:
             continue
         scores = tuple(
-            _SOUTH_POINTS[result] if south_id == a else 1.0 - _SOUTH_POINTS[result]
+            SOUTH_POINTS[result] if south_id == a else 1.0 - SOUTH_POINTS[result]
             for _, south_id, result in games.get(match_id, ())
-            if result in _SOUTH_POINTS
+            if result in SOUTH_POINTS
         )
         results.append(MatchResult(index[a], index[b], score_a, score_b, scores, match_id))
     return results
@@ -201,7 +198,18 @@ def tournament_table(tournament: Tournament) -> TournamentTable:
     )
 
 
-def leaderboard(*, variant: str, provisional: bool | None = None) -> QuerySet[Rating]:
+class _Ranked(TypedDict):
+    rank: int
+
+
+if TYPE_CHECKING:  # WithAnnotations takes its TypedDict argument for the type checker only
+    from django_stubs_ext import WithAnnotations
+
+    #: A ``Rating`` annotated with its leaderboard ``rank``.
+    RankedRating = WithAnnotations[Rating, _Ranked]
+
+
+def leaderboard(*, variant: str, provisional: bool | None = None) -> QuerySet[RankedRating]:
     """The rated versions of ``variant`` in the latest fit, best first, annotated with ``rank``.
 
     ``rank`` is 1 + the number of listed ratings strictly higher (ties share a rank), computed

@@ -10,7 +10,7 @@ from tournaments.models import Rating, RatingPoint, Tournament
 from tournaments.selectors import Progress, TournamentTable
 
 
-class TournamentCreateInput(serializers.Serializer):
+class TournamentCreateInput(serializers.Serializer[Any]):
     """``POST /api/tournaments/``.
 
     ``engines`` are engine names (their latest active versions play); ``rounds`` is the
@@ -32,18 +32,18 @@ class TournamentCreateInput(serializers.Serializer):
     rounds = serializers.IntegerField(min_value=1, max_value=1000, required=False, allow_null=True)
 
 
-class TournamentCancelInput(serializers.Serializer):
+class TournamentCancelInput(serializers.Serializer[Any]):
     """``POST /api/tournaments/{id}/cancel/``: an optional reason, kept with the event."""
 
     reason = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
 
 
-class TournamentListQuery(serializers.Serializer):
+class TournamentListQuery(serializers.Serializer[Any]):
     status = serializers.ChoiceField(choices=Tournament.Status.choices, required=False)
     variant = serializers.CharField(required=False)
 
 
-class TournamentListOutput(serializers.ModelSerializer):
+class TournamentListOutput(serializers.ModelSerializer[Tournament]):
     matches_total = serializers.IntegerField(read_only=True)
     matches_done = serializers.IntegerField(read_only=True)
 
@@ -205,12 +205,12 @@ def tournament_detail_data(
     }
 
 
-class LeaderboardQuery(serializers.Serializer):
+class LeaderboardQuery(serializers.Serializer[Any]):
     variant = serializers.CharField(required=False, default="bao-la-kete")
     provisional = serializers.BooleanField(required=False, allow_null=True, default=None)
 
 
-class LeaderboardRowOutput(serializers.ModelSerializer):
+class LeaderboardRowOutput(serializers.ModelSerializer[Rating]):
     """One leaderboard line: a version's place in the latest whole-history fit (Elo).
 
     ``low``/``high`` bound the 95% interval and ``margin`` is its half-width; ``score`` is
@@ -264,7 +264,7 @@ def _elo(value: float | None) -> float:
     return round(value or 0.0, 1)
 
 
-class LeaderboardExcludedOutput(serializers.ModelSerializer):
+class LeaderboardExcludedOutput(serializers.ModelSerializer[Rating]):
     """A version with rated games that the fit did not rate, and why."""
 
     engine = serializers.CharField(source="engine_version.engine.name")
@@ -277,7 +277,7 @@ class LeaderboardExcludedOutput(serializers.ModelSerializer):
         fields = ["engine", "version", "engine_version_id", "games", "reason"]
 
 
-class LeaderboardOutput(serializers.Serializer):
+class LeaderboardOutput(serializers.Serializer[Any]):
     """``GET /api/leaderboard/``: a page of rows best first, plus the versions the fit left out
     and when the variant was last fitted (null before its first refit)."""
 
@@ -289,11 +289,11 @@ class LeaderboardOutput(serializers.Serializer):
     fitted_at = serializers.DateTimeField(allow_null=True)
 
 
-class RatingHistoryQuery(serializers.Serializer):
+class RatingHistoryQuery(serializers.Serializer[Any]):
     variant = serializers.CharField(required=False)
 
 
-class RatingPointOutput(serializers.ModelSerializer):
+class RatingPointOutput(serializers.ModelSerializer[RatingPoint]):
     """One point of an engine's rating history: the version's fitted rating (Elo, with its 95%
     interval) after one match, as of the first refit that included the match; ``games`` and
     ``points`` are its rated games and points in that match."""

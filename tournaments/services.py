@@ -1,8 +1,10 @@
-"""Writes of the tournaments app: create and start tournaments, record finished matches.
+"""Writes of the tournaments app: create and start tournaments, follow their matches.
 
-``match_finished(match)`` is the hook ``arena.matches.services.match_record_result`` calls, in
-its transaction, once the games of a match are written. ``start_due_tournaments`` is what the
-periodic beat task runs every minute.
+``tournament_match_ended`` subscribes to ``arena.matches.events.MatchEnded`` inside the
+recording transaction (``TournamentsConfig.ready``), so a tournament moves on exactly when a
+result is written; the rating refit is requested after commit
+(``rating_services.ratings_match_ended``). ``start_due_tournaments`` is what the periodic beat
+task runs every minute.
 """
 
 from __future__ import annotations
@@ -15,19 +17,18 @@ from typing import TYPE_CHECKING
 from django.db import transaction
 from django.utils import timezone
 
+from arena.matches.events import MatchEnded
+from arena.matches.models import Match
 from arena.matches.services import matches_abort, normalize_start_suite, normalize_time_control
 from arena.openings import STANDARD
 from arena.rules import UnknownVariantError, canonical_variant_id
 from engines.consent import PairingKind, check_pairing
 from engines.models import EngineVersion
-from engines.selectors import engine_by_name
+from engines.selectors import check_playable, engine_named, latest_playable_version
 from tournaments.errors import (
     FORMAT_ERRORS,
     ApiError,
     DuplicateEngine,
-    EngineDisabled,
-    EngineNotActive,
-    EngineNotFound,
     NotFoundError,
     RatedTournamentNotAllowed,
     StartAtTooLate,
@@ -35,7 +36,6 @@ from tournaments.errors import (
     TournamentNotCancellable,
     TournamentNotYours,
     UnknownVariant,
-    VariantNotSupported,
 )
 from tournaments.formats import FormatError, TournamentFormat, get_format
 from tournaments.models import Tournament, TournamentEntry
@@ -44,9 +44,7 @@ from tournaments.rounds import DONE_STATUSES as DONE_STATUSES  # re-exported for
 from tournaments.rounds import advance, start_rounds
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
-
-    from arena.matches.models import Match
+    from django.contrib.auth.models import User
 
 logger = logging.getLogger(__name__)
 
@@ -63,7 +61,7 @@ def tournament_create(
     start_at: dt.datetime | None = None,
     format: str = Tournament.Format.ROUND_ROBIN,
     rated: bool = True,
-    created_by: AbstractBaseUser | None = None,
+    created_by: User | None = None,
     rounds: int | None = None,
     start_suite: str = STANDARD,
 ) -> Tournament:
@@ -162,19 +160,24 @@ def tournament_create(
     return tournament
 
 
+#: The task that starts one tournament (``tournaments.tasks.start_tournament``), sent by name.
+START_TASK = "tournaments.tasks.start_tournament"
+
+
 def _send_start(tournament_id: int) -> None:
     """Send the task that starts a tournament due now; if the broker refuses, the minute beat
     job starts it."""
-    from tournaments.tasks import start_tournament  # tasks import this module
+    # By name through the project's app (tasks are leaves: they import this module).
+    from arena.celery import registered_task
 
     try:
-        start_tournament.delay(tournament_id)
+        registered_task(START_TASK).delay(tournament_id)
     except Exception:  # broker down: beat's start_due_tournaments picks it up
         logger.exception("tournament %s: could not send the start task", tournament_id)
 
 
 def _check_rated_allowed(
-    user: AbstractBaseUser | None, versions: Sequence[EngineVersion], fmt: TournamentFormat
+    user: User | None, versions: Sequence[EngineVersion], fmt: TournamentFormat
 ) -> None:
     """Refuse a rated tournament with a match between two engines ``user`` does not own
     (``tournament_create`` docstring); staff and the service itself (None) may. A format not
@@ -197,20 +200,8 @@ def _check_rated_allowed(
 
 
 def _entry_version(name: str, variant: str) -> EngineVersion:
-    engine = engine_by_name(name)
-    if engine is None:
-        raise EngineNotFound(f"no engine named {name!r}", details={"engine": name})
-    if not engine.is_enabled:
-        raise EngineDisabled(f"engine {name} is disabled by its owner", details={"engine": name})
-    version = engine.latest_active_version()
-    if version is None:
-        raise EngineNotActive(f"engine {name!r} has no active version", details={"engine": name})
-    if variant not in (version.variants or []):
-        raise VariantNotSupported(
-            f"{version} does not play {variant} "
-            f"(it announced: {', '.join(version.variants or []) or 'nothing'})",
-            details={"engine": name, "variant": variant},
-        )
+    version = latest_playable_version(engine_named(name))
+    check_playable(version, variant)
     return version
 
 
@@ -264,7 +255,7 @@ def tournament_cancel(tournament_id: int, *, reason: str) -> int:
     return aborted
 
 
-def tournament_cancel_by(user: AbstractBaseUser, tournament_id: int, *, reason: str = "") -> int:
+def tournament_cancel_by(user: User, tournament_id: int, *, reason: str = "") -> int:
     """``tournament_cancel`` on behalf of ``user``: its creator (``created_by``) or staff.
 
     Raises ``NotFoundError`` (404 ``not_found``) for no such tournament, ``TournamentNotYours`` (403
@@ -298,12 +289,18 @@ def tournament_refresh_status(tournament_id: int) -> bool:
     return advance(tournament_id)
 
 
-def match_finished(match: Match) -> None:
-    """Record that ``match`` has ended: request a rating refit, advance its tournament.
+def tournament_match_ended(event: MatchEnded) -> None:
+    """``MatchEnded`` subscriber (in the recording transaction): move the match's tournament
+    on (next round, or finished)."""
+    if event.tournament_id is not None:
+        tournament_refresh_status(event.tournament_id)
 
-    Called by ``match_record_result`` inside its transaction after the games are written; safe
-    to call again for the same match (a refit reads every game once, the tournament finishes
-    once). The refit runs after commit, debounced (``rating_services.ratings_match_recorded``).
+
+def match_finished(match: Match) -> None:
+    """Apply an ended ``match`` to this app at once: request a rating refit (after commit,
+    debounced: ``rating_services.ratings_match_recorded``), move its tournament on; what the
+    two ``MatchEnded`` subscribers do, in one call. Safe to call again for the same match (a
+    refit reads every game once, the tournament finishes once).
     """
     ratings_match_recorded(match)
     if match.tournament_id is not None:
@@ -313,8 +310,8 @@ def match_finished(match: Match) -> None:
 def start_due_tournaments(*, now: dt.datetime | None = None) -> list[int]:
     """Start every scheduled tournament whose start time has passed; returns their ids.
 
-    Also re-checks running tournaments, so one whose last match was aborted by the requeue job
-    (which does not go through ``match_finished``) still gets marked finished.
+    Also re-checks running tournaments, so one whose last match was aborted without an event
+    (``arena.matches.services.matches_abort``) still moves on.
     """
     now = now or timezone.now()
     due = Tournament.objects.filter(

@@ -17,6 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from arena.api.auth import request_user
 from arena.api.filters import variant_id
 from arena.api.pagination import Pagination
 from arena.api.throttling import WriteRateThrottle
@@ -74,7 +75,9 @@ class TournamentListCreateApi(APIView):
     def post(self, request: Request) -> Response:
         data = TournamentCreateInput(data=request.data)
         data.is_valid(raise_exception=True)
-        tournament = services.tournament_create(**data.validated_data, created_by=request.user)
+        tournament = services.tournament_create(
+            **data.validated_data, created_by=request_user(request)
+        )
         return Response(_detail(tournament), status=status.HTTP_201_CREATED)
 
 
@@ -109,7 +112,7 @@ class TournamentCancelApi(APIView):
         data = TournamentCancelInput(data=request.data)
         data.is_valid(raise_exception=True)
         services.tournament_cancel_by(
-            request.user, tournament_id, reason=data.validated_data["reason"]
+            request_user(request), tournament_id, reason=data.validated_data["reason"]
         )
         return Response(_detail(get_object_or_404(Tournament, pk=tournament_id)))
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from rest_framework import serializers
 
@@ -11,7 +13,7 @@ _TOKEN_HELP = (
 _EXPIRY_HELP = "When the token stops working (ISO 8601, UTC); null: never."
 
 
-class RegisterInputSerializer(serializers.Serializer):
+class RegisterInputSerializer(serializers.Serializer[Any]):
     username = serializers.CharField(
         max_length=150, validators=[UnicodeUsernameValidator()]
     )
@@ -21,24 +23,24 @@ class RegisterInputSerializer(serializers.Serializer):
     email = serializers.EmailField(required=False, allow_blank=True, default="")
 
 
-class TokenInputSerializer(serializers.Serializer):
+class TokenInputSerializer(serializers.Serializer[Any]):
     username = serializers.CharField(max_length=150)
     password = serializers.CharField(
         write_only=True, max_length=128, trim_whitespace=False
     )
 
 
-class PasswordChangeInputSerializer(serializers.Serializer):
+class PasswordChangeInputSerializer(serializers.Serializer[Any]):
     old_password = serializers.CharField(write_only=True, max_length=128, trim_whitespace=False)
     new_password = serializers.CharField(write_only=True, max_length=128, trim_whitespace=False)
 
 
-class TokenOutputSerializer(serializers.Serializer):
+class TokenOutputSerializer(serializers.Serializer[Any]):
     token = serializers.CharField(help_text=_TOKEN_HELP)
     expires_at = serializers.DateTimeField(allow_null=True, help_text=_EXPIRY_HELP)
 
 
-class TokenListOutputSerializer(serializers.Serializer):
+class TokenListOutputSerializer(serializers.Serializer[Any]):
     """One live token as its owner sees it: never the key, only its first characters."""
 
     prefix = serializers.CharField(
@@ -51,14 +53,14 @@ class TokenListOutputSerializer(serializers.Serializer):
     current = serializers.BooleanField(help_text="The token this request was sent with.")
 
 
-class UserOutputSerializer(serializers.Serializer):
+class UserOutputSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField()
     username = serializers.CharField()
     email = serializers.EmailField()
     date_joined = serializers.DateTimeField()
 
 
-class RegisterOutputSerializer(serializers.Serializer):
+class RegisterOutputSerializer(serializers.Serializer[Any]):
     user = UserOutputSerializer()
     token = serializers.CharField(help_text=_TOKEN_HELP)
     expires_at = serializers.DateTimeField(allow_null=True, help_text=_EXPIRY_HELP)

@@ -22,7 +22,8 @@ from knox.models import AuthToken
 from knox.settings import CONSTANTS
 from rest_framework.exceptions import ValidationError
 
-from arena.api.errors import InvalidCredentials, NotFoundError, UsernameTaken
+from arena.accounts.errors import InvalidCredentials, UsernameTaken
+from arena.api.errors import NotFoundError
 
 #: Characters of a key kept in clear (knox's lookup index), shown as the token's name.
 PREFIX_LENGTH = CONSTANTS.TOKEN_KEY_LENGTH

@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 from arena.accounts import serializers as s
 from arena.accounts.selectors import token_list
 from arena.accounts.services import password_change, token_obtain, token_revoke, user_register
+from arena.api.auth import request_user
 from arena.api.schema import ERROR_RESPONSES
 from arena.api.throttling import WriteRateThrottle
 
@@ -143,7 +144,7 @@ class MeView(APIView):
         responses={200: s.MeOutputSerializer, **ERROR_RESPONSES},
     )
     def get(self, request: Request) -> Response:
-        user = request.user
+        user = request_user(request)
         body = {
             "id": user.pk,
             "username": user.get_username(),

@@ -36,7 +36,7 @@ class ApiError(exceptions.APIException):
     """Base of the service's own API errors: subclasses set ``status_code``, ``default_code``
     and ``default_detail``; ``details`` (a dict) is copied into the response."""
 
-    status_code = status.HTTP_400_BAD_REQUEST
+    status_code: int = status.HTTP_400_BAD_REQUEST
     default_code = "error"
     default_detail = "The request could not be processed."
 
@@ -50,27 +50,6 @@ class ApiError(exceptions.APIException):
 class UnknownVariant(ApiError):
     default_code = "unknown_variant"
     default_detail = "Unknown variant."
-
-
-class EngineNotYours(ApiError):
-    status_code = status.HTTP_403_FORBIDDEN
-    default_code = "engine_not_yours"
-    default_detail = "An engine with this name belongs to another user."
-
-
-class PairingRefused(ApiError):
-    """The engine's owner does not consent to this pairing (``engines.consent``): ``details``
-    names the ``engine``, the ``kind`` of pairing and the consent ``setting`` and ``value``."""
-
-    status_code = status.HTTP_403_FORBIDDEN
-    default_code = "pairing_refused"
-    default_detail = "The engine's owner does not allow this pairing."
-
-
-class UploadTooLarge(ApiError):
-    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
-    default_code = "upload_too_large"
-    default_detail = "The uploaded file is larger than the limit."
 
 
 class RequestTooLarge(ApiError):
@@ -87,58 +66,6 @@ class BadRequest(ApiError):
 
     default_code = "bad_request"
     default_detail = "The request cannot be processed."
-
-
-class UnsafeArchive(ApiError):
-    default_code = "unsafe_archive"
-    default_detail = (
-        "The archive holds absolute paths, '..' parts or links leaving the archive."
-    )
-
-
-class BadManifest(ApiError):
-    default_code = "bad_manifest"
-    default_detail = "The archive's bao-engine.json manifest is missing or invalid."
-
-
-class NotExecutable(ApiError):
-    default_code = "not_executable"
-    default_detail = "The upload is not an executable engine."
-
-
-class BadUpload(ApiError):
-    default_code = "bad_upload"
-    default_detail = "The upload is not a usable engine file or archive."
-
-
-class DuplicateVersion(ApiError):
-    """The upload is byte-identical (same sha256) to the engine's latest version."""
-
-    status_code = status.HTTP_409_CONFLICT
-    default_code = "duplicate_version"
-    default_detail = "The upload is identical to the engine's latest version."
-
-
-class EngineNotActive(ApiError):
-    status_code = status.HTTP_409_CONFLICT
-    default_code = "engine_not_active"
-    default_detail = "The engine has no active (validated) version."
-
-
-class TooFewEngines(ApiError):
-    default_code = "too_few_engines"
-    default_detail = "Not enough engines for this operation."
-
-
-class UsernameTaken(ApiError):
-    default_code = "username_taken"
-    default_detail = "This username is already taken."
-
-
-class InvalidCredentials(ApiError):
-    status_code = status.HTTP_400_BAD_REQUEST
-    default_code = "invalid_credentials"
-    default_detail = "Unable to log in with the given username and password."
 
 
 # DRF exception class -> stable code (DRF's own ``default_code`` is close but not uniform).
@@ -190,9 +117,12 @@ def _details_for(exc: exceptions.APIException, code: str) -> dict[str, Any]:
             return {key: _flatten(value) for key, value in detail.items()}
         # A ValidationError raised with a list or a string is not tied to a field.
         return {"non_field_errors": _flatten(detail)}
-    if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
-        # Rounded up, as DRF's Retry-After header: 0.4 s left is "retry in 1 s", not 0.
-        return {"retry_after_seconds": math.ceil(exc.wait)}
+    if isinstance(exc, exceptions.Throttled):
+        # Throttled.__init__ sets ``wait`` (seconds or None); the DRF stubs do not declare it.
+        wait: float | None = exc.wait  # type: ignore[attr-defined]
+        if wait is not None:
+            # Rounded up, as DRF's Retry-After header: 0.4 s left is "retry in 1 s", not 0.
+            return {"retry_after_seconds": math.ceil(wait)}
     return {}
 
 

@@ -69,7 +69,7 @@ def api_not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpRespon
     return _not_found(request)
 
 
-def handler400(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+def handler400(request: HttpRequest, exception: Exception) -> HttpResponse:
     """Bad request: 413 ``request_too_large`` for an oversized body, else 400 ``bad_request``."""
     if not is_api(request):
         return defaults.bad_request(request, exception)
@@ -79,7 +79,7 @@ def handler400(request: HttpRequest, exception: Exception | None = None) -> Http
     return json_error(400, "bad_request", "The request cannot be processed.")
 
 
-def handler403(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+def handler403(request: HttpRequest, exception: Exception) -> HttpResponse:
     """Forbidden: 403 ``permission_denied``."""
     if not is_api(request):
         return defaults.permission_denied(request, exception)

@@ -23,7 +23,8 @@ from rest_framework.exceptions import ParseError
 
 def read_bounded(stream: IO[bytes]) -> bytes:
     """The whole body from ``stream``; raises ``RequestTooLarge`` past the upload limit."""
-    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    # None disables Django's limit (its documented value; the stubs type it int only).
+    limit: int | None = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
     if limit is None:
         return stream.read()
     body = stream.read(limit + 1)

@@ -6,18 +6,20 @@ from django.contrib import admin
 
 from arena.matches.models import Game, Match
 
+_GAME_FIELDS = ("index", "south", "north", "result", "termination", "rated", "plies", "finished_at")
 
-class GameInline(admin.TabularInline):
+
+class GameInline(admin.TabularInline[Game, Match]):
     model = Game
-    fields = ["index", "south", "north", "result", "termination", "rated", "plies", "finished_at"]
-    readonly_fields = fields
+    fields = _GAME_FIELDS
+    readonly_fields = _GAME_FIELDS
     extra = 0
     can_delete = False
     show_change_link = True
 
 
 @admin.register(Match)
-class MatchAdmin(admin.ModelAdmin):
+class MatchAdmin(admin.ModelAdmin[Match]):
     list_display = ["id", "variant", "time_control", "engine_a", "engine_b", "status", "score_a",
                     "score_b", "attempts", "tournament", "created_at", "finished_at"]
     list_filter = ["status", "variant", "rated"]
@@ -30,7 +32,7 @@ class MatchAdmin(admin.ModelAdmin):
 
 
 @admin.register(Game)
-class GameAdmin(admin.ModelAdmin):
+class GameAdmin(admin.ModelAdmin[Game]):
     list_display = [
         "id", "match", "index", "south", "north", "result", "termination", "rated", "plies",
     ]

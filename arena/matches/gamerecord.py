@@ -8,6 +8,8 @@ the final position (BPN/KPN, README 5) on a line of its own after ``Final positi
 
 from __future__ import annotations
 
+from typing import Any
+
 from arena.matches.models import Game
 
 LINE_WIDTH = 79
@@ -20,7 +22,7 @@ def _tag(name: str, value: object) -> str:
 
 def _tags(game: Game) -> list[str]:
     match = game.match
-    if match.tournament_id:
+    if match.tournament is not None:
         event = match.tournament.name
     else:
         event = "Bao Arena challenge" if match.challenger_id else "Bao Arena match"
@@ -52,7 +54,7 @@ def _tags(game: Game) -> list[str]:
     return tags
 
 
-def move_number(move: dict, previous_side: str | None) -> str:
+def move_number(move: dict[str, Any], previous_side: str | None) -> str:
     """The label printed before ``move`` (a stored move: ``ply``, ``side``): ``"3."`` before a
     South move, ``"3..."`` before a North move that does not follow a South move, else ``""``.
     Moves are numbered in pairs, South's first (ply 5 and 6 are move 3). The web replay uses
@@ -63,7 +65,7 @@ def move_number(move: dict, previous_side: str | None) -> str:
     return f"{number}..." if previous_side != "S" else ""
 
 
-def move_tokens(moves: list[dict]) -> list[str]:
+def move_tokens(moves: list[dict[str, Any]]) -> list[str]:
     """``["1.", "f2-", "e3+", "2.", ...]``: a number before each South move, and ``"1..."`` style
     before a North move that does not follow a South move (a record starting with North)."""
     tokens: list[str] = []

@@ -17,10 +17,9 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from arena.referee import RefereeConfig, TimeControl
+from arena.referee import GAMES, RefereeConfig, TimeControl
 from arena.rules import get_variant
 
-GAMES = 3
 #: Referee work per ply not charged to a clock (rules engine, pipe latency, isready/readyok).
 PER_PLY_OVERHEAD_MS = 20
 #: Start and stop of one game: two handshakes and two quits (RefereeConfig defaults).

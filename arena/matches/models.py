@@ -16,6 +16,7 @@ from django.db import models
 from arena.rules import VARIANTS
 from arena.terminations import TERMINATIONS
 
+#: The variant ids as model choices (every model with a variant field uses these).
 VARIANT_CHOICES = [(v, v) for v in VARIANTS]
 TERMINATION_CHOICES = [(t, t) for t in TERMINATIONS]
 
@@ -107,6 +108,10 @@ class Match(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.variant} {self.time_control} ({self.status})"
+
+
+#: The statuses of a match that has ended (for tournament progress and the requeue job).
+ENDED_STATUSES = (Match.Status.FINISHED, Match.Status.ABORTED)
 
 
 class Game(models.Model):

@@ -7,7 +7,8 @@ referee configuration of their own (``sandbox=off`` for speed). Outcomes:
 * ``recorded``: this run wrote the result;
 * ``lost_lease``: played, but another worker had taken the match over (nothing written);
 * ``retry``: an infrastructure fault (sandbox could not start, referee ``aborted``, package
-  unreadable, soft time limit); the match is released and queued again after a delay;
+  not fetched from the package storage or unreadable, soft time limit); the match is released
+  and queued again after a delay;
 * ``aborted``: the same, on the last allowed attempt: the match is marked ``aborted``; also a
   record the database refuses or that does not fit the match (``DataError``/``ValueError`` from
   ``match_record_result``): retrying would replay the same refusal, so the match is aborted
@@ -21,11 +22,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import replace
+from enum import StrEnum
 from typing import Any
 
 from django.conf import settings
 from django.db import DataError
 
+from arena import metrics
 from arena.engine_text import storable_text
 from arena.matches.leases import (
     Claim,
@@ -39,50 +42,66 @@ from arena.matches.live import LivePublisher
 from arena.matches.models import Match
 from arena.matches.services import match_abort, match_enqueue, match_record_result
 from arena.referee import RefereeConfig, TimeControl, play_match
+from arena.terminations import Termination
+from engines.storage import checkout
 
 log = logging.getLogger(__name__)
 
-SKIPPED = "skipped"
-RECORDED = "recorded"
-LOST_LEASE = "lost_lease"
-RETRY = "retry"
-ABORTED = "aborted"
+
+
+class RunOutcome(StrEnum):
+    """What one ``run_match`` delivery did (module docstring)."""
+
+    SKIPPED = "skipped"
+    RECORDED = "recorded"
+    LOST_LEASE = "lost_lease"
+    RETRY = "retry"
+    ABORTED = "aborted"
+
+
+SKIPPED = RunOutcome.SKIPPED
+RECORDED = RunOutcome.RECORDED
+LOST_LEASE = RunOutcome.LOST_LEASE
+RETRY = RunOutcome.RETRY
+ABORTED = RunOutcome.ABORTED
 
 #: Seconds before a released match is tried again (a busy or broken machine may recover).
 RETRY_DELAY_S = 10
 
 
 def default_referee_config() -> RefereeConfig:
-    """The referee settings of a worker: the sandbox from ``settings.BAO_SANDBOX_MODE`` and
-    ``settings.BAO_SANDBOX_REQUIRE_FULL``."""
-    from engines.sandbox import SandboxConfig
+    """The referee settings of a worker: the sandbox of the settings
+    (``engines.validation.sandbox_config``), the memory cap per engine from
+    ``settings.BAO_ENGINE_MEMORY_BYTES``."""
+    from engines.validation import sandbox_config
 
     return RefereeConfig(
-        sandbox=SandboxConfig(
-            mode=settings.BAO_SANDBOX_MODE, require_full=settings.BAO_SANDBOX_REQUIRE_FULL
-        )
+        sandbox=sandbox_config(),
+        memory_cap_bytes=int(settings.BAO_ENGINE_MEMORY_BYTES),
     )
 
 
 def _play(
     match: Match, config: RefereeConfig, on_event: Callable[[dict[str, Any]], None]
 ) -> dict[str, Any]:
-    # Packages run from their stored root (nothing to unpack); they are named "<engine> v<n>".
-    record = play_match(
-        match.engine_a.package(),
-        match.engine_b.package(),
-        match.variant,
-        TimeControl.parse(match.time_control),
-        seed=match.seed,
-        config=config,
-        on_event=on_event,
-        best_of=match.best_of,
-        start=match.start_position or None,
-    )
+    # Packages run from this host's cache, fetched from the package storage by content hash
+    # and kept there for the whole match; they are named "<engine> v<n>".
+    with checkout(match.engine_a) as package_a, checkout(match.engine_b) as package_b:
+        record = play_match(
+            package_a,
+            package_b,
+            match.variant,
+            TimeControl.parse(match.time_control),
+            seed=match.seed,
+            config=config,
+            on_event=on_event,
+            best_of=match.best_of,
+            start=match.start_position or None,
+        )
     return record.to_dict()
 
 
-def _give_up_or_retry(claim: Claim, error: str, record: dict[str, Any] | None) -> str:
+def _give_up_or_retry(claim: Claim, error: str, record: dict[str, Any] | None) -> RunOutcome:
     """An infrastructure fault on this claim: retry while attempts remain, else abort (keeping
     the games the referee did play, unrated)."""
     error = storable_text(error)  # it may quote text an exception took from a package
@@ -101,7 +120,7 @@ def _give_up_or_retry(claim: Claim, error: str, record: dict[str, Any] | None) -
     return ABORTED if done else LOST_LEASE
 
 
-def _record(claim: Claim, record: dict[str, Any]) -> str:
+def _record(claim: Claim, record: dict[str, Any]) -> RunOutcome:
     """``match_record_result`` under our lease: ``recorded`` (``aborted`` for an aborted record)
     or ``lost_lease``. A record it refuses (``ValueError``) or the database refuses
     (``DataError``, e.g. text PostgreSQL cannot hold) aborts the match with that reason: the
@@ -114,6 +133,7 @@ def _record(claim: Claim, record: dict[str, Any]) -> str:
         return ABORTED if match_abort(claim.match_id, error, claim=claim) else LOST_LEASE
     if not done:
         return LOST_LEASE
+    metrics.count_recorded_games(record.get("games", []))
     return ABORTED if record.get("aborted") else RECORDED
 
 
@@ -122,7 +142,7 @@ def execute_match(
     *,
     config: RefereeConfig | None = None,
     heartbeat_interval: float | None = None,
-) -> str:
+) -> RunOutcome:
     """Claim, play and record match ``match_id``; returns one of the outcomes above.
 
     ``config`` None means ``default_referee_config()``; a given config gets the worker's
@@ -145,6 +165,8 @@ def execute_match(
         config = default_referee_config()
     elif config.sandbox is None:
         config = replace(config, sandbox=default_referee_config().sandbox)
+    if config.on_metric is None:
+        config = replace(config, on_metric=metrics.observe_referee)
     heartbeat = LeaseHeartbeat(claim, interval=heartbeat_interval)
     heartbeat.start()
     publisher = LivePublisher(match)  # each move to the live page, from a queue (live.py)
@@ -163,7 +185,7 @@ def execute_match(
                 (
                     f"game {g['index']}: {g.get('detail') or 'aborted'}"
                     for g in record["games"]
-                    if g["termination"] == "aborted"
+                    if g["termination"] == Termination.ABORTED
                 ),
                 "referee aborted the match",
             )

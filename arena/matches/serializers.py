@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import Model
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -12,13 +13,15 @@ from arena.matches.replay import moves_with_traces
 from arena.matches.selectors import game_visible_engine_errors
 
 
-class EngineVersionRefOutput(serializers.Serializer):
+class EngineVersionRefOutput(serializers.Serializer[Any]):
     """An engine version as other resources show it: ``{"id", "engine", "version", "label"}``."""
 
     id = serializers.IntegerField()
     engine = serializers.CharField(source="engine.name")
     version = serializers.IntegerField(source="number")
-    label = serializers.CharField(source="__str__")
+    # DRF's serializer metaclass takes declared fields off the class, so this does not replace
+    # Field.label at run time; the stubs cannot express that.
+    label = serializers.CharField(source="__str__")  # type: ignore[assignment]
 
     def to_representation(self, instance: Any) -> dict[str, Any]:
         # The fields above say the shape (schema); this builds it directly: a list of 50
@@ -32,7 +35,7 @@ class EngineVersionRefOutput(serializers.Serializer):
         }
 
 
-class GameSummaryOutput(serializers.ModelSerializer):
+class GameSummaryOutput(serializers.ModelSerializer[Game]):
     south = EngineVersionRefOutput()
     north = EngineVersionRefOutput()
     winner = EngineVersionRefOutput(allow_null=True)
@@ -43,11 +46,13 @@ class GameSummaryOutput(serializers.ModelSerializer):
                   "plies", "scores", "finished_at"]
 
 
-class MatchListOutput(serializers.ModelSerializer):
+class MatchListOutput(serializers.ModelSerializer[Match]):
     engine_a = EngineVersionRefOutput()
     engine_b = EngineVersionRefOutput()
     winner = EngineVersionRefOutput(allow_null=True)
-    tournament = serializers.PrimaryKeyRelatedField(read_only=True)
+    tournament: serializers.PrimaryKeyRelatedField[Model] = serializers.PrimaryKeyRelatedField(
+        read_only=True
+    )
 
     class Meta:
         model = Match
@@ -64,7 +69,7 @@ class MatchDetailOutput(MatchListOutput):
         fields = [*MatchListOutput.Meta.fields, "games"]
 
 
-class MoveOutput(serializers.Serializer):
+class MoveOutput(serializers.Serializer[Any]):
     """One ply of a replay: ``time_ms`` thinking time (ms), ``clock_ms`` the mover's clock after
     the move (ms), ``position`` the BPN/KPN after it, ``info`` the engine's info lines."""
 
@@ -85,10 +90,12 @@ class MoveOutput(serializers.Serializer):
     )
 
 
-class GameReplayOutput(serializers.ModelSerializer):
+class GameReplayOutput(serializers.ModelSerializer[Game]):
     """The replay of a game. ``engine_errors`` holds only the sides the viewer owns."""
 
-    match = serializers.PrimaryKeyRelatedField(read_only=True)
+    match: serializers.PrimaryKeyRelatedField[Match] = serializers.PrimaryKeyRelatedField(
+        read_only=True
+    )
     variant = serializers.CharField(source="match.variant")
     time_control = serializers.CharField(source="match.time_control")
     south = EngineVersionRefOutput()
@@ -114,7 +121,7 @@ class GameReplayOutput(serializers.ModelSerializer):
         return game_visible_engine_errors(game, getattr(request, "user", None))
 
 
-class ChallengeInput(serializers.Serializer):
+class ChallengeInput(serializers.Serializer[Any]):
     """``POST /api/matches/``: the caller's engine (by name) against another engine (by name);
     each plays its latest active version."""
 
@@ -128,10 +135,12 @@ class ChallengeInput(serializers.Serializer):
     start_suite = serializers.CharField(max_length=64, default="standard")
 
 
-class LiveGameListOutput(serializers.ModelSerializer):
+class LiveGameListOutput(serializers.ModelSerializer[LiveGame]):
     """A game being played: who, where, how far (``plies``)."""
 
-    match = serializers.PrimaryKeyRelatedField(read_only=True)
+    match: serializers.PrimaryKeyRelatedField[Match] = serializers.PrimaryKeyRelatedField(
+        read_only=True
+    )
     variant = serializers.CharField(source="match.variant")
     time_control = serializers.CharField(source="match.time_control")
     south = EngineVersionRefOutput()
@@ -174,7 +183,7 @@ class LiveGameOutput(LiveGameListOutput):
         return self.context.get("game_id")
 
 
-class LiveGameInput(serializers.Serializer):
+class LiveGameInput(serializers.Serializer[Any]):
     """``GET /api/live/{id}/?since=N``: only the moves after ply N (default 0: all)."""
 
     since = serializers.IntegerField(min_value=0, default=0)

@@ -4,9 +4,10 @@ Exactly once: a result is written only by the holder of the match's lease, in on
 that first flips the match from ``running`` (with that ``lease_token``) to ``finished`` or
 ``aborted`` by a conditional UPDATE. A second delivery of the same task, a worker whose lease
 was taken over, or a retry after a crash finds the row count 0 and writes nothing; the unique
-(match, index) constraint on games is the second guard. The tournament hook
-``tournaments.services.match_finished`` runs in the same transaction, so ratings move exactly
-when the games appear.
+(match, index) constraint on games is the second guard. Every service that ends a match
+publishes ``events.MatchEnded`` in its transaction: the app's consumers (tournament progress,
+ratings) subscribe there, so this module knows none of them. Tasks are sent by name through the
+project's Celery app (``arena.celery.app``): the tasks module imports this one, never the reverse.
 """
 
 from __future__ import annotations
@@ -17,13 +18,14 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from arena.engine_text import storable
 from arena.matches import errors
+from arena.matches.events import MatchEnded, publish_match_ended
 from arena.matches.leases import Claim, claimable, pending_or_expired
 from arena.matches.limits import (
     fits_worker,
@@ -38,33 +40,18 @@ from arena.rules import UnknownVariantError, canonical_variant_id
 from arena.terminations import ABORTED, TERMINATIONS, is_rated
 from engines.consent import PairingKind, check_pairing, rated_between
 from engines.models import EngineVersion
+from engines.selectors import check_playable, engine_named, latest_playable_version
 
 if TYPE_CHECKING:
-    from tournaments.models import Tournament
+    from django.db.models import Model, QuerySet
 
 log = logging.getLogger(__name__)
 
 #: Seeds are drawn below 2**31 so they read well in URLs, records and engine logs.
 SEED_BOUND = 2**31
 
-
-def _check_playable(version: EngineVersion, variant: str) -> None:
-    if not version.engine.is_enabled:
-        raise errors.EngineDisabled(
-            f"engine {version.engine.name} is disabled by its owner.",
-            details={"engine": version.engine.name},
-        )
-    if version.status != EngineVersion.Status.ACTIVE:
-        raise errors.EngineNotActive(
-            f"{version} is not active (status {version.status}).",
-            details={"engine": version.engine.name, "version": version.number},
-        )
-    if variant not in (version.variants or []):
-        raise errors.VariantNotSupported(
-            f"{version} does not play {variant} "
-            f"(it announced: {', '.join(version.variants or []) or 'none'}).",
-            details={"engine": version.engine.name, "variant": variant},
-        )
+#: The task that plays a match (``arena.matches.tasks.run_match``), sent by name.
+RUN_MATCH_TASK = "arena.matches.tasks.run_match"
 
 
 def normalize_time_control(text: str, variant: str) -> str:
@@ -128,9 +115,9 @@ def _new_match(
     variant: str,
     time_control: str,
     rated: bool = True,
-    tournament: Tournament | None = None,
+    tournament: Model | None = None,
     round: int | None = None,
-    challenger: AbstractBaseUser | None = None,
+    challenger: User | None = None,
     seed: int | None = None,
     best_of: int = 3,
     start_suite: str = STANDARD,
@@ -145,7 +132,7 @@ def _new_match(
             f"{engine_a} cannot play against itself.", details={"engine": engine_a.engine.name}
         )
     for version in (engine_a, engine_b):
-        _check_playable(version, variant_id)
+        check_playable(version, variant_id)
     tc_text = normalize_time_control(time_control, variant_id)
     start_suite = normalize_start_suite(start_suite, variant_id)
     if seed is None:
@@ -164,7 +151,8 @@ def _new_match(
         start_suite=start_suite,
         start_position="" if start_suite == STANDARD else start.to_text(),
         rated=rated,
-        tournament=tournament,
+        # By id: the matches app names no tournaments type (see arena.matches.events).
+        tournament_id=tournament.pk if tournament is not None else None,
         round=round,
         challenger=challenger,
         best_of=best_of,
@@ -178,9 +166,9 @@ def match_create(
     variant: str,
     time_control: str,
     rated: bool = True,
-    tournament: Tournament | None = None,
+    tournament: Model | None = None,
     round: int | None = None,
-    challenger: AbstractBaseUser | None = None,
+    challenger: User | None = None,
     seed: int | None = None,
     best_of: int = 3,
     start_suite: str = STANDARD,
@@ -246,22 +234,25 @@ def matches_enqueue(match_ids: Sequence[int], *, countdown: float | None = None)
     one task is sent per match, one UPDATE notes ``queued_at`` of those sent. A broker that
     refuses stops the pass (the requeue job sends the rest later). Returns how many were sent.
     """
-    from arena.matches.tasks import run_match  # the tasks module imports this one
+    # Imported here: importing the Celery app resolves the broker (and may start the embedded
+    # one), which a web or management process that never queues a match must not pay for.
+    from arena.celery import registered_task
 
     rows = (
         Match.objects.filter(claimable(), pk__in=match_ids)
         .order_by("id")
         .values_list("id", "variant", "time_control")
     )
+    run_match = registered_task(RUN_MATCH_TASK)
     sent: list[int] = []
     for match_id, variant, time_control in rows:
         limits = match_limits(variant, time_control)
         try:
             run_match.apply_async(
-                args=[match_id],
+                args=[match_id],  # type: ignore[arg-type]  # any sequence; celery-types: tuple
                 soft_time_limit=limits.soft,
                 time_limit=limits.hard,
-                countdown=countdown,
+                countdown=countdown,  # type: ignore[arg-type]  # None means now; stubs: float
             )
         except Exception:  # broker down: the rest stay pending, unqueued, for the requeue job
             log.exception("match %s: could not queue run_match", match_id)
@@ -352,16 +343,12 @@ def match_record_result(match_id: int, lease_token: str, record: dict[str, Any])
     ``record`` is ``MatchRecord.to_dict()``. A record with ``aborted`` true marks the match
     ``aborted`` (its games stored unrated). Returns False, writing nothing, if the match is not
     ``running`` under ``lease_token`` (already recorded, reclaimed by another worker, aborted).
-    Calls ``tournaments.services.match_finished(match)`` in the same transaction.
+    Publishes ``MatchEnded`` in the same transaction (``arena.matches.events``).
     Raises ``ValueError`` (nothing written) if the record does not fit the match. Text in the
     record is made storable first (NUL and lone surrogates to U+FFFD,
     ``arena.engine_text.storable``): the referee cleans engine output already, this guard keeps
     any text PostgreSQL refuses from leaving a match ``running`` for ever.
     """
-    from tournaments.services import (
-        match_finished,  # tournaments imports matches models
-    )
-
     record = storable(record)
     aborted = bool(record.get("aborted"))
     now = timezone.now()
@@ -394,39 +381,54 @@ def match_record_result(match_id: int, lease_token: str, record: dict[str, Any])
         if updated == 0:
             return False
         Game.objects.bulk_create(games)
-        match.refresh_from_db()
-        match_finished(match)
+        _publish_ended(match_id)
     return True
 
 
 def match_abort(match_id: int, error: str, *, claim: Claim | None = None) -> bool:
-    """Mark a match ``aborted`` with ``error`` (no games) and tell its tournament.
+    """Mark a match ``aborted`` with ``error`` (no games) and publish ``MatchEnded``.
 
     With ``claim``: only if we still hold its lease. Without: only if it is ``pending`` or
     ``running`` with an expired lease (the requeue job giving up on a match out of attempts).
     Returns True if this call aborted it.
     """
-    from tournaments.services import match_finished
-
-    now = timezone.now()
     with transaction.atomic():
         rows = Match.objects.filter(pk=match_id)
         if claim is not None:
             rows = rows.filter(status=Match.Status.RUNNING, lease_token=claim.token)
         else:
-            rows = rows.filter(pending_or_expired(now))
-        updated = rows.update(
-            status=Match.Status.ABORTED,
-            lease_token="",
-            lease_expires_at=None,
-            finished_at=now,
-            error=error[:10000],
-        )
-        if updated == 0:
+            rows = rows.filter(pending_or_expired(timezone.now()))
+        if _abort_rows(rows, error) == 0:
             return False
-        match_finished(Match.objects.get(pk=match_id))
+        _publish_ended(match_id)
     return True
 
+
+def _abort_rows(rows: QuerySet[Match], error: str) -> int:
+    """The one abort UPDATE: ``rows`` become ``aborted`` with ``error`` (at most 10000
+    characters), lease released, finished now. Returns the row count (the lock)."""
+    return rows.update(
+        status=Match.Status.ABORTED,
+        lease_token="",
+        lease_expires_at=None,
+        finished_at=timezone.now(),
+        error=error[:10000],
+    )
+
+
+def _publish_ended(match_id: int) -> None:
+    status, variant, tournament_id, rated = Match.objects.values_list(
+        "status", "variant", "tournament_id", "rated"
+    ).get(pk=match_id)
+    publish_match_ended(
+        MatchEnded(
+            match_id=match_id,
+            status=status,
+            variant=variant,
+            tournament_id=tournament_id,
+            rated=rated,
+        )
+    )
 
 
 def matches_abort(
@@ -454,17 +456,9 @@ def matches_abort(
         rows = rows.filter(tournament_id=tournament_id)
     if match_ids is not None:
         rows = rows.filter(pk__in=list(match_ids))
-    now = timezone.now()
     aborted = []
     for match_id in rows.order_by("id").values_list("id", flat=True):
-        updated = Match.objects.filter(pk=match_id, status__in=statuses).update(
-            status=Match.Status.ABORTED,
-            lease_token="",
-            lease_expires_at=None,
-            finished_at=now,
-            error=error[:10000],
-        )
-        if updated:
+        if _abort_rows(Match.objects.filter(pk=match_id, status__in=statuses), error):
             aborted.append(match_id)
     return aborted
 
@@ -474,7 +468,7 @@ def matches_abort(
 
 def match_challenge(
     *,
-    user: AbstractBaseUser,
+    user: User,
     engine: str,
     opponent: str,
     variant: str,
@@ -491,33 +485,14 @@ def match_challenge(
     active version, ``engine_disabled`` if either is disabled by its owner, and every error of
     ``match_create``. A challenge between two of the user's own engines is played unrated.
     """
-    from engines.selectors import engine_by_name
-
-    found = []
-    for name in (engine, opponent):
-        row = engine_by_name(name)  # any case: ALICE1 is alice1
-        if row is None:
-            raise errors.EngineNotFound(f"no engine named {name!r}.", details={"engine": name})
-        found.append(row)
-    mine, theirs = found
+    mine, theirs = (engine_named(name) for name in (engine, opponent))  # any case
     if mine.owner_id != user.pk:
         raise errors.EngineNotYours(
             f"{engine!r} belongs to another user: challenge with an engine you own.",
             details={"engine": engine},
         )
     check_pairing(theirs, kind=PairingKind.CHALLENGE, rated=rated, requester=user)
-    versions = []
-    for e in (mine, theirs):
-        if not e.is_enabled:
-            raise errors.EngineDisabled(
-                f"engine {e.name} is disabled by its owner.", details={"engine": e.name}
-            )
-        version = e.latest_active_version()
-        if version is None:
-            raise errors.EngineNotActive(
-                f"{e.name!r} has no active version.", details={"engine": e.name}
-            )
-        versions.append(version)
+    versions = [latest_playable_version(e) for e in (mine, theirs)]
     return match_create(
         engine_a=versions[0],
         engine_b=versions[1],

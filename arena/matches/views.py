@@ -5,6 +5,7 @@ Reads are open to everyone; a challenge needs a logged-in user (token or session
 
 from __future__ import annotations
 
+from django.db.models import QuerySet
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
@@ -13,10 +14,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from arena.api.auth import request_user
 from arena.api.throttling import WriteRateThrottle
 from arena.matches import selectors
 from arena.matches.filters import MatchFilter
 from arena.matches.gamerecord import game_record_text
+from arena.matches.models import Game, LiveGame, Match
 from arena.matches.serializers import (
     ChallengeInput,
     GameReplayOutput,
@@ -29,7 +32,7 @@ from arena.matches.serializers import (
 from arena.matches.services import match_challenge
 
 
-class MatchListView(generics.ListAPIView):
+class MatchListView(generics.ListAPIView[Match]):
     """``GET /api/matches/`` (paginated; filters ``engine``, ``tournament``, ``variant``,
     ``status``, ``rated``; ``ordering`` by ``created_at``/``finished_at``) and
     ``POST /api/matches/`` (a challenge, see ``ChallengeInput``; 201 with the match)."""
@@ -41,36 +44,36 @@ class MatchListView(generics.ListAPIView):
     throttle_classes = [WriteRateThrottle]  # POST only: settings.BAO_THROTTLE_RATES
     throttle_scope = "challenges"
 
-    def get_queryset(self):  # type: ignore[override]
+    def get_queryset(self) -> QuerySet[Match]:
         return selectors.match_list()
 
     @extend_schema(request=ChallengeInput, responses={201: MatchDetailOutput})
     def post(self, request: Request) -> Response:
         data = ChallengeInput(data=request.data)
         data.is_valid(raise_exception=True)
-        match = match_challenge(user=request.user, **data.validated_data)
+        match = match_challenge(user=request_user(request), **data.validated_data)
         match = selectors.match_detail_queryset().get(pk=match.pk)
         return Response(MatchDetailOutput(match).data, status=status.HTTP_201_CREATED)
 
 
-class MatchDetailView(generics.RetrieveAPIView):
+class MatchDetailView(generics.RetrieveAPIView[Match]):
     """``GET /api/matches/{id}/``: the match with its games (players, result, termination,
     plies)."""
 
     serializer_class = MatchDetailOutput
 
-    def get_queryset(self):  # type: ignore[override]
+    def get_queryset(self) -> QuerySet[Match]:
         return selectors.match_detail_queryset()
 
 
-class GameDetailView(generics.RetrieveAPIView):
+class GameDetailView(generics.RetrieveAPIView[Game]):
     """``GET /api/games/{id}/``: the replay (start position, every move with its time and the
     position after it, result, termination, scores, seeds in hand; engine errors for their
     owners)."""
 
     serializer_class = GameReplayOutput
 
-    def get_queryset(self):  # type: ignore[override]
+    def get_queryset(self) -> QuerySet[Game]:
         return selectors.game_queryset()
 
 
@@ -86,12 +89,12 @@ class GameRecordView(APIView):
         return response
 
 
-class LiveGameListView(generics.ListAPIView):
+class LiveGameListView(generics.ListAPIView[LiveGame]):
     """``GET /api/live/``: the games being played now (paginated, newest first)."""
 
     serializer_class = LiveGameListOutput
 
-    def get_queryset(self):  # type: ignore[override]
+    def get_queryset(self) -> QuerySet[LiveGame]:
         return selectors.live_games_running()
 
 

@@ -15,12 +15,13 @@ from __future__ import annotations
 from .client import BestMove, EngineClient, EngineFault, EngineId
 from .config import RefereeConfig, TimeControl, TimeControlError
 from .game import play_game
-from .match import play_match
+from .match import GAMES, play_match
 from .players import EngineSlot, StartError
 from .records import GameRecord, MatchRecord, MoveRecord
 from .transport import FakeTransport, PipeTransport, ReadResult, Transport
 
 __all__ = [
+    "GAMES",
     "BestMove",
     "EngineClient",
     "EngineFault",

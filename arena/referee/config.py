@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -9,6 +10,11 @@ from decimal import Decimal
 from typing import Any
 
 from .transport import DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_STDOUT_BYTES
+
+log = logging.getLogger(__name__)
+
+#: Default memory cap of one engine (all its processes and tmpfs), bytes: 1 GiB.
+DEFAULT_MEMORY_CAP_BYTES = 1 << 30
 
 
 class TimeControlError(ValueError):
@@ -131,6 +137,12 @@ class RefereeConfig:
     seed derived from the match seed (reproducible, varied matches of randomised engines); None
     disables it. ``starter``/``transport_factory``: how engines are started and connected
     (default: ``engines.sandbox.start_engine`` and ``PipeTransport``; tests swap them).
+    ``memory_cap_bytes``: the most memory one engine may hold, all its processes and its tmpfs
+    together (``watchdog.MemoryWatchdog`` samples it every ``memory_interval_ms``, 1 to 20, and
+    kills it at the cap: ``memory_limit``); None: no cap. ``on_metric``: called with
+    ``("engine_start_seconds", s)`` after each engine start (spawn to handshake done) and
+    ``("move_overhead_seconds", s)`` after each move (the ply's wall time minus the engine's
+    ``go`` to ``bestmove``); the worker feeds them to Prometheus (``arena.metrics``).
     """
 
     sandbox: Any = field(default_factory=_default_sandbox)
@@ -146,8 +158,24 @@ class RefereeConfig:
     seed_option: str | None = "Seed"
     starter: Callable[..., Any] | None = None
     transport_factory: Callable[..., Any] | None = None
+    memory_cap_bytes: int | None = DEFAULT_MEMORY_CAP_BYTES
+    memory_interval_ms: int = 20
+    on_metric: Callable[[str, float], None] | None = None
 
     def __post_init__(self) -> None:
+        if self.memory_cap_bytes is not None and self.memory_cap_bytes <= 0:
+            raise ValueError("memory_cap_bytes must be positive (None: no cap)")
+        if not 1 <= self.memory_interval_ms <= 20:
+            raise ValueError("memory_interval_ms must be 1 to 20")
+
+    def metric(self, name: str, seconds: float) -> None:
+        """Report a measurement to ``on_metric``; its failures never disturb the game."""
+        if self.on_metric is None:
+            return
+        try:
+            self.on_metric(name, seconds)
+        except Exception:
+            log.exception("on_metric callback failed")
         for name in ("handshake_timeout_ms", "ready_timeout_ms", "quit_timeout_ms"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive")

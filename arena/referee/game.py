@@ -1,8 +1,9 @@
 """The referee of one game: the same checks in the same order every ply.
 
-Per ply (docs/referee.md, "One game"): (1) both engines' stderr is within its cap (checked
-again every ``client.WATCH_INTERVAL_MS`` while any reply is awaited, so an engine flooding
-stderr loses at once with ``output_limit``, even during the opponent's turn), (2) ``position``,
+Per ply (docs/referee.md, "One game"): (1) both engines' stderr is within its cap and neither
+was killed by its memory watchdog (checked again every ``client.WATCH_INTERVAL_MS`` while any
+reply is awaited, so an engine flooding stderr loses at once with ``output_limit``, one over
+its memory cap with ``memory_limit``, even during the opponent's turn), (2) ``position``,
 ``isready`` and ``go`` with both clocks in one write, (3) ``readyok`` within the ready timeout
 (``stall``; every line before it is ignored, so nothing the engine wrote before it read this
 ``isready`` is taken for its reply), (4) ``info`` lines until ``bestmove`` before clock + what
@@ -194,7 +195,7 @@ def _run(
     def watch() -> None:
         for watched in (SOUTH, NORTH):
             try:
-                slots[watched].check_stderr()
+                slots[watched].check_limits()
             except EngineFault as fault:
                 raise _SideFault(watched, fault) from None
 
@@ -209,7 +210,7 @@ def _run(
         # Between games each engine is watched on its own again (restarts, resyncs).
         for slot in slots.values():
             if slot.client is not None:
-                slot.client.watch = slot.check_stderr
+                slot.client.watch = slot.check_limits
 
 
 def _play_plies(
@@ -231,6 +232,7 @@ def _play_plies(
     grace_ns = config.grace_ms * MS
     head = _position_head(v, game)
     while game.outcome is None:
+        ply_began = time.monotonic_ns()
         side = game.position.side
         slot = slots[side]
         client = slot.client
@@ -304,6 +306,8 @@ def _play_plies(
             ignored=client.take_ignored(),
         )
         record.moves.append(entry)
+        # The referee's own time on this ply: what is not the engine thinking (docs/referee.md).
+        config.metric("move_overhead_seconds", (time.monotonic_ns() - ply_began - elapsed) / 1e9)
         if on_event is not None:  # the event dict is not built for nobody
             emit(
                 on_event,
@@ -332,12 +336,13 @@ def _fault(
 ) -> None:
     """The engine on ``side`` committed ``fault``: it loses, the opponent wins."""
     slot = slots[side]
+    fault = slot.fault_cause(fault)
     _keep_ignored(record, slot)  # before a kill drops the client
     detail = fault.detail
     if fault.code == T.CRASH:
         detail = f"{detail}; {slot.exit_detail()}"
         slot.kill()
-    elif fault.code in (T.STALL, T.OUTPUT_LIMIT, T.HANDSHAKE_FAILED):
+    elif fault.code in (T.STALL, T.OUTPUT_LIMIT, T.HANDSHAKE_FAILED, T.MEMORY_LIMIT):
         slot.kill()  # unusable stream or stuck process: restarted before its next game
     winner_side = NORTH if side == SOUTH else SOUTH
     _finish(

@@ -22,6 +22,7 @@ from .game import Event, emit, play_game, resolve_variant
 from .players import EngineSlot, close_all
 from .records import MatchRecord
 
+#: Games in a match: best of three.
 GAMES = 3
 
 

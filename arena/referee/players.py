@@ -22,6 +22,7 @@ from arena.engine_text import clean_engine_text
 from .client import EngineClient, EngineFault, EngineId
 from .config import RefereeConfig
 from .transport import PipeTransport
+from .watchdog import MemoryWatchdog
 
 log = logging.getLogger(__name__)
 
@@ -41,9 +42,11 @@ class EngineSlot:
         self.process: Any = None
         self.client: EngineClient | None = None
         self.ident: EngineId | None = None
+        self.watchdog: MemoryWatchdog | None = None  # of the current process, if it has a cap
         self.starts = 0  # how many processes were started (restarts = starts - 1)
         self._last_stderr = ""  # the stderr tail of a process killed since the last start
         self._handshake: tuple[int, int] | None = None  # begun by launch, read by prepare
+        self._launched_at = 0.0  # time.monotonic() when launch started the process
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -54,7 +57,9 @@ class EngineSlot:
         if self._healthy() or self._handshake is not None:
             return
         self.kill()
+        self.watchdog = None
         self._last_stderr = ""
+        began = time.monotonic()
         starter = self.config.starter
         if starter is None:
             try:
@@ -70,6 +75,11 @@ class EngineSlot:
         except Exception as exc:  # SandboxError and anything else the starter raises: ours
             raise StartError(f"cannot start {self.name}: {type(exc).__name__}: {exc}") from exc
         self.starts += 1
+        cap = self.config.memory_cap_bytes
+        if cap is not None and MemoryWatchdog.supports(self.process):
+            self.watchdog = MemoryWatchdog(
+                self.process, cap, interval_ms=self.config.memory_interval_ms
+            ).start()
         factory = self.config.transport_factory
         if factory is None:
             transport = PipeTransport.for_process(
@@ -81,8 +91,9 @@ class EngineSlot:
             transport = factory(self.process)
         # The handshake already watches stderr: an engine flooding it instead of answering
         # is an output_limit at once, not a handshake_failed at the timeout.
-        self.client = EngineClient(transport, watch=self.check_stderr)
+        self.client = EngineClient(transport, watch=self.check_limits)
         self._handshake = self.client.begin_handshake(self.config.handshake_timeout_ms)
+        self._launched_at = began
 
     def prepare(self, variant_id: str, options: dict[str, str] | None = None) -> EngineClient:
         """Make the engine ready for a new game of ``variant_id``, send ``setoption`` for each
@@ -106,6 +117,7 @@ class EngineSlot:
             assert self.client is not None
             started, self._handshake = self._handshake, None
             self.ident = self.client.finish_handshake(started)
+            self.config.metric("engine_start_seconds", time.monotonic() - self._launched_at)
         assert self.client is not None and self.ident is not None
         if self.ident.variants and variant_id not in self.ident.variants:
             raise EngineFault(
@@ -139,6 +151,39 @@ class EngineSlot:
             cap = getattr(limits, "max_stderr_bytes", None)
             what = f"{cap} bytes" if isinstance(cap, int) else "the sandbox's max_stderr_bytes"
             raise EngineFault(T.OUTPUT_LIMIT, f"more than {what} on stderr")
+
+    def check_memory(self) -> None:
+        """Raises ``EngineFault(memory_limit)`` once the memory watchdog killed the current
+        process (docs/referee.md: an engine over its memory cap loses)."""
+        fault = self._memory_fault()
+        if fault is not None:
+            raise fault
+
+    def check_limits(self) -> None:
+        """``check_stderr`` and ``check_memory``: the engine client's ``watch``."""
+        self.check_stderr()
+        self.check_memory()
+
+    def fault_cause(self, fault: EngineFault) -> EngineFault:
+        """The fault to record for ``fault``: ``memory_limit`` if the watchdog killed the
+        engine (its pipes closing may be what the referee saw first: a ``crash``), else
+        ``fault`` itself."""
+        return self._memory_fault() or fault
+
+    def _memory_fault(self) -> EngineFault | None:
+        oom_killed = getattr(self.process, "oom_killed", None)
+        if callable(oom_killed) and oom_killed():
+            return EngineFault(
+                T.MEMORY_LIMIT, "killed by the kernel at the memory cap of its cgroup"
+            )
+        dog = self.watchdog
+        if dog is None or dog.exceeded_bytes is None:
+            return None
+        return EngineFault(
+            T.MEMORY_LIMIT,
+            f"held {dog.exceeded_bytes / 2**20:.0f} MiB (all processes and tmpfs), "
+            f"the cap is {dog.cap_bytes / 2**20:.0f} MiB",
+        )
 
     def stderr_tail(self) -> str:
         """The last stderr of the current process, or of the one killed since the last start
@@ -176,6 +221,8 @@ class EngineSlot:
         if self.process is not None:
             self._last_stderr = self.stderr_tail()
         process, self.process = self.process, None
+        if self.watchdog is not None:
+            self.watchdog.stop()  # its verdict stays readable until the next start
         if self.client is not None:
             self.client.transport.close()
         self.client = None

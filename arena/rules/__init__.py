@@ -26,6 +26,7 @@ from .base import (
     RULES_REASONS,
     SCORE,
     SOUTH,
+    SOUTH_POINTS,
     Game,
     IllegalMoveError,
     InvalidMoveError,
@@ -36,32 +37,43 @@ from .base import (
     RulesError,
     UnknownVariantError,
     Variant,
+    VariantId,
 )
 
 #: Stable variant ids, in the order the service lists them.
-VARIANTS: tuple[str, ...] = ("bao-la-kete", "bao-la-kiswahili", "bao-kingulu")
+VARIANTS: tuple[str, ...] = tuple(VariantId)
 
+# Where each variant's class lives; the classes are imported on first use.
 _CLASSES = {
-    "bao-la-kete": ("arena.rules.bao", "BaoLaKete"),
-    "bao-la-kiswahili": ("arena.rules.bao", "BaoLaKiswahili"),
-    "bao-kingulu": ("arena.rules.kingulu", "BaoKingulu"),
-}
-_ALIASES = {
-    "kete": "bao-la-kete",
-    "lamu": "bao-la-kete",
-    "kiswahili": "bao-la-kiswahili",
-    "zanzibar": "bao-la-kiswahili",
-    "kingulu": "bao-kingulu",
-    "ngulu": "bao-kingulu",
+    VariantId.BAO_LA_KETE: ("arena.rules.bao", "BaoLaKete"),
+    VariantId.BAO_LA_KISWAHILI: ("arena.rules.bao", "BaoLaKiswahili"),
+    VariantId.BAO_KINGULU: ("arena.rules.kingulu", "BaoKingulu"),
 }
 _INSTANCES: dict[str, Variant] = {}
+_NAMES: dict[str, VariantId] = {}
 
 
-def canonical_variant_id(name: str) -> str:
+def _variant_class(variant_id: VariantId) -> type[Variant]:
+    module_name, class_name = _CLASSES[variant_id]
+    cls: type[Variant] = getattr(importlib.import_module(module_name), class_name)
+    return cls
+
+
+def _names() -> dict[str, VariantId]:
+    """Every id and alias (lower case) to its id, as the variant classes declare them."""
+    if not _NAMES:
+        for variant_id in VariantId:
+            cls = _variant_class(variant_id)
+            assert cls.id == variant_id, f"{cls.__name__}.id is {cls.id!r}, not {variant_id!r}"
+            for name in (cls.id, *cls.aliases):
+                _NAMES[name.lower()] = variant_id
+    return _NAMES
+
+
+def canonical_variant_id(name: str) -> VariantId:
     """The stable id for an id or alias (case-insensitive); raises ``UnknownVariantError``."""
-    key = str(name).strip().lower()
-    key = _ALIASES.get(key, key)
-    if key not in _CLASSES:
+    key = _names().get(str(name).strip().lower())
+    if key is None:
         known = ", ".join(VARIANTS)
         raise UnknownVariantError(f"unknown variant {name!r}; known variants: {known}")
     return key
@@ -75,8 +87,7 @@ def get_variant(name: str) -> Variant:
     key = canonical_variant_id(name)
     variant = _INSTANCES.get(key)
     if variant is None:
-        module_name, class_name = _CLASSES[key]
-        variant = getattr(importlib.import_module(module_name), class_name)()
+        variant = _variant_class(key)()
         _INSTANCES[key] = variant
     return variant
 
@@ -90,6 +101,7 @@ __all__ = [
     "RULES_REASONS",
     "SCORE",
     "SOUTH",
+    "SOUTH_POINTS",
     "VARIANTS",
     "Game",
     "IllegalMoveError",
@@ -101,6 +113,7 @@ __all__ = [
     "RulesError",
     "UnknownVariantError",
     "Variant",
+    "VariantId",
     "canonical_variant_id",
     "get_variant",
 ]

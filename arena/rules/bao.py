@@ -67,7 +67,9 @@ from .base import (
     Outcome,
     Position,
     Variant,
+    VariantId,
 )
+from .terminations import Termination
 from .trace import SowingTrace
 
 #: Token suffix -> the nyumba choice of a namua capture (README 4.1).
@@ -415,7 +417,7 @@ class _Bao(Variant):
         """
         if reason not in (REPETITION, PLY_CAP):
             raise ValueError(f"not a game-limit reason: {reason!r}")
-        return Outcome(None, reason)
+        return Outcome(None, Termination(reason))
 
 
 SQUARE_SIDES = (SOUTH, NORTH)
@@ -424,7 +426,7 @@ SQUARE_SIDES = (SOUTH, NORTH)
 class BaoLaKiswahili(_Bao):
     """Bao la Kiswahili (Zanzibar Bao), ``shared/rules/bao-la-kiswahili.md``."""
 
-    id = "bao-la-kiswahili"
+    id = VariantId.BAO_LA_KISWAHILI
     aliases = ("kiswahili", "zanzibar")
     name = "Bao la Kiswahili"
     min_house_seeds = 5
@@ -434,7 +436,7 @@ class BaoLaKiswahili(_Bao):
 class BaoLaKete(_Bao):
     """Bao la Kete (Lamu Bao), ``shared/rules/bao-la-kete.md``: Kiswahili plus D1-D3."""
 
-    id = "bao-la-kete"
+    id = VariantId.BAO_LA_KETE
     aliases = ("kete", "lamu")
     name = "Bao la Kete"
     min_house_seeds = 6

@@ -11,15 +11,29 @@ Django service alike, and must never need Django settings.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
+from types import MappingProxyType
 from typing import TYPE_CHECKING, ClassVar, Protocol
+
+from .terminations import RULES_TERMINATIONS, Termination
 
 if TYPE_CHECKING:
     from .trace import SowingTrace
 
 SOUTH = "S"
 NORTH = "N"
+
+
+class VariantId(StrEnum):
+    """The stable id of each variant (its spec file's name), in the order the service lists
+    them. Each ``Variant`` subclass names its id and its aliases;
+    ``arena.rules.canonical_variant_id`` reads them there."""
+
+    BAO_LA_KETE = "bao-la-kete"
+    BAO_LA_KISWAHILI = "bao-la-kiswahili"
+    BAO_KINGULU = "bao-kingulu"
 
 
 def other(side: str) -> str:
@@ -70,13 +84,17 @@ class Move(str):
         return str.__str__(self)
 
 
-# Reason codes of README 6.4. The referee's own termination codes live in arena.terminations.
-BAO_HAMNA = "bao_hamna"
-NO_LEGAL_MOVE = "no_legal_move"
-SCORE = "score"
-REPETITION = "repetition"
-PLY_CAP = "ply_cap"
-RULES_REASONS = (BAO_HAMNA, NO_LEGAL_MOVE, SCORE, REPETITION, PLY_CAP)
+# Reason codes of README 6.4: the rules endings of the one termination vocabulary.
+BAO_HAMNA = Termination.BAO_HAMNA
+NO_LEGAL_MOVE = Termination.NO_LEGAL_MOVE
+SCORE = Termination.SCORE
+REPETITION = Termination.REPETITION
+PLY_CAP = Termination.PLY_CAP
+RULES_REASONS = RULES_TERMINATIONS
+
+
+#: South's points for each result of ``Outcome.result`` (a win 1, a draw 1/2, a loss 0).
+SOUTH_POINTS: Mapping[str, float] = MappingProxyType({"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5})
 
 
 @dataclass(frozen=True)
@@ -90,7 +108,7 @@ class Outcome:
     """
 
     winner: str | None
-    reason: str
+    reason: Termination
     scores: tuple[int, int] | None = None
     seeds_in_hand: int = 0
 
@@ -137,7 +155,7 @@ class Variant(ABC):
     Subclasses implement the abstract methods; everything else is shared.
     """
 
-    id: ClassVar[str]
+    id: ClassVar[VariantId]
     aliases: ClassVar[tuple[str, ...]] = ()
     name: ClassVar[str]
     #: Default ply cap of README 6.3 (Bao 1000, Kingulu 500).

@@ -53,8 +53,10 @@ from .base import (
     Outcome,
     Position,
     Variant,
+    VariantId,
 )
 from .kingulu_trace import T_CAPTURE, T_LAP, T_MTOTO, T_RESERVED, build_trace
+from .terminations import Termination
 from .trace import SowingTrace
 
 #: Laps a move may use before it counts as never-ending (README 6.2).
@@ -303,7 +305,7 @@ def _parse_number(text: str, what: str, source: str) -> int:
 class BaoKingulu(Variant):
     """Bao Kingulu (``shared/rules/bao-kingulu.md``): 2 x 6 holes, 48 seeds, kuweka mtoto."""
 
-    id: ClassVar[str] = "bao-kingulu"
+    id: ClassVar[VariantId] = VariantId.BAO_KINGULU
     aliases: ClassVar[tuple[str, ...]] = ("kingulu", "ngulu")
     name: ClassVar[str] = "Bao Kingulu"
     default_ply_cap: ClassVar[int] = 500
@@ -404,10 +406,10 @@ class BaoKingulu(Variant):
         """
         if reason not in (REPETITION, PLY_CAP):
             raise ValueError(f"not a game-limit reason: {reason!r}")
-        return self._scored(_checked(position), reason)
+        return self._scored(_checked(position), Termination(reason))
 
     @staticmethod
-    def _scored(position: KinguluPosition, reason: str) -> Outcome:
+    def _scored(position: KinguluPosition, reason: Termination) -> Outcome:
         south, north = position.scores()
         winner = SOUTH if south > north else NORTH if north > south else None
         return Outcome(winner, reason, scores=(south, north))

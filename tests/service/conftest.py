@@ -24,7 +24,15 @@ from typing import Any
 
 import pytest
 
-from arena.worker import WorkerProcess, worker_environment
+from arena.celery_processes import WorkerProcess, worker_environment
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _project_celery_app_is_current() -> None:
+    """Make the project's Celery app (``arena.celery``) the current one before any test patches
+    a task: services send tasks by name through it (``arena.celery.registered_task``), and a
+    task patched through its module's proxy must be the same object they send."""
+    import arena.celery  # noqa: F401
 
 
 def _shares_database(item: pytest.Item) -> bool:

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
-from arena.worker import process_tree
+from arena.celery_processes import process_tree
 from tournaments.models import Tournament
 
 pytestmark = [pytest.mark.slow, pytest.mark.e2e]
@@ -77,7 +77,7 @@ def test_the_demo_plays_a_round_robin_and_prints_the_tables(
 def test_an_interrupted_demo_leaves_no_worker_or_engine_behind(
     transactional_db: Any, var_dir: Path, signum: int
 ) -> None:
-    from arena.worker import REPO_ROOT, worker_environment
+    from arena.celery_processes import REPO_ROOT, worker_environment
 
     env = worker_environment()
     argv = [sys.executable, "manage.py", "demo", "--time-control", "20+0.5",
@@ -127,7 +127,7 @@ def _free_port() -> int:
 def test_serve_keeps_the_server_worker_and_beat_running_until_ctrl_c(
     transactional_db: Any, var_dir: Path
 ) -> None:
-    from arena.worker import REPO_ROOT, worker_environment
+    from arena.celery_processes import REPO_ROOT, worker_environment
 
     port = _free_port()
     env = worker_environment()

@@ -55,7 +55,7 @@ def test_serving_on_a_busy_port_is_refused_before_the_tournament(busy_port: int)
 
 
 def test_a_busy_port_does_not_matter_without_serve(busy_port: int) -> None:
-    from tournaments.management.commands import demo
+    from arena.project.management.commands import demo
 
     demo._check_options({"workers": 1, "port": busy_port, "timeout": 10.0, "serve": False})
     with pytest.raises(CommandError):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.worker import REPO_ROOT, process_tree
+from arena.celery_processes import REPO_ROOT, process_tree
 
 # Imports the Celery app (which starts or attaches to the embedded broker), opens a pooled
 # connection that is still open at exit, prints the pid of the server it owns (0: attached)

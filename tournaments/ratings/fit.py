@@ -57,6 +57,8 @@ from scipy.sparse.csgraph import connected_components
 from scipy.special import expit, log_expit
 from threadpoolctl import threadpool_limits
 
+from arena.rules import SOUTH_POINTS
+
 #: An engine's key: a name (command line) or an engine version id (service).
 K = TypeVar("K", str, int)
 
@@ -64,9 +66,9 @@ POOL_MEAN = 1500.0
 PROVISIONAL_HALF_WIDTH = 100.0  # Elo
 Z_95 = 1.959963984540054  # two-sided 95% quantile of the normal distribution
 NOT_CONNECTED = "not connected to the rated pool by games"
-#: South's score for each finished game result (README of the rules: result from South's side);
-#: ``*`` (unfinished, aborted) is absent: not rated.
-SOUTH_SCORE = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+#: South's score for each finished game result (the rules engine's one table); ``*``
+#: (unfinished, aborted) is absent: not rated.
+SOUTH_SCORE = SOUTH_POINTS
 
 _BETA = math.log(10.0) / 400.0  # natural-log odds per Elo point
 _MAX_ITERATIONS = 200

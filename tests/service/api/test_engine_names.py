@@ -114,7 +114,7 @@ def test_the_match_engine_filter_takes_any_case(anon_client, two_matches):
 def test_a_bundled_name_taken_by_a_user_in_another_case_is_refused(alice, tmp_path):
     from django.contrib.auth import get_user_model
 
-    from arena.api.errors import EngineNotYours
+    from engines.errors import EngineNotYours
     from engines.models import Engine
     from engines.services import _bundled_version
 

@@ -9,7 +9,13 @@ from pathlib import Path
 from arena.api import errors
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "api-errors.md"
-ERROR_MODULES = ("arena.api.errors", "arena.matches.errors", "tournaments.errors")
+ERROR_MODULES = (
+    "arena.api.errors",
+    "arena.accounts.errors",
+    "engines.errors",
+    "arena.matches.errors",
+    "tournaments.errors",
+)
 
 
 def _subclasses(cls: type) -> set[type]:

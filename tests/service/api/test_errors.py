@@ -7,13 +7,9 @@ from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.http import Http404
 from rest_framework import exceptions
 
-from arena.api.errors import (
-    ApiError,
-    EngineNotYours,
-    TooFewEngines,
-    error_body,
-    exception_handler,
-)
+from arena.api.errors import ApiError, error_body, exception_handler
+from engines.errors import EngineNotYours
+from tournaments.errors import TooFewEngines
 
 
 def handle(exc: Exception):  # type: ignore[no-untyped-def]

@@ -58,13 +58,15 @@ for line in sys.stdin:
 
 @pytest.fixture(autouse=True)
 def engines_dir(settings) -> Iterator[Path]:  # type: ignore[no-untyped-def]
-    """A fresh ``BAO_ENGINES_DIR`` per test (the sandbox runs each engine from a private copy,
-    so its modes do not matter to the engine; ``engines_root`` makes it 0700)."""
-    root = Path(tempfile.mkdtemp(prefix="bao-test-engines-"))
-    os.chmod(root, 0o755)
-    settings.BAO_ENGINES_DIR = root
-    yield root
-    shutil.rmtree(root, ignore_errors=True)
+    """A fresh ``VAR_DIR`` per test, its ``BAO_ENGINES_DIR`` (where uploads are checked)
+    returned; the package cache is its ``engine-cache`` (the sandbox runs each engine from a
+    private copy, so the modes do not matter to the engine)."""
+    var = Path(tempfile.mkdtemp(prefix="bao-test-engines-"))
+    os.chmod(var, 0o755)
+    settings.VAR_DIR = var
+    settings.BAO_ENGINES_DIR = var / "engines"
+    yield var / "engines"
+    shutil.rmtree(var, ignore_errors=True)
 
 
 def stored_files(root: Path) -> list[str]:

@@ -121,12 +121,11 @@ def test_a_junk_boolean_filter_is_invalid(anon_client, world):
     assert list(response.json()["error"]["details"]) == ["enabled"]
 
 
-def test_the_detail_shows_versions_and_an_empty_ratings_hook(anon_client, world):
+def test_the_detail_shows_the_versions(anon_client, world):
     body = anon_client.get("/api/engines/cheetah/").json()
     assert body["owner"] == "bob"
     assert body["active_version"] is None
     assert [(v["number"], v["status"]) for v in body["versions"]] == [(1, "rejected")]
-    assert body["ratings"] == []
 
 
 def test_an_unknown_engine_is_not_found(anon_client):

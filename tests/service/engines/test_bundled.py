@@ -41,16 +41,19 @@ def test_registering_twice_changes_nothing():
     assert get_user_model().objects.filter(username="arena").count() == 1
 
 
-def test_a_stale_version_directory_from_an_earlier_database_does_not_block_registration(
-    engines_dir,
-):
-    # A newcomer deletes the database but keeps var/engines: version 1 is new to the database.
-    (engines_dir / "random" / "v1" / "root").mkdir(parents=True)
+def test_bundled_engines_are_stored_in_the_database_and_run_from_the_cache(engines_dir):
+    from engines.models import PackageBlob
+    from engines.storage import file_sha256
+
     versions = services.register_bundled_engines(validate=False)
     assert [str(v) for v in versions] == ["random v1", "greedy v1", "search v1"]
     random_v1 = versions[0]
-    assert random_v1.storage_path.startswith("random/v1-")
-    assert random_v1.package().root.is_dir()
+    digest = file_sha256(services.BUNDLED_DIR / "random")
+    assert random_v1.storage_path == f"{digest}/random"
+    assert PackageBlob.objects.filter(name=random_v1.storage_path).exists()
+    package = random_v1.package()
+    assert package.argv == ("./random",)
+    assert package.root.parent.parent.parent.name == "engine-cache"
 
 
 def test_a_changed_bundled_file_becomes_a_new_version(monkeypatch):

@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 from django.db import IntegrityError, transaction
 
-from arena.api import errors
-from engines import services
+from engines import errors, services
 from engines.models import Engine
 
 from .conftest import FIRST_MOVE_ENGINE, script_upload

@@ -9,7 +9,7 @@ import stat
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from engines.models import Engine, EngineVersion
+from engines.models import Engine, EngineVersion, PackageBlob
 
 from .conftest import (
     FIRST_MOVE_ENGINE,
@@ -31,6 +31,7 @@ def upload(client, name="alpha", file=None, **extra):  # type: ignore[no-untyped
 def assert_nothing_stored(engines_dir) -> None:  # type: ignore[no-untyped-def]
     assert Engine.objects.count() == 0
     assert EngineVersion.objects.count() == 0
+    assert PackageBlob.objects.count() == 0
     assert stored_files(engines_dir) == []
 
 
@@ -54,19 +55,19 @@ def test_it_stores_a_script_as_version_1_pending_and_executable(
     assert engine.owner == alice
     assert engine.description == "plays the first move"
     version = engine.versions.get()
-    assert re.fullmatch(r"alpha/v1-[0-9a-f]{12}/upload/engine\.py", version.storage_path)
-    vdir = version.storage_path.split("/upload/")[0]
-    stored = engines_dir / version.storage_path
-    assert stored.read_bytes() == FIRST_MOVE_ENGINE
-    assert stat.S_IMODE(stored.stat().st_mode) == 0o755
-    assert stored_files(engines_dir) == [
-        f"{vdir}/root/engine.py",
-        f"{vdir}/upload/engine.py",
-    ]
-    package = version.package()
+    digest = hashlib.sha256(FIRST_MOVE_ENGINE).hexdigest()
+    # In the package storage (the database), named by its content hash and file name; nothing
+    # is left on the web host's disk.
+    assert version.storage_path == f"{digest}/engine.py"
+    assert bytes(PackageBlob.objects.get(name=version.storage_path).data) == FIRST_MOVE_ENGINE
+    assert stored_files(engines_dir) == []
+    package = version.package()  # fetched into this host's cache, with its name
     assert package.name == "alpha v1"
     assert package.argv == ("./engine.py",)
-    assert package.root == (engines_dir / vdir / "root").resolve()
+    cache = (engines_dir.parent / "engine-cache").resolve()
+    assert package.root == cache / digest / "engine.py" / "root"
+    assert (package.root / "engine.py").read_bytes() == FIRST_MOVE_ENGINE
+    assert stat.S_IMODE((package.root / "engine.py").stat().st_mode) == 0o755
 
 
 def test_a_second_upload_by_the_owner_is_version_2(alice_client):
@@ -109,7 +110,7 @@ def test_it_accepts_a_zip_with_a_manifest(alice_client, engines_dir):
     assert response.status_code == 201
     version = EngineVersion.objects.get()
     assert version.original_filename == "my engine.zip"
-    assert re.fullmatch(r"alpha/v1-[0-9a-f]{12}/upload/my_engine\.zip", version.storage_path)
+    assert re.fullmatch(r"[0-9a-f]{64}/my_engine\.zip", version.storage_path)
     package = version.package()
     assert package.argv == ("python3", "main.py")
     assert (package.root / "main.py").read_bytes() == FIRST_MOVE_ENGINE
@@ -135,7 +136,7 @@ def test_it_recognises_an_archive_by_its_content_not_its_name(alice_client):
     response = upload(alice_client, file=archive)
     assert response.status_code == 201
     stored = EngineVersion.objects.get().storage_path
-    assert re.fullmatch(r"alpha/v1-[0-9a-f]{12}/upload/engine\.bin\.zip", stored)
+    assert re.fullmatch(r"[0-9a-f]{64}/engine\.bin\.zip", stored)
 
 
 def test_it_rejects_an_archive_with_parent_paths(alice_client, engines_dir):

@@ -137,13 +137,13 @@ def test_a_sandbox_that_cannot_start_defers_instead_of_rejecting(
     assert version.rejection_code == ""
 
 
-def test_a_version_whose_files_vanished_is_rejected_with_not_found(
+def test_a_version_whose_package_vanished_from_the_storage_is_rejected_with_not_found(
     alice_client, engines_dir
 ):
-    import shutil
+    from engines.models import PackageBlob
 
     version = upload(alice_client)
-    shutil.rmtree(engines_dir / "alpha")
+    PackageBlob.objects.filter(name=version.storage_path).delete()
     assert validate_engine_version(version.pk) == "rejected"
     version.refresh_from_db()
     assert version.rejection_code == "not_found"

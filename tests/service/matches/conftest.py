@@ -1,8 +1,8 @@
 """Fixtures of the matches tests: active engine versions made straight from the bundled files.
 
 Versions are created as rows (status ``active``, every variant announced) with the bundled
-script copied into the storage layout of ``engines.storage`` under a fresh engines directory
-(the sandbox runs each engine from a private copy), so no validation game runs; the
+script put into the package storage (``engines.storage``: the database), so no validation game
+runs (the sandbox runs each engine from a private copy of the cache's entry); the
 engines' own tests cover validation. ``sandbox=off`` referee configs keep the unit tests fast;
 one test uses the real sandbox.
 """
@@ -24,8 +24,7 @@ BUNDLED = Path(__file__).resolve().parents[3] / "engines" / "bundled"
 
 def make_version(owner, name: str, script: str, *, number: int = 1, status: str = "active",
                  variants: tuple[str, ...] = VARIANTS, enabled: bool = True):  # type: ignore[no-untyped-def]
-    from django.conf import settings
-
+    from engines import storage
     from engines.models import Engine, EngineVersion
 
     # The bundled scripts owned by the stand-in of the system user are bundled engines: games
@@ -36,19 +35,21 @@ def make_version(owner, name: str, script: str, *, number: int = 1, status: str 
     )
     # ``script``: a bundled engine's name, or a path to another engine script.
     source = BUNDLED / script if "/" not in script else Path(script)
-    script = source.name
-    storage_path = f"{name}/v{number}/upload/{script}"
-    version_dir = Path(settings.BAO_ENGINES_DIR) / name / f"v{number}"
-    for part in ("upload", "root"):
-        (version_dir / part).mkdir(parents=True, exist_ok=True)
-        shutil.copy2(source, version_dir / part / script)
+    with open(source, "rb") as handle:
+        incoming = storage.receive(
+            iter(lambda: handle.read(1 << 16), b""), source.name, max_bytes=1 << 30
+        )
+    try:
+        storage_path = storage.store(incoming)  # into the package storage (the database)
+    finally:
+        incoming.discard()
     return EngineVersion.objects.create(
         engine=engine,
         number=number,
         status=status,
-        original_filename=script,
-        sha256="0" * 64,
-        size_bytes=source.stat().st_size,
+        original_filename=source.name,
+        sha256=incoming.sha256,
+        size_bytes=incoming.size_bytes,
         storage_path=storage_path,
         variants=list(variants),
         reported_name=script,

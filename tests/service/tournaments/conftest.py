@@ -114,7 +114,7 @@ def fresh_var_dir(settings: Any) -> Any:
     """A fresh ``VAR_DIR`` (and engines directory) for tests that store real engines: stored
     versions are numbered from 1 in each test database, so old files must not be in the way.
     World-readable, since sandboxed engines run under other uids; worker subprocesses get it
-    as ``BAO_VAR_DIR`` (``arena.worker.worker_environment``)."""
+    as ``BAO_VAR_DIR`` (``arena.celery_processes.worker_environment``)."""
     import shutil
     import tempfile
     from pathlib import Path

@@ -56,3 +56,13 @@ def test_the_dockerfile_installs_bubblewrap_and_serves_with_gunicorn() -> None:
     assert text.startswith("#") and "FROM python:3.11" in text
     assert "bubblewrap" in text and "pip install --no-cache-dir -r requirements.txt" in text
     assert 'CMD ["gunicorn", "arena.wsgi"' in text
+
+
+def test_no_volume_is_shared_between_the_arena_services(compose: dict[str, Any]) -> None:
+    # Engines live in the package storage (the database by default): a worker on any host
+    # needs only PostgreSQL and Redis, so no service of ours mounts a volume.
+    for name in ("web", "worker", "beat", "migrate"):
+        assert "volumes" not in compose["services"][name], name
+    assert set(compose["volumes"]) == {"pg-data", "redis-data"}
+    assert compose["services"]["worker"]["environment"]["BAO_ENGINE_STORAGE"] in (
+        "database", "${BAO_ENGINE_STORAGE:-database}")

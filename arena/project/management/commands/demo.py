@@ -137,7 +137,7 @@ class Command(BaseCommand):
     def _processes(self, opts: dict[str, Any], tournament: Tournament) -> Iterator[list[Any]]:
         """The worker (and, with ``--serve``, beat) processes, stopped on every exit; the
         tournament cancelled if it did not finish."""
-        from arena.worker import WorkerProcess, worker_environment
+        from arena.celery_processes import WorkerProcess, worker_environment
 
         procs: list[Any] = []
         log_path = Path(settings.VAR_DIR) / "demo-worker.log"
@@ -183,7 +183,7 @@ class Command(BaseCommand):
 
     def _serve(self, procs: list[Any], opts: dict[str, Any]) -> None:
         """Beat and the development server next to the worker, until Ctrl-C."""
-        from arena.worker import BeatProcess, worker_environment
+        from arena.celery_processes import BeatProcess, worker_environment
 
         call_command("setup_periodic_tasks", stdout=self.stdout)
         beat_log = Path(settings.VAR_DIR) / "demo-beat.log"

@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('engines', '0004_engine_consent_and_failed_variants'),
-        ('matches', '0005_match_best_of'),
+        ('matches', '0006_game_termination_memory_limit'),
         ('tournaments', '0008_formats_withdrawals'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
