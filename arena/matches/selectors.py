@@ -20,10 +20,22 @@ _VERSION_FIELDS = (
 )
 
 
+#: Columns of the joined engine versions that no match list shows (a JSON decode each).
+_VERSION_UNSHOWN = ("variants", "failed_variants", "rejection_log", "rejection_reason")
+
+
 def match_list() -> QuerySet[Match]:
-    """Every match, newest first, with its engines joined (filters are applied by the view)."""
-    return Match.objects.select_related(*_VERSION_FIELDS, "tournament").order_by(
-        "-created_at", "-id"
+    """Every match, newest first (the ``match_created_idx`` order), with its engines joined
+    (filters are applied by the view)."""
+    unshown = [
+        f"{side}__{column}"
+        for side in ("engine_a", "engine_b", "winner")
+        for column in _VERSION_UNSHOWN
+    ]
+    return (
+        Match.objects.select_related(*_VERSION_FIELDS, "tournament")
+        .defer(*unshown)
+        .order_by("-created_at", "-id")
     )
 
 
@@ -33,6 +45,13 @@ def match_detail_queryset() -> QuerySet[Match]:
         "moves", "engine_errors"
     )
     return match_list().prefetch_related(Prefetch("games", queryset=games.order_by("index")))
+
+
+def game_summaries() -> QuerySet[Game]:
+    """Games in index order with only what a list of matches shows (id, match, index, result,
+    termination): to prefetch as ``Prefetch("games", queryset=game_summaries())`` where the
+    move lists, which only a replay needs, would be decoded for nothing."""
+    return Game.objects.only("id", "match_id", "index", "result", "termination").order_by("index")
 
 
 def game_queryset() -> QuerySet[Game]:

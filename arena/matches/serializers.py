@@ -24,6 +24,17 @@ class EngineVersionRefOutput(serializers.Serializer[Any]):
     # Field.label at run time; the stubs cannot express that.
     label = serializers.CharField(source="__str__")  # type: ignore[assignment]
 
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        # The fields above say the shape (schema); this builds it directly: a list of 50
+        # matches shows up to 150 of these, and DRF's generic path (a signature inspection
+        # per callable source) was a third of the list's time.
+        return {
+            "id": instance.pk,
+            "engine": instance.engine.name,
+            "version": instance.number,
+            "label": str(instance),
+        }
+
 
 class GameSummaryOutput(serializers.ModelSerializer[Game]):
     south = EngineVersionRefOutput()

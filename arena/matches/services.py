@@ -114,6 +114,65 @@ def normalize_start_suite(start_suite: str, variant: str) -> str:
     return start_suite
 
 
+def _new_match(
+    *,
+    engine_a: EngineVersion,
+    engine_b: EngineVersion,
+    variant: str,
+    time_control: str,
+    rated: bool = True,
+    tournament: Model | None = None,
+    round: int | None = None,
+    challenger: User | None = None,
+    seed: int | None = None,
+    best_of: int = 3,
+    start_suite: str = STANDARD,
+    priority: int = Match.Priority.INTERACTIVE,
+    submitter: User | None = None,
+    start_index: int | None = None,
+) -> Match:
+    """The checked, unsaved match ``match_create`` describes (same arguments and errors)."""
+    try:
+        variant_id = canonical_variant_id(variant)
+    except UnknownVariantError as exc:
+        raise errors.UnknownVariant(str(exc), details={"variant": str(variant)}) from None
+    if engine_a.pk == engine_b.pk:
+        raise errors.SameEngine(
+            f"{engine_a} cannot play against itself.", details={"engine": engine_a.engine.name}
+        )
+    for version in (engine_a, engine_b):
+        check_playable(version, variant_id)
+    tc_text = normalize_time_control(time_control, variant_id)
+    start_suite = normalize_start_suite(start_suite, variant_id)
+    if seed is None:
+        seed = secrets.randbelow(SEED_BOUND)
+    try:
+        if start_index is not None and start_suite != STANDARD:
+            start = suite_position(variant_id, start_suite, start_index)
+        else:
+            start = match_start(variant_id, start_suite, seed)
+    except OpeningError as exc:  # a suite file broken on disk: our fault, and loud
+        raise RuntimeError(f"start positions {start_suite!r}: {exc}") from exc
+    rated = rated and rated_between(engine_a.engine, engine_b.engine)
+    return Match(
+        variant=variant_id,
+        time_control=tc_text,
+        engine_a=engine_a,
+        engine_b=engine_b,
+        seed=seed,
+        start_suite=start_suite,
+        start_position="" if start_suite == STANDARD else start.to_text(),
+        rated=rated,
+        # By id: the matches app names no tournaments type (see arena.matches.events).
+        tournament_id=tournament.pk if tournament is not None else None,
+        round=round,
+        challenger=challenger,
+        best_of=best_of,
+        priority=priority,
+        submitter_id=_submitter_id(submitter or challenger, tournament),
+    )
+
+
 def match_create(
     *,
     engine_a: EngineVersion,
@@ -152,47 +211,36 @@ def match_create(
     announced in the engine's handshake), ``invalid_time_control``, ``time_control_too_long``,
     ``unknown_start_suite``.
     """
-    try:
-        variant_id = canonical_variant_id(variant)
-    except UnknownVariantError as exc:
-        raise errors.UnknownVariant(str(exc), details={"variant": str(variant)}) from None
-    if engine_a.pk == engine_b.pk:
-        raise errors.SameEngine(
-            f"{engine_a} cannot play against itself.", details={"engine": engine_a.engine.name}
-        )
-    for version in (engine_a, engine_b):
-        check_playable(version, variant_id)
-    tc_text = normalize_time_control(time_control, variant_id)
-    start_suite = normalize_start_suite(start_suite, variant_id)
-    if seed is None:
-        seed = secrets.randbelow(SEED_BOUND)
-    try:
-        if start_index is not None and start_suite != STANDARD:
-            start = suite_position(variant_id, start_suite, start_index)
-        else:
-            start = match_start(variant_id, start_suite, seed)
-    except OpeningError as exc:  # a suite file broken on disk: our fault, and loud
-        raise RuntimeError(f"start positions {start_suite!r}: {exc}") from exc
-    rated = rated and rated_between(engine_a.engine, engine_b.engine)
-    match = Match.objects.create(
-        variant=variant_id,
-        time_control=tc_text,
-        engine_a=engine_a,
-        engine_b=engine_b,
-        seed=seed,
-        start_suite=start_suite,
-        start_position="" if start_suite == STANDARD else start.to_text(),
-        rated=rated,
-        # By id: the matches app names no tournaments type (see arena.matches.events).
-        tournament_id=tournament.pk if tournament is not None else None,
-        round=round,
-        challenger=challenger,
-        best_of=best_of,
-        priority=priority,
-        submitter_id=_submitter_id(submitter or challenger, tournament),
-    )
-    transaction.on_commit(lambda: match_enqueue(match.pk))
+    match = _new_match(
+        engine_a=engine_a, engine_b=engine_b, variant=variant, time_control=time_control,
+        rated=rated, tournament=tournament, round=round, challenger=challenger, seed=seed,
+        best_of=best_of, start_suite=start_suite, priority=priority, submitter=submitter,
+        start_index=start_index,
+    )  # fmt: skip
+    match.save(force_insert=True)
+    transaction.on_commit(lambda: matches_enqueue([match.pk]))
     return match
+
+
+def matches_create(
+    specs: Sequence[dict[str, Any]],
+) -> tuple[list[Match], list[tuple[dict[str, Any], errors.ApiError]]]:
+    """Create many pending matches at once (a tournament's rounds): each spec holds
+    ``match_create``'s keyword arguments and is checked the same way; the valid ones are
+    inserted in bulk and queued in one pass when the transaction commits. Returns (created
+    matches in spec order, [(spec, error)] for the refused ones)."""
+    matches: list[Match] = []
+    refused: list[tuple[dict[str, Any], errors.ApiError]] = []
+    for spec in specs:
+        try:
+            matches.append(_new_match(**spec))
+        except errors.ApiError as exc:
+            refused.append((spec, exc))
+    created = Match.objects.bulk_create(matches, batch_size=500)
+    ids = [m.pk for m in created]
+    if ids:
+        transaction.on_commit(lambda: matches_enqueue(ids))
+    return created, refused
 
 
 def _submitter_id(user: User | None, tournament: Model | None) -> int | None:
@@ -234,25 +282,36 @@ def match_enqueue(match_id: int, *, countdown: float | None = None) -> bool:
     or the match is played, done or out of attempts. Safe to call twice: a message that finds
     nothing to claim does nothing.
     """
+    return matches_enqueue([match_id], countdown=countdown) == 1
+
+
+def matches_enqueue(match_ids: Sequence[int], *, countdown: float | None = None) -> int:
+    """``match_enqueue`` for many matches in one pass: one query reads the claimable ones,
+    one task is sent per match, one UPDATE notes ``queued_at`` of those sent. A broker that
+    refuses stops the pass (the requeue job sends the rest later). Returns how many were sent.
+    """
     # Imported here: importing the Celery app resolves the broker (and may start the embedded
     # one), which a web or management process that never queues a match must not pay for.
     from arena.celery import registered_task
 
-    waiting = Match.objects.filter(
-        pending_or_expired(timezone.now()), attempts__lt=max_attempts(), pk=match_id
-    )
-    if not waiting.exists():
-        return False
-    try:
-        registered_task(RUN_MATCH_TASK).apply_async(
-            args=[match_id],  # type: ignore[arg-type]  # any sequence; celery-types says tuple
-            countdown=countdown,  # type: ignore[arg-type]  # None means now; stubs say float
-        )
-    except Exception:  # broker down: the match stays pending, unqueued, for the requeue job
-        log.exception("match %s: could not queue run_match", match_id)
-        return False
-    Match.objects.filter(pk=match_id).update(queued_at=timezone.now())
-    return True
+    rows = Match.objects.filter(
+        pending_or_expired(timezone.now()), attempts__lt=max_attempts(), pk__in=match_ids
+    ).order_by("id").values_list("id", flat=True)
+    run_match = registered_task(RUN_MATCH_TASK)
+    sent: list[int] = []
+    for match_id in rows:
+        try:
+            run_match.apply_async(
+                args=[match_id],  # type: ignore[arg-type]  # any sequence; celery-types: tuple
+                countdown=countdown,  # type: ignore[arg-type]  # None means now; stubs: float
+            )
+        except Exception:  # broker down: the rest stay pending, unqueued, for the requeue job
+            log.exception("match %s: could not queue run_match", match_id)
+            break
+        sent.append(match_id)
+    if sent:
+        Match.objects.filter(pk__in=sent).update(queued_at=timezone.now())
+    return len(sent)
 
 
 # --------------------------------------------------------------------------- recording
