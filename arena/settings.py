@@ -21,7 +21,8 @@ Environment variables:
   BAO_QUEUE_MAX_PER_USER, BAO_WORKER_SLOTS, BAO_WORKER_SLOTS_FORCE (bool),
   BAO_ENGINE_STORAGE (database|s3; s3 reads BAO_S3_BUCKET, BAO_S3_ENDPOINT_URL, BAO_S3_REGION,
   BAO_S3_PREFIX), BAO_ENGINE_CACHE_BYTES (per-host package cache cap, bytes),
-  BAO_LADDER_TIME_CONTROL (the ladder's time control, default 10+0.1),
+  BAO_LADDER_TIME_CONTROL (the ladder's time control, default 10+0.1), BAO_LADDER_ENABLED
+  (bool, default on),
   BAO_THROTTLE_CHALLENGES / _UPLOADS / _TOURNAMENTS / _TESTS / _REGISTER / _LOGIN
   ('<n>/<period>' or 'off'), BAO_VERSION_TEST_PAIRS (pairs of a version test kept queued; 0:
   one per worker slot), BAO_CACHE_URL ("locmem" default, or redis://host:port/db shared by
@@ -339,6 +340,10 @@ BAO_VERSION_TEST_PAIRS = env_int("BAO_VERSION_TEST_PAIRS", 0, minimum=0)
 # The ladder's time control (docs/ladder.md), "<base s>+<increment s>", checked against each
 # variant's limits when a ladder match is made.
 BAO_LADDER_TIME_CONTROL = env_str("BAO_LADDER_TIME_CONTROL", "10+0.1")
+# Whether the ladder makes matches at all (on by default: rated play runs itself). The test
+# suite's workers and the demo (without --ladder) turn it off so their worker slots play only
+# what they were started for.
+BAO_LADDER_ENABLED = env_bool("BAO_LADDER_ENABLED", True)
 # A worker serves its host's Prometheus samples on this port (0: not served; arena.metrics).
 BAO_WORKER_METRICS_PORT = env_int("BAO_WORKER_METRICS_PORT", 0, minimum=0)
 # Where uploads are received and checked before they go to the package storage (local).

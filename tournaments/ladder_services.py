@@ -157,9 +157,12 @@ def ladder_fill(variant: str) -> list[int]:
 
     Serialized per variant (the variant's ``RatingPool`` row is locked), so two runs never pair
     the same engine twice. A pairing the matches service refuses (an engine disabled a moment
-    ago) is skipped and logged. Raises ``UnknownVariant`` for an unknown variant.
+    ago) is skipped and logged. Nothing is made while ``BAO_LADDER_ENABLED`` is off. Raises
+    ``UnknownVariant`` for an unknown variant.
     """
     variant = ladder_variant(variant)
+    if not settings.BAO_LADDER_ENABLED:
+        return []
     with transaction.atomic():
         RatingPool.objects.get_or_create(variant=variant)
         RatingPool.objects.select_for_update().get(variant=variant)

@@ -171,3 +171,14 @@ def test_only_the_owner_keeps_an_old_version_on_the_ladder(
         "/api/ladder/keep/", {"engine": "mine", "version": 1, "keep": False}, format="json"
     )
     assert anonymous.status_code in (401, 403)
+
+
+def test_nothing_is_made_while_the_ladder_is_switched_off(
+    make_version: Any, slots: Any, settings: Any
+) -> None:
+    make_version("a")
+    make_version("b")
+    settings.BAO_LADDER_ENABLED = False
+    assert ladder_services.ladder_fill("kete") == []
+    settings.BAO_LADDER_ENABLED = True
+    assert len(ladder_services.ladder_fill("kete")) == 1

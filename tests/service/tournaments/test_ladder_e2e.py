@@ -40,7 +40,7 @@ def test_an_uploaded_engine_is_placed_rated_and_can_leave_the_ladder(
 ) -> None:
     settings.BAO_LADDER_TIME_CONTROL = "1+0.01"
     register_bundled_engines()
-    worker = live_worker(BAO_LADDER_TIME_CONTROL="1+0.01")
+    worker = live_worker(BAO_LADDER_TIME_CONTROL="1+0.01", BAO_LADDER_ENABLED="1")
     upload = alice_client.post(
         "/api/engines/",
         {"name": "mygreedy", "file": SimpleUploadedFile("mygreedy", GREEDY.read_bytes())},

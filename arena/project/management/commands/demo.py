@@ -37,9 +37,11 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from arena.api.errors import ApiError
 from arena.capacity import TooManySlots, check_slots
+from arena.matches.models import Match
+from arena.matches.services import matches_abort
 from engines.services import register_bundled_engines
-from tournaments import rating_services, report, services
-from tournaments.models import Tournament
+from tournaments import ladder_services, rating_services, report, services
+from tournaments.models import LadderMatch, Tournament
 
 #: Most parallel matches the demo starts (each match runs two engine processes).
 #: Signals that end the demo like Ctrl-C (their default action would skip every ``finally``).
@@ -79,6 +81,14 @@ class Command(BaseCommand):
         )
         parser.add_argument("--port", type=int, default=8000, help="server port, 1 to 65535")
         parser.add_argument(
+            "--ladder",
+            type=float,
+            default=0,
+            metavar="MINUTES",
+            help="after the tournament, this many minutes of ladder play among the engines "
+            "(at --time-control), then the leaderboard with intervals",
+        )
+        parser.add_argument(
             "--queue",
             default=None,
             help="Celery queue of the demo's worker and matches (default: a new one per run, "
@@ -104,6 +114,8 @@ class Command(BaseCommand):
         tournament = self._create_tournament(opts)
         with self._processes(opts, tournament) as procs:
             self._play(tournament, procs, opts)
+            if opts["ladder"]:
+                self._ladder(tournament.variant, procs[0], opts)
             tournament.refresh_from_db()
             # The worker refits a couple of seconds after the last match (debounced); fit now
             # so the table below includes every game.
@@ -158,7 +170,11 @@ class Command(BaseCommand):
         self.stdout.flush()
         worker = WorkerProcess.start(
             queue=opts["queue"],
-            env=worker_environment(CELERY_TASK_DEFAULT_QUEUE=opts["queue"]),
+            env=worker_environment(
+                CELERY_TASK_DEFAULT_QUEUE=opts["queue"],
+                BAO_LADDER_ENABLED="1" if opts["ladder"] else "0",
+                BAO_LADDER_TIME_CONTROL=opts["time_control"],
+            ),
             log_path=log_path,
             concurrency=opts["workers"],
         )
@@ -196,6 +212,48 @@ class Command(BaseCommand):
         self.stdout.flush()
         self._follow(tournament, procs[0], deadline=time.monotonic() + opts["timeout"])
 
+    def _ladder(self, variant: str, worker: Any, opts: dict[str, Any]) -> None:
+        """``--ladder MINUTES``: the ladder plays by itself (docs/ladder.md) for that long; this
+        process tops it up as beat would, then waits for the ladder matches still running."""
+        settings.BAO_LADDER_ENABLED = True
+        settings.BAO_LADDER_TIME_CONTROL = opts["time_control"]
+        self.stdout.write(
+            f"Ladder play for {opts['ladder']:g} min at {opts['time_control']} "
+            "(rated best-of-three matches chosen by the matchmaker) ..."
+        )
+        self.stdout.flush()
+        end = time.monotonic() + 60 * opts["ladder"]
+        shown = 0.0
+        while time.monotonic() < end:
+            ladder_services.ladder_fill(variant)
+            if time.monotonic() - shown >= 15:
+                shown = time.monotonic()
+                done = LadderMatch.objects.filter(
+                    variant=variant, match__status=Match.Status.FINISHED
+                ).count()
+                self.stdout.write(f"  ladder: {done} matches played")
+                self.stdout.flush()
+            time.sleep(1)
+            if worker.popen.poll() is not None:
+                raise CommandError(
+                    f"the worker exited ({worker.popen.returncode}); see {worker.log_path}"
+                )
+        settings.BAO_LADDER_ENABLED = False
+        open_ladder = LadderMatch.objects.filter(
+            variant=variant, match__status__in=(Match.Status.PENDING, Match.Status.RUNNING)
+        )
+        waiting = open_ladder.filter(match__status=Match.Status.PENDING)
+        matches_abort(
+            error="the demo's ladder time is up",
+            match_ids=list(waiting.values_list("match_id", flat=True)),
+            pending_only=True,
+        )
+        deadline = time.monotonic() + 120
+        while open_ladder.exists() and time.monotonic() < deadline:
+            time.sleep(0.5)
+        played = LadderMatch.objects.filter(variant=variant, match__status=Match.Status.FINISHED)
+        self.stdout.write(f"Ladder: {played.count()} matches played.")
+
     def _serve(self, procs: list[Any], opts: dict[str, Any]) -> None:
         """Beat and the development server next to the worker, until Ctrl-C."""
         from arena.celery_processes import BeatProcess, worker_environment
@@ -203,7 +261,11 @@ class Command(BaseCommand):
         call_command("setup_periodic_tasks", stdout=self.stdout)
         beat_log = Path(settings.VAR_DIR) / "demo-beat.log"
         beat = BeatProcess.start(
-            env=worker_environment(CELERY_TASK_DEFAULT_QUEUE=opts["queue"]), log_path=beat_log
+            env=worker_environment(
+                CELERY_TASK_DEFAULT_QUEUE=opts["queue"],
+                BAO_LADDER_ENABLED="1" if opts["ladder"] else "0",
+                BAO_LADDER_TIME_CONTROL=opts["time_control"],
+            ), log_path=beat_log
         )
         procs.append(beat)
         beat.wait_ready(timeout=60)
