@@ -117,9 +117,7 @@ def match_list(request: HttpRequest) -> HttpResponse:
     ``MatchFilter``)."""
 
     def query(filters: dict[str, str]) -> Any:
-        # Newest first by id (creation order): the primary key index serves it at any size.
-        filterset = MatchFilter(filters, queryset=match_selectors.match_detail_queryset()
-                                .order_by("-id"))
+        filterset = MatchFilter(filters, queryset=match_selectors.match_list_with_games())
         if not filterset.is_valid():
             raise ValidationError(filterset.errors)
         return filterset.qs
