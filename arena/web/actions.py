@@ -87,14 +87,16 @@ def _status_sentence(status: str) -> str:
     }.get(status, status)
 
 
-def _variant_field(name: str = "variant") -> Field:
+def variant_field(name: str = "variant") -> Field:
+    """The choice of variant (ids)."""
     return Field(name, "Variant", kind="select", required=True,
                  choices=[(v, v) for v in VARIANTS], value=VARIANTS[0])
 
 
-def _start_field() -> Field:
+def start_field(default: str = "standard") -> Field:
+    """The choice of start positions: the standard start or a suite (``arena.openings``)."""
     suites = sorted({s for v in VARIANTS for s in start_choices(v)} - {"standard"})
-    return Field("start_suite", "Start positions", kind="select", value="standard",
+    return Field("start_suite", "Start positions", kind="select", value=default,
                  choices=[("standard", "standard start"), *[(s, f"{s} suite") for s in suites]],
                  help="Each match starts from the standard position, or from one drawn from a "
                       "suite of balanced start positions.")
@@ -123,10 +125,10 @@ def _challenge_fields(request: HttpRequest) -> list[Field]:
               help="It plays its latest active version, South in game 1."),
         Field("opponent", "Opponent engine", required=True,
               help="Any enabled engine's name; it plays its latest active version."),
-        _variant_field(),
+        variant_field(),
         Field("time_control", "Time control", value="10+0.1", required=True,
               help="Base seconds + increment seconds per move, e.g. 10+0.1."),
-        _start_field(),
+        start_field(),
         Field("rated", "Rated (the games count for the ratings)", kind="checkbox", value="true"),
     ]
 
@@ -173,7 +175,7 @@ TOURNAMENT_ERRORS: FieldMap = {
 def _tournament_fields() -> list[Field]:
     return [
         Field("name", "Name", required=True),
-        _variant_field(),
+        variant_field(),
         Field("format", "Format", kind="select", value=Tournament.Format.ROUND_ROBIN,
               choices=[(f.value, f.label) for f in Tournament.Format]),
         Field("rounds", "Rounds (Swiss only)", kind="number",
@@ -183,7 +185,7 @@ def _tournament_fields() -> list[Field]:
                    "meets every other."),
         Field("time_control", "Time control", value="10+0.1", required=True,
               help="Base seconds + increment seconds per move, e.g. 10+0.1."),
-        _start_field(),
+        start_field(),
         Field("start_at", "Start (UTC, optional)", kind="datetime-local",
               help="Empty: it starts within a minute."),
         Field("rated", "Rated (every pairing the format may make needs one of your engines, "

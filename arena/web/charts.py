@@ -12,6 +12,9 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import TypeVar
+
+T = TypeVar("T")
 
 #: Line colours of the versions of an engine, in upload order (readable on white, distinct).
 PALETTE = ("#1f5d96", "#b0462f", "#2f7d3b", "#7a3fa0", "#a06a00", "#007c80", "#5b5b5b")
@@ -45,10 +48,9 @@ class Line:
 
 
 @dataclass
-class Chart:
-    """A chart of ``width`` x ``height`` user units: the plot area, the axes' ticks
-    (``(y, label)``; ``(x, text-anchor, label)``), the lines and a one-paragraph ``summary``
-    for screen readers."""
+class Frame:
+    """A chart of ``width`` x ``height`` user units and its plot area (``left``..``right``,
+    ``top``..``bottom``), leaving room for the axes' labels."""
 
     width: int
     height: int
@@ -56,10 +58,12 @@ class Chart:
     top: int
     right: int
     bottom: int
-    y_ticks: list[tuple[float, str]] = field(default_factory=list)
-    x_ticks: list[tuple[float, str, str]] = field(default_factory=list)
-    lines: list[Line] = field(default_factory=list)
-    summary: str = ""
+
+    @staticmethod
+    def of(width: int, height: int) -> tuple[int, int, int, int, int, int]:
+        """The frame fields of a chart of that size, in field order (the margins every chart
+        here uses): ``Chart(*Frame.of(760, 280))``."""
+        return width, height, 56, 14, width - 16, height - 30
 
     @property
     def plot_width(self) -> int:
@@ -70,7 +74,18 @@ class Chart:
         return self.bottom - self.top
 
 
-def thin(points: Sequence[ChartPoint], limit: int = MAX_POINTS) -> list[ChartPoint]:
+@dataclass
+class Chart(Frame):
+    """A rating chart: the axes' ticks (``(y, label)``; ``(x, text-anchor, label)``), the
+    lines and a one-paragraph ``summary`` for screen readers."""
+
+    y_ticks: list[tuple[float, str]] = field(default_factory=list)
+    x_ticks: list[tuple[float, str, str]] = field(default_factory=list)
+    lines: list[Line] = field(default_factory=list)
+    summary: str = ""
+
+
+def thin(points: Sequence[T], limit: int = MAX_POINTS) -> list[T]:
     """At most ``limit`` of ``points``, evenly spaced, first and last kept."""
     if len(points) <= limit:
         return list(points)
@@ -100,8 +115,7 @@ def rating_chart(
     ``series`` is ``(label, points oldest first)`` per line; empty series are skipped. The Elo
     axis covers every point's interval; the time axis runs from the first point to the last.
     """
-    chart = Chart(width=width, height=height, left=56, top=14, right=width - 16,
-                  bottom=height - 30)
+    chart = Chart(*Frame.of(width, height))
     drawn = [(label, thin(points), len(points)) for label, points in series if points]
     if not drawn:
         chart.summary = f"{subject}: no rated matches yet."
@@ -185,3 +199,52 @@ def sparkline(values: Sequence[float], *, width: int = 72, height: int = 18) -> 
         f"{2 + i * step:.1f},{height - 2 - (v - low) / spread * (height - 4):.1f}"
         for i, v in enumerate(values)
     )
+
+
+@dataclass
+class LlrChart(Frame):
+    """The LLR of a version test after each counted pair, between its two bounds: ``path``
+    (the LLR line from 0 at pair 0), the bounds' and zero's ``y``, the ticks and a
+    ``summary`` for screen readers. Pairs run along x, the LLR up the y axis."""
+
+    path: str
+    upper_y: float
+    lower_y: float
+    zero_y: float
+    end_x: float
+    end_y: float
+    x_ticks: list[tuple[float, str]]
+    y_ticks: list[tuple[float, str]]
+    summary: str
+
+
+def llr_chart(
+    history: Sequence[float], lower: float, upper: float, *, width: int = 760,
+    height: int = 260,
+) -> LlrChart:
+    """The chart of an SPRT's LLR over its pairs (``history[i]``: after pair i + 1), with the
+    acceptance bounds ``lower`` (H0) and ``upper`` (H1) drawn across it."""
+    frame = Frame.of(width, height)
+    left, top, right, bottom = frame[2:]
+    points = thin(list(enumerate([0.0, *history])))
+    low = min(lower, *(v for _, v in points)) * 1.1
+    high = max(upper, *(v for _, v in points)) * 1.1
+    pairs = max(len(history), 1)
+
+    def x(i: float) -> float:
+        return round(left + i / pairs * (right - left), 1)
+
+    def y(v: float) -> float:
+        return round(bottom - (v - low) / (high - low) * (bottom - top), 1)
+
+    path = " ".join(f"{'M' if j == 0 else 'L'}{x(i)},{y(v)}" for j, (i, v) in enumerate(points))
+    step = max(1, math.ceil(pairs / 5))
+    x_ticks = [(x(i), str(i)) for i in range(0, pairs + 1, step)]
+    y_ticks = [(y(v), f"{v:.2f}") for v in (lower, 0.0, upper)]
+    last = history[-1] if history else 0.0
+    summary = (f"LLR after {len(history)} pair{'s' if len(history) != 1 else ''}: {last:.2f}, "
+               f"between the bounds {lower:.2f} (H0 accepted below) and {upper:.2f} "
+               f"(H1 accepted above).")
+    return LlrChart(*frame, path=path, upper_y=y(upper), lower_y=y(lower), zero_y=y(0.0),
+                    end_x=x(len(history)), end_y=y(last), x_ticks=x_ticks, y_ticks=y_ticks,
+                    summary=summary)

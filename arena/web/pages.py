@@ -98,7 +98,7 @@ def engine_list(request: HttpRequest) -> HttpResponse:
 
     result = listing(request, tuple(f.name for f in ENGINE_FILTERS), query,
                      {"unknown_variant": "variant"})
-    return _list_page(request, "web/engines.html", result, ENGINE_FILTERS, row)
+    return list_page(request, "web/engines.html", result, ENGINE_FILTERS, row)
 
 
 MATCH_FILTERS = (
@@ -124,7 +124,7 @@ def match_list(request: HttpRequest) -> HttpResponse:
 
     result = listing(request, tuple(f.name for f in MATCH_FILTERS), query,
                      {"unknown_variant": "variant"})
-    return _list_page(request, "web/matches.html", result, MATCH_FILTERS,
+    return list_page(request, "web/matches.html", result, MATCH_FILTERS,
                       lambda m: (m, _games(m)))
 
 
@@ -149,11 +149,11 @@ def tournament_list(request: HttpRequest) -> HttpResponse:
 
     result = listing(request, tuple(f.name for f in TOURNAMENT_FILTERS), query,
                      {"unknown_variant": "variant"})
-    return _list_page(request, "web/tournaments.html", result, TOURNAMENT_FILTERS,
+    return list_page(request, "web/tournaments.html", result, TOURNAMENT_FILTERS,
                       lambda t: t)
 
 
-def _list_page(request: HttpRequest, template: str, result: Listing,
+def list_page(request: HttpRequest, template: str, result: Listing,
                fields: tuple[Field, ...], row: Callable[[Any], Any]) -> HttpResponse:
     """A list page: the filters with their errors (the API's status then), the rows of the
     page made by ``row``, the pager."""

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from arena.web import accounts, actions, engine_pages, pages, views
+from arena.web import accounts, actions, engine_pages, pages, test_pages, views
 
 urlpatterns = [
     path("", pages.home, name="web-home"),
@@ -20,6 +20,10 @@ urlpatterns = [
     path("tournaments/<int:tournament_id>/", pages.tournament_page, name="web-tournament"),
     path("tournaments/<int:tournament_id>/cancel/", actions.tournament_cancel,
          name="web-tournament-cancel"),
+    path("tests/", test_pages.test_list, name="web-tests"),
+    path("tests/new/", test_pages.test_new, name="web-test-new"),
+    path("tests/<int:test_id>/", test_pages.test_page, name="web-test"),
+    path("tests/<int:test_id>/stop/", test_pages.test_stop, name="web-test-stop"),
     path("games/<int:game_id>/", views.game_replay, name="web-game"),
     path("live/", views.live_list, name="web-live-list"),
     path("live/<int:live_id>/", views.live_game, name="web-live"),

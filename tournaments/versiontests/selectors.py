@@ -6,7 +6,7 @@ from django.db.models import Q, QuerySet
 
 from tournaments.sprt import Model as SprtModel
 from tournaments.sprt import SprtParameters, SprtResult, sprt
-from tournaments.versiontests.models import VersionTest
+from tournaments.versiontests.models import VersionTest, VersionTestPair
 
 
 def version_test_parameters(test: VersionTest) -> SprtParameters:
@@ -57,3 +57,18 @@ def version_test_list(
 def version_test_get(test_id: int) -> VersionTest | None:
     """The test ``test_id`` with its versions and creator, or None."""
     return version_test_list().filter(pk=test_id).first()
+
+
+def version_test_recent_pairs(test: VersionTest, limit: int) -> list[VersionTestPair]:
+    """The last ``limit`` pairs of ``test`` (newest first) with their match, its engines and
+    its games' summaries: for the test's page."""
+    from django.db.models import Prefetch
+
+    from arena.matches.selectors import game_summaries
+
+    return list(
+        VersionTestPair.objects.filter(test=test)
+        .select_related("match__engine_a__engine", "match__engine_b__engine")
+        .prefetch_related(Prefetch("match__games", queryset=game_summaries()))
+        .order_by("-index")[:limit]
+    )
