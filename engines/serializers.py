@@ -7,6 +7,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from arena.api.filters import VariantField
 from engines.consent import consent_of
 from engines.models import ChallengeConsent, Engine, EngineVersion, RatedPairing
 from engines.selectors import version_visible_rejection_log
@@ -16,7 +17,7 @@ class EngineFilterInputSerializer(serializers.Serializer[Any]):
     """Query parameters of ``GET /api/engines/``."""
 
     owner = serializers.CharField(required=False, help_text="Owner's username (exact).")
-    variant = serializers.CharField(
+    variant = VariantField(
         required=False,
         help_text="Variant id: engines with an active version that plays it.",
     )

@@ -108,7 +108,7 @@ def engine_version_create(
             )
         except EnginePackageError as exc:
             raise _PACKAGE_ERRORS.get(exc.code, errors.BadUpload)(
-                str(exc.args[0])
+                str(exc.args[0]), details=dict(exc.details)
             ) from None
         original = Path((upload.name or "engine").replace("\\", "/")).name or "engine"
         version = _create_version_row(owner, name, description, original, incoming)

@@ -255,7 +255,25 @@ def validate_version_now(version_id: int, *, config: Any = None) -> str:
         )
         _record(version_id, status, verdict)
     log.info("validation of %s: %s %s", version, status, verdict.code)
+    if status == EngineVersion.Status.ACTIVE:
+        _announce_active(version_id)
     return str(status)
+
+
+#: The task that tops up the ladders (tournaments.tasks), sent by name: the engines app does not
+#: import the apps that consume its versions.
+LADDER_FILL_TASK = "tournaments.tasks.ladder_fill_all"
+
+
+def _announce_active(version_id: int) -> None:
+    """"A version became active": a ladder may place it at once (docs/ladder.md). A broker
+    failure is logged; the ladder's minute job places it then."""
+    from arena.celery import registered_task
+
+    try:
+        registered_task(LADDER_FILL_TASK).apply_async()
+    except Exception:
+        log.warning("version %s active: ladder fill not sent", version_id, exc_info=True)
 
 
 def _record(version_id: int, status: str, verdict: Verdict) -> None:

@@ -7,12 +7,13 @@ from django.db.models import QuerySet
 from django.http import FileResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import filters, parsers, permissions, status
+from rest_framework import parsers, permissions, status
 from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from arena.api import filters as api_filters
 from arena.api import parsers as api_parsers
 from arena.api.errors import NotFoundError
 from arena.api.schema import ERROR_RESPONSES, UPLOAD_ERROR_RESPONSES
@@ -56,7 +57,7 @@ class EngineListCreateView(GenericAPIView[Engine]):
         parsers.MultiPartParser,
         api_parsers.FormParser,
     )
-    filter_backends = (filters.OrderingFilter,)
+    filter_backends = (api_filters.OrderingFilter,)
     ordering_fields = (
         "name",
         "created_at",
@@ -81,7 +82,9 @@ class EngineListCreateView(GenericAPIView[Engine]):
         super().initial(request, *args, **kwargs)
 
     def get_queryset(self) -> QuerySet[Engine]:
-        params = s.EngineFilterInputSerializer(data=self.request.query_params.dict())
+        # An empty parameter (`?bundled=`) means "not given", as on every list.
+        given = {k: v for k, v in self.request.query_params.dict().items() if v != ""}
+        params = s.EngineFilterInputSerializer(data=given)
         params.is_valid(raise_exception=True)
         return selectors.engine_list(**params.validated_data)
 

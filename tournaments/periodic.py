@@ -26,3 +26,12 @@ def ensure_periodic_tasks() -> PeriodicTask:
 def ensure_refit_task() -> PeriodicTask:
     """Create or repair the minute ``refit_stale_ratings`` entry (one row by name)."""
     return ensure_minute_task(REFIT_STALE_ENTRY, REFIT_STALE_TASK)
+
+
+LADDER_TASK = "tournaments.tasks.ladder_fill_all"
+LADDER_ENTRY = "tournaments: ladder matchmaking"
+
+
+def ensure_ladder_task() -> PeriodicTask:
+    """Create or repair the minute ``ladder_fill_all`` entry (one row by name)."""
+    return ensure_minute_task(LADDER_ENTRY, LADDER_TASK)

@@ -23,16 +23,16 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import Sequence
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
 from arena.matches.models import ENDED_STATUSES
-from arena.matches.services import match_create, matches_abort
+from arena.matches.services import matches_abort, matches_create
 from arena.openings import DEFAULT_SUITE, STANDARD
 from engines.consent import PairingKind, pairing_refusal
 from engines.models import EngineVersion
-from tournaments.errors import ApiError
 from tournaments.formats import Entrant, Field, Finished, Played, Round, get_format
 from tournaments.formats.base import BYE, DECISIVE, FORFEIT, MATCH
 from tournaments.models import Rating, Tournament, TournamentEntry, UnplayedResult
@@ -182,30 +182,14 @@ def _create_round(
     tournament: Tournament, entries: Sequence[TournamentEntry], step: Round
 ) -> int:
     """Write round ``step``: its matches, byes and forfeits. Returns the matches created."""
-    created = 0
-    for p in step.pairings:
-        a, b = entries[p.a].engine_version, entries[p.b].engine_version
-        try:
-            with transaction.atomic():
-                match_create(
-                    engine_a=a,
-                    engine_b=b,
-                    variant=tournament.variant,
-                    time_control=tournament.time_control,
-                    rated=tournament.rated,
-                    tournament=tournament,
-                    round=step.number,
-                    best_of=step.best_of,
-                    start_suite=_start_suite(tournament, step),
-                )
-            created += 1
-        except ApiError as exc:
-            # Checked just before by withdraw_unplayable; a race with an owner disabling
-            # the engine meanwhile is caught at the next look (the pairing then forfeits).
-            logger.warning(
-                "tournament %s round %s: %s vs %s not played: %s",
-                tournament.pk, step.number, a, b, exc,
-            )
+    return _create_matches(tournament, _pair_round(tournament, entries, step))
+
+
+def _pair_round(
+    tournament: Tournament, entries: Sequence[TournamentEntry], step: Round
+) -> list[dict[str, Any]]:
+    """Write round ``step``'s byes and forfeits and make it the current round; returns its
+    matches to create (``match_create`` arguments) for ``_create_matches``."""
     for player in step.byes:
         UnplayedResult.objects.get_or_create(
             tournament=tournament, round=step.number, entry=entries[player],
@@ -218,7 +202,28 @@ def _create_round(
         )
     Tournament.objects.filter(pk=tournament.pk).update(current_round=step.number)
     tournament.current_round = step.number
-    return created
+    return [
+        {"engine_a": entries[p.a].engine_version, "engine_b": entries[p.b].engine_version,
+         "variant": tournament.variant, "time_control": tournament.time_control,
+         "rated": tournament.rated, "tournament": tournament, "round": step.number,
+         "best_of": step.best_of, "start_suite": _start_suite(tournament, step)}
+        for p in step.pairings
+    ]  # fmt: skip
+
+
+def _create_matches(tournament: Tournament, specs: list[dict[str, Any]]) -> int:
+    """Create the matches ``specs`` describes: one bulk insert, queued in one pass when the
+    transaction commits (a 64-engine round robin writes 2,016 matches at its start). Returns
+    the matches created."""
+    matches, refused = matches_create(specs)
+    for spec, exc in refused:
+        # Checked just before by withdraw_unplayable; a race with an owner disabling
+        # the engine meanwhile is caught at the next look (the pairing then forfeits).
+        logger.warning(
+            "tournament %s round %s: %s vs %s not played: %s",
+            tournament.pk, spec["round"], spec["engine_a"], spec["engine_b"], exc,
+        )
+    return len(matches)
 
 
 def _finish(tournament: Tournament, reason: str = "") -> None:
@@ -244,11 +249,12 @@ def start_rounds(tournament: Tournament) -> int:
     fmt = get_format(tournament.format)
     if not fmt.known_up_front:
         return _pair_until_busy(tournament)
-    created = 0
+    specs: list[dict[str, Any]] = []
     step = fmt.first_round(field_of(tournament, entries))
     while isinstance(step, Round):
-        created += _create_round(tournament, entries, step)
+        specs += _pair_round(tournament, entries, step)
         step = fmt.next_round(field_of(tournament, entries), ())
+    created = _create_matches(tournament, specs)
     if not _busy(tournament):
         _finish(tournament)
     return created

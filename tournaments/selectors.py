@@ -11,6 +11,7 @@ from django.db.models.functions import Rank
 
 from arena.matches.models import ENDED_STATUSES, Game, Match
 from arena.rules import SOUTH_POINTS
+from engines.models import EngineVersion
 from tournaments.formats import get_format
 from tournaments.formats.base import Tie
 from tournaments.models import (
@@ -79,35 +80,32 @@ def tournament_results(tournament: Tournament, entries: list[TournamentEntry]) -
     """The finished matches of ``tournament`` as ``MatchResult`` over entry indexes.
 
     Aborted matches and matches with no score are left out (they score nothing), and so are
-    knockout deciders (one-game matches: they decide a tie, shown in the bracket).
+    knockout deciders (one-game matches: they decide a tie, shown in the bracket). Read from
+    the results only (two queries of plain columns): the games' move lists are never loaded.
     """
     index = {e.engine_version_id: i for i, e in enumerate(entries)}
-    results: list[MatchResult] = []
-    matches = (
-        tournament.matches.filter(status=Match.Status.FINISHED)
-        .exclude(best_of=1)
-        .prefetch_related("games")
-        .order_by("id")
+    finished = tournament.matches.filter(status=Match.Status.FINISHED).exclude(best_of=1)
+    matches = finished.order_by("id").values_list(
+        "id", "engine_a_id", "engine_b_id", "score_a", "score_b"
     )
-    for m in matches:
-        if (
-            m.score_a is None
-            or m.score_b is None
-            or m.engine_a_id not in index
-            or m.engine_b_id not in index
-        ):
+    games: dict[int, list[tuple[int, int, str]]] = {}
+    rows = (
+        Game.objects.filter(match__in=finished.values("id"))
+        .order_by("match_id", "index")
+        .values_list("match_id", "index", "south_id", "result")
+    )
+    for match_id, game_index, south_id, result in rows:
+        games.setdefault(match_id, []).append((game_index, south_id, result))
+    results: list[MatchResult] = []
+    for match_id, a, b, score_a, score_b in matches:
+        if score_a is None or score_b is None or a not in index or b not in index:
             continue
-        games = []
-        for g in sorted(m.games.all(), key=lambda g: g.index):
-            if g.result not in SOUTH_POINTS:
-                continue
-            south_points = SOUTH_POINTS[g.result]
-            games.append(south_points if g.south_id == m.engine_a_id else 1.0 - south_points)
-        results.append(
-            MatchResult(
-                index[m.engine_a_id], index[m.engine_b_id], m.score_a, m.score_b, tuple(games), m.pk
-            )
+        scores = tuple(
+            SOUTH_POINTS[result] if south_id == a else 1.0 - SOUTH_POINTS[result]
+            for _, south_id, result in games.get(match_id, ())
+            if result in SOUTH_POINTS
         )
+        results.append(MatchResult(index[a], index[b], score_a, score_b, scores, match_id))
     return results
 
 
@@ -120,10 +118,18 @@ def tournament_awards(tournament: Tournament, entries: list[TournamentEntry]) ->
     ]
 
 
+#: The columns of a round's matches that ``RoundView`` holds (others are deferred).
+ROUND_MATCH_FIELDS = (
+    "id", "tournament_id", "round", "engine_a_id", "engine_b_id", "best_of", "status",
+    "score_a", "score_b", "winner_id",
+)  # fmt: skip
+
+
 @dataclass(frozen=True)
 class RoundView:
-    """One round as paired: its matches (``Match`` rows, deciders included), byes (entry
-    indexes) and forfeits (``UnplayedResult`` rows)."""
+    """One round as paired: its matches (``Match`` rows, deciders included, with
+    ``ROUND_MATCH_FIELDS`` loaded and both engine versions), byes (entry indexes) and
+    forfeits (``UnplayedResult`` rows)."""
 
     number: int
     matches: list[Any]
@@ -147,11 +153,16 @@ class TournamentTable:
 def tournament_rounds(tournament: Tournament, entries: list[TournamentEntry]) -> list[RoundView]:
     """Rounds 1..``current_round`` with their matches, byes and forfeits."""
     index = {e.pk: i for i, e in enumerate(entries)}
-    matches = list(
-        tournament.matches.select_related("engine_a__engine", "engine_b__engine").order_by(
-            "round", "id"
-        )
-    )
+    # Only what a pairing shows, with the versions the entries already loaded: a 64-engine
+    # round robin has 2,016 matches, and joining two engines into each cost more than the
+    # standings.
+    matches = list(tournament.matches.only(*ROUND_MATCH_FIELDS).order_by("round", "id"))
+    versions = {e.engine_version_id: e.engine_version for e in entries}
+    others = {v for m in matches for v in (m.engine_a_id, m.engine_b_id)} - versions.keys()
+    if others:  # none in a tournament: every match is between two entries
+        versions.update(EngineVersion.objects.select_related("engine").in_bulk(others))
+    for m in matches:
+        m.engine_a, m.engine_b = versions[m.engine_a_id], versions[m.engine_b_id]
     unplayed = list(
         tournament.unplayed_results.select_related(
             "entry__engine_version__engine", "opponent__engine_version__engine"

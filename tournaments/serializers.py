@@ -6,6 +6,8 @@ from typing import Any
 
 from rest_framework import serializers
 
+from arena.api.filters import VariantField
+from arena.rules import VARIANTS
 from tournaments.models import Rating, RatingPoint, Tournament
 from tournaments.selectors import Progress, TournamentTable
 
@@ -18,7 +20,7 @@ class TournamentCreateInput(serializers.Serializer[Any]):
     """
 
     name = serializers.CharField(max_length=120)
-    variant = serializers.CharField(max_length=64)
+    variant = VariantField()
     engines = serializers.ListField(child=serializers.CharField(max_length=64), max_length=64)
     time_control = serializers.CharField(max_length=32, default="10+0.1")
     start_at = serializers.DateTimeField(required=False, allow_null=True)
@@ -40,7 +42,7 @@ class TournamentCancelInput(serializers.Serializer[Any]):
 
 class TournamentListQuery(serializers.Serializer[Any]):
     status = serializers.ChoiceField(choices=Tournament.Status.choices, required=False)
-    variant = serializers.CharField(required=False)
+    variant = VariantField(required=False)
 
 
 class TournamentListOutput(serializers.ModelSerializer[Tournament]):
@@ -50,9 +52,99 @@ class TournamentListOutput(serializers.ModelSerializer[Tournament]):
     class Meta:
         model = Tournament
         fields = [
-            "id", "name", "variant", "time_control", "format", "status", "rated", "start_suite",
-            "start_at", "started_at", "finished_at", "matches_total", "matches_done",
+            "id",
+            "name",
+            "variant",
+            "time_control",
+            "format",
+            "status",
+            "rated",
+            "start_suite",
+            "start_at",
+            "started_at",
+            "finished_at",
+            "matches_total",
+            "matches_done",
         ]
+
+
+class EngineRefOutput(serializers.Serializer[Any]):
+    """An engine version in a tournament's body: its id, engine name and version number."""
+
+    id = serializers.IntegerField()
+    engine = serializers.CharField()
+    version = serializers.IntegerField()
+
+
+class EntryOutput(EngineRefOutput):
+    seed_no = serializers.IntegerField(help_text="Number in the pairing table (1..n).")
+
+
+class ProgressOutput(serializers.Serializer[Any]):
+    matches_total = serializers.IntegerField()
+    matches_done = serializers.IntegerField()
+    matches_running = serializers.IntegerField()
+    games_played = serializers.IntegerField()
+
+
+class StandingOutput(EngineRefOutput):
+    """One row of the standings (``tournaments.standings``): match points, match and game
+    W/D/L, and the tie-breaks."""
+
+    rank = serializers.IntegerField(help_text="1-based; engines equal on every tie-break share it.")
+    points = serializers.FloatField(help_text="Match points: 1 a win, 1/2 a draw.")
+    matches = serializers.IntegerField()
+    match_wins = serializers.IntegerField()
+    match_draws = serializers.IntegerField()
+    match_losses = serializers.IntegerField()
+    game_points = serializers.FloatField()
+    games = serializers.IntegerField()
+    game_wins = serializers.IntegerField()
+    game_draws = serializers.IntegerField()
+    game_losses = serializers.IntegerField()
+    sonneborn_berger = serializers.FloatField()
+    head_to_head = serializers.FloatField()
+
+
+class CrossCellOutput(serializers.Serializer[Any]):
+    """Row engine against column engine: game points each way, match points, match ids."""
+
+    score = serializers.FloatField()
+    opponent_score = serializers.FloatField()
+    match_points = serializers.FloatField()
+    matches = serializers.ListField(child=serializers.IntegerField())
+
+
+class CrosstableOutput(serializers.Serializer[Any]):
+    engines = serializers.ListField(
+        child=serializers.CharField(), help_text="Engine names in seed order."
+    )
+    rows = serializers.ListField(
+        child=serializers.ListField(child=CrossCellOutput(allow_null=True)),
+        help_text="rows[i][j]: engine i against engine j, null on the diagonal or if unplayed.",
+    )
+
+
+class TournamentDetailOutput(serializers.Serializer[Any]):
+    """The body of ``GET /api/tournaments/{id}/`` (built by ``tournament_detail_data``; this
+    class documents it in the schema)."""
+
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    variant = serializers.CharField()
+    time_control = serializers.CharField()
+    format = serializers.ChoiceField(choices=Tournament.Format.choices)
+    status = serializers.ChoiceField(choices=Tournament.Status.choices)
+    cancel_reason = serializers.CharField(help_text="Why it was cancelled, else \"\".")
+    rated = serializers.BooleanField()
+    start_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    tie_breaks = serializers.ListField(child=serializers.CharField())
+    progress = ProgressOutput()
+    entries = EntryOutput(many=True)
+    standings = StandingOutput(many=True)
+    crosstable = CrosstableOutput()
 
 
 def _engine_ref(entry_version: Any) -> dict[str, Any]:
@@ -206,7 +298,16 @@ def tournament_detail_data(
 
 
 class LeaderboardQuery(serializers.Serializer[Any]):
-    variant = serializers.CharField(required=False, default="bao-la-kete")
+    """``?variant=`` is required: ratings of different games are not comparable, and a missing
+    variant once silently meant Bao la Kete."""
+
+    variant = VariantField(
+        help_text=f"Variant id or alias: {', '.join(VARIANTS)}.",
+        error_messages={
+            "required": f"Name the variant: one of {', '.join(VARIANTS)} (or an alias).",
+            "blank": f"Name the variant: one of {', '.join(VARIANTS)} (or an alias).",
+        },
+    )
     provisional = serializers.BooleanField(required=False, allow_null=True, default=None)
 
 
@@ -235,9 +336,25 @@ class LeaderboardRowOutput(serializers.ModelSerializer[Rating]):
     class Meta:
         model = Rating
         fields = [
-            "rank", "engine", "version", "engine_version_id", "variant", "rating", "low", "high",
-            "margin", "games", "wins", "draws", "losses", "points", "score", "superiority",
-            "provisional", "prior", "updated_at",
+            "rank",
+            "engine",
+            "version",
+            "engine_version_id",
+            "variant",
+            "rating",
+            "low",
+            "high",
+            "margin",
+            "games",
+            "wins",
+            "draws",
+            "losses",
+            "points",
+            "score",
+            "superiority",
+            "provisional",
+            "prior",
+            "updated_at",
         ]
 
     def get_rating(self, obj: Rating) -> float:
@@ -290,7 +407,7 @@ class LeaderboardOutput(serializers.Serializer[Any]):
 
 
 class RatingHistoryQuery(serializers.Serializer[Any]):
-    variant = serializers.CharField(required=False)
+    variant = VariantField(required=False)
 
 
 class RatingPointOutput(serializers.ModelSerializer[RatingPoint]):
@@ -305,6 +422,62 @@ class RatingPointOutput(serializers.ModelSerializer[RatingPoint]):
     class Meta:
         model = RatingPoint
         fields = [
-            "match_id", "variant", "version", "opponent", "opponent_version", "games", "points",
-            "rating", "low", "high", "finished_at", "fitted_at",
+            "match_id",
+            "variant",
+            "version",
+            "opponent",
+            "opponent_version",
+            "games",
+            "points",
+            "rating",
+            "low",
+            "high",
+            "finished_at",
+            "fitted_at",
         ]
+
+
+class LadderQuery(serializers.Serializer[Any]):
+    """``GET /api/ladder/?variant=``: a variant id or alias (required)."""
+
+    variant = serializers.CharField(max_length=32)
+
+
+class LadderEngineOutput(serializers.Serializer[Any]):
+    engine = serializers.CharField()
+    version = serializers.IntegerField()
+    owner = serializers.CharField()
+    rating = serializers.FloatField(allow_null=True, help_text="Fitted Elo; null: not rated yet")
+    margin = serializers.FloatField(allow_null=True, help_text="Half the 95% interval, Elo")
+    ladder_matches = serializers.IntegerField()
+    placement_left = serializers.IntegerField()
+    playing = serializers.BooleanField(help_text="In a ladder match queued or running now")
+
+
+class LadderMatchesOutput(serializers.Serializer[Any]):
+    queued = serializers.IntegerField()
+    running = serializers.IntegerField()
+
+
+class LadderSlotsOutput(serializers.Serializer[Any]):
+    total = serializers.IntegerField(help_text="Match slots of the live workers")
+    busy = serializers.IntegerField(help_text="Matches running now (any kind)")
+
+
+class LadderOutput(serializers.Serializer[Any]):
+    """The ladder of one variant (``tournaments.ladder_services.ladder_state``)."""
+
+    variant = serializers.CharField()
+    time_control = serializers.CharField()
+    start_suite = serializers.CharField()
+    engines = LadderEngineOutput(many=True)
+    matches = LadderMatchesOutput()
+    slots = LadderSlotsOutput()
+
+
+class LadderKeepInput(serializers.Serializer[Any]):
+    """Keep (``keep: true``) or stop keeping an older version of your engine on the ladder."""
+
+    engine = serializers.SlugField(max_length=64)
+    version = serializers.IntegerField(min_value=1)
+    keep = serializers.BooleanField()

@@ -231,8 +231,8 @@ def tournament_start(tournament_id: int, *, now: dt.datetime | None = None) -> b
     call won), so beat firing twice starts a tournament once. ``tournaments.rounds.start_rounds``
     then records each entry's rating, withdraws engines that can no longer play (their pairings
     forfeit) and creates the first round's matches (every round's, for a format known up
-    front) with ``arena.matches.services.match_create``; they are queued when the transaction
-    commits. Returns True if this call started the tournament.
+    front) in one bulk insert (``arena.matches.services.matches_create``); they are queued in
+    one pass when the transaction commits. Returns True if this call started the tournament.
     """
     now = now or timezone.now()
     with transaction.atomic():

@@ -17,7 +17,12 @@ share a rank. The tie-breaks by name (``TIE_BREAKS``):
   counts as an opponent with the engine's own final points (the FIDE "virtual opponent" idea
   reduced to the issue's rule);
 * ``head_to_head``: match points scored in the matches among the engines still tied on points
-  and every tie-break before it;
+  and every tie-break before it. Whenever a later tie-break splits such a group, head-to-head
+  is applied again within each part that is still tied, counting only the matches among that
+  part (the usual practice, e.g. FIDE's tie-break rules: a mini-table of the players still
+  tied): three engines level on head-to-head in a cycle can be left two by games won, and the
+  match between those two then decides. ``head_to_head`` shows the points of the last such
+  mini-table the engine was in;
 * ``games_won``: game-level wins over the whole tournament.
 
 The default order (round robin, gauntlet) is points, Sonneborn-Berger, head-to-head, games won.
@@ -153,20 +158,37 @@ def standings(
             winner.buchholz += rows[award.opponent].points
             rows[award.opponent].buchholz += winner.points
 
-    keys: dict[int, list[float]] = {r.player: [r.points] for r in rows}
-    for name in tie_breaks:
-        if name == "head_to_head":
-            _head_to_head(rows, results, keys)
-        for r in rows:
-            keys[r.player].append(_tie_break_value(r, name))
-
-    def key(r: StandingRow) -> tuple[float, ...]:
-        return tuple(-v for v in keys[r.player])
-
-    ordered = sorted(rows, key=lambda r: (key(r), r.player))
-    for i, r in enumerate(ordered):
-        r.rank = ordered[i - 1].rank if i and key(ordered[i - 1]) == key(r) else i + 1
+    ordered: list[StandingRow] = []
+    for tied in _break_ties(rows, results, ("points", *tie_breaks)):
+        rank = len(ordered) + 1
+        for r in sorted(tied, key=lambda r: r.player):
+            r.rank = rank
+            ordered.append(r)
     return ordered
+
+
+def _break_ties(
+    group: list[StandingRow], results: Sequence[MatchResult], keys: Sequence[str]
+) -> list[list[StandingRow]]:
+    """``group`` as ordered classes of engines that no key separates. The keys are taken in
+    order (``head_to_head`` computed among the group); the first one that splits the group
+    orders its parts, and each part is ordered again from the first key: the other keys do
+    not change within a part, so this re-applies head-to-head among the part alone."""
+    if len(group) < 2:
+        return [group]
+    for name in keys:
+        if name == "head_to_head":
+            _head_to_head(group, results)
+        parts: dict[float, list[StandingRow]] = defaultdict(list)
+        for r in group:
+            parts[_tie_break_value(r, name)].append(r)
+        if len(parts) > 1:
+            return [
+                tied
+                for value in sorted(parts, reverse=True)
+                for tied in _break_ties(parts[value], results, keys)
+            ]
+    return [group]
 
 
 def _tie_break_value(row: StandingRow, name: str) -> float:
@@ -176,21 +198,17 @@ def _tie_break_value(row: StandingRow, name: str) -> float:
     return value
 
 
-def _head_to_head(
-    rows: list[StandingRow], results: Sequence[MatchResult], keys: dict[int, list[float]]
-) -> None:
-    """Fill ``head_to_head`` within each group of players equal on every key so far."""
-    groups: dict[tuple[float, ...], set[int]] = defaultdict(set)
-    for r in rows:
-        groups[tuple(keys[r.player])].add(r.player)
-    for members in groups.values():
-        if len(members) < 2:
-            continue
-        for m in results:
-            if m.a in members and m.b in members:
-                pa, pb = m.match_points()
-                rows[m.a].head_to_head += pa
-                rows[m.b].head_to_head += pb
+def _head_to_head(group: list[StandingRow], results: Sequence[MatchResult]) -> None:
+    """Set ``head_to_head`` of each row of ``group``: its match points in the matches among
+    the group alone."""
+    by_player = {r.player: r for r in group}
+    for r in group:
+        r.head_to_head = 0.0
+    for m in results:
+        if m.a in by_player and m.b in by_player:
+            pa, pb = m.match_points()
+            by_player[m.a].head_to_head += pa
+            by_player[m.b].head_to_head += pb
 
 
 def crosstable(n: int, results: list[MatchResult]) -> list[list[CrossCell | None]]:

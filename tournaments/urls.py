@@ -17,6 +17,8 @@ urlpatterns = [
         name="tournament-cancel",
     ),
     path("leaderboard/", views.LeaderboardApi.as_view(), name="leaderboard"),
+    path("ladder/", views.LadderApi.as_view(), name="ladder"),
+    path("ladder/keep/", views.LadderKeepApi.as_view(), name="ladder-keep"),
     path(
         "engines/<slug:name>/ratings/",
         views.EngineRatingHistoryApi.as_view(),

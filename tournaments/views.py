@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
+from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -20,11 +20,15 @@ from rest_framework.views import APIView
 from arena.api.auth import request_user
 from arena.api.filters import variant_id
 from arena.api.pagination import Pagination
+from arena.api.schema import page_parameters
 from arena.api.throttling import WriteRateThrottle
 from engines import selectors as engine_selectors
-from tournaments import selectors, services
+from tournaments import ladder_services, selectors, services
 from tournaments.models import Tournament
 from tournaments.serializers import (
+    LadderKeepInput,
+    LadderOutput,
+    LadderQuery,
     LeaderboardExcludedOutput,
     LeaderboardOutput,
     LeaderboardQuery,
@@ -33,19 +37,26 @@ from tournaments.serializers import (
     RatingPointOutput,
     TournamentCancelInput,
     TournamentCreateInput,
+    TournamentDetailOutput,
     TournamentListOutput,
     TournamentListQuery,
     tournament_detail_data,
 )
 
 
-def _paginated(request: Request, view: APIView, queryset: Any, serializer_class: Any) -> Response:
-    paginator = Pagination()
-    page = paginator.paginate_queryset(queryset, request, view=view)
-    return paginator.get_paginated_response(serializer_class(page, many=True).data)
+class _ListApi(GenericAPIView[Any]):
+    """A paginated list (``?page=``, ``?page_size=``; documented so in the schema) whose
+    filters are its own query serializer, not the default filter backends."""
+
+    pagination_class = Pagination
+    filter_backends = ()
+
+    def paginated(self, queryset: Any, serializer_class: Any) -> Response:
+        page = self.paginate_queryset(queryset)
+        return self.get_paginated_response(serializer_class(page, many=True).data)
 
 
-class TournamentListCreateApi(APIView):
+class TournamentListCreateApi(_ListApi):
     """``GET /api/tournaments/?status=&variant=`` (paginated), ``POST`` to create one."""
 
     permission_classes = [IsAuthenticatedOrReadOnly]
@@ -65,12 +76,12 @@ class TournamentListCreateApi(APIView):
             status=query.validated_data.get("status"),
             variant=variant_id(variant) if variant else None,
         )
-        return _paginated(request, self, qs, TournamentListOutput)
+        return self.paginated(qs, TournamentListOutput)
 
     @extend_schema(
         operation_id="tournaments_create",
         request=TournamentCreateInput,
-        responses={201: OpenApiTypes.OBJECT},
+        responses={201: TournamentDetailOutput},
     )
     def post(self, request: Request) -> Response:
         data = TournamentCreateInput(data=request.data)
@@ -92,7 +103,7 @@ def _detail(tournament: Tournament) -> dict[str, Any]:
 class TournamentDetailApi(APIView):
     """``GET /api/tournaments/{id}/``: status, progress, standings, crosstable."""
 
-    @extend_schema(operation_id="tournaments_retrieve", responses=OpenApiTypes.OBJECT)
+    @extend_schema(operation_id="tournaments_retrieve", responses=TournamentDetailOutput)
     def get(self, request: Request, tournament_id: int) -> Response:
         return Response(_detail(get_object_or_404(Tournament, pk=tournament_id)))
 
@@ -106,7 +117,7 @@ class TournamentCancelApi(APIView):
     @extend_schema(
         operation_id="tournaments_cancel",
         request=TournamentCancelInput,
-        responses=OpenApiTypes.OBJECT,
+        responses=TournamentDetailOutput,
     )
     def post(self, request: Request, tournament_id: int) -> Response:
         data = TournamentCancelInput(data=request.data)
@@ -117,11 +128,12 @@ class TournamentCancelApi(APIView):
         return Response(_detail(get_object_or_404(Tournament, pk=tournament_id)))
 
 
-class LeaderboardApi(APIView):
+class LeaderboardApi(_ListApi):
     """``GET /api/leaderboard/?variant=bao-la-kete&provisional=false`` (paginated, best first),
     with the versions the fit left out (``excluded``) and the time of the fit (``fitted_at``)."""
 
-    @extend_schema(parameters=[LeaderboardQuery], responses=LeaderboardOutput)
+    # A page with two more keys, so documented by hand: LeaderboardOutput and the page params.
+    @extend_schema(parameters=[LeaderboardQuery, *page_parameters()], responses=LeaderboardOutput)
     def get(self, request: Request) -> Response:
         query = LeaderboardQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
@@ -129,7 +141,7 @@ class LeaderboardApi(APIView):
         qs = selectors.leaderboard(
             variant=variant, provisional=query.validated_data["provisional"]
         )
-        response = _paginated(request, self, qs, LeaderboardRowOutput)
+        response = self.paginated(qs, LeaderboardRowOutput)
         pool = selectors.rating_pool(variant=variant)
         response.data["excluded"] = LeaderboardExcludedOutput(
             selectors.leaderboard_excluded(variant=variant), many=True
@@ -141,7 +153,7 @@ class LeaderboardApi(APIView):
         return response
 
 
-class EngineRatingHistoryApi(APIView):
+class EngineRatingHistoryApi(_ListApi):
     """``GET /api/engines/{name}/ratings/?variant=`` (paginated, oldest first)."""
 
     @extend_schema(parameters=[RatingHistoryQuery], responses=RatingPointOutput(many=True))
@@ -154,4 +166,39 @@ class EngineRatingHistoryApi(APIView):
         qs = selectors.rating_history(
             engine_name=engine.name, variant=variant_id(variant) if variant else None
         )
-        return _paginated(request, self, qs, RatingPointOutput)
+        return self.paginated(qs, RatingPointOutput)
+
+
+class LadderApi(APIView):
+    """``GET /api/ladder/?variant=``: the ladder of a variant now (docs/ladder.md)."""
+
+    @extend_schema(operation_id="ladder_state", parameters=[LadderQuery], responses=LadderOutput)
+    def get(self, request: Request) -> Response:
+        query = LadderQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        return Response(ladder_services.ladder_state(query.validated_data["variant"]))
+
+
+class LadderKeepApi(APIView):
+    """``POST /api/ladder/keep/``: keep an older version of your engine on the ladder
+    (``{"engine", "version", "keep"}``); answers the ladder's view of nothing but ``ok``."""
+
+    permission_classes = [IsAuthenticatedOrReadOnly]
+
+    @extend_schema(operation_id="ladder_keep", request=LadderKeepInput, responses=LadderKeepInput)
+    def post(self, request: Request) -> Response:
+        data = LadderKeepInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        version = ladder_services.ladder_keep(
+            user=request.user,
+            engine_name=data.validated_data["engine"],
+            number=data.validated_data["version"],
+            keep=data.validated_data["keep"],
+        )
+        return Response(
+            {
+                "engine": version.engine.name,
+                "version": version.number,
+                "keep": data.validated_data["keep"],
+            }
+        )

@@ -56,7 +56,9 @@ class TokenListOutputSerializer(serializers.Serializer[Any]):
 class UserOutputSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField()
     username = serializers.CharField()
-    email = serializers.EmailField()
+    # Not an EmailField: the address is optional at registration, so it may be "", which the
+    # schema's `format: email` would call invalid.
+    email = serializers.CharField(help_text="The e-mail address given at registration, or \"\".")
     date_joined = serializers.DateTimeField()
 
 

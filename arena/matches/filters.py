@@ -13,6 +13,7 @@ from django.db.models import Q, QuerySet
 
 from arena.api.filters import IdFilter, StrictBooleanFilter, VariantFilter
 from arena.matches.models import Match
+from engines.selectors import engine_version_ids
 
 
 class MatchFilter(django_filters.FilterSet):
@@ -29,7 +30,8 @@ class MatchFilter(django_filters.FilterSet):
         fields = ["engine", "tournament", "variant", "status", "rated"]
 
     def filter_engine(self, queryset: QuerySet[Match], name: str, value: str) -> QuerySet[Match]:
-        # Engine names are one name whatever the case (engines.selectors.engine_by_name).
-        return queryset.filter(
-            Q(engine_a__engine__name__iexact=value) | Q(engine_b__engine__name__iexact=value)
-        )
+        # Engine names are one name whatever the case (engines.selectors.engine_by_name). The
+        # versions are looked up first (a small table), so the match query filters on the
+        # indexed engine_a/engine_b columns instead of joining engines by UPPER(name).
+        versions = engine_version_ids(value)
+        return queryset.filter(Q(engine_a_id__in=versions) | Q(engine_b_id__in=versions))

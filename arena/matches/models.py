@@ -24,8 +24,9 @@ TERMINATION_CHOICES = [(t, t) for t in TERMINATIONS]
 
 
 class Match(models.Model):
-    """A best-of-three match between ``engine_a`` and ``engine_b`` (A is South in game 1), or
-    with ``best_of`` 1 a single game with A South (a knockout's decisive game).
+    """A best-of-three match between ``engine_a`` and ``engine_b`` (A is South in game 1); with
+    ``best_of`` 2 a game pair (both games, colours swapped: a version test's unit), with 1 a
+    single game with A South (a knockout's decisive game).
 
     ``score_a``/``score_b`` are match points (a game win 1, a draw 0.5); ``winner`` is None for a
     drawn or aborted match. ``seed`` decides who is South in game 3 (the referee's
@@ -64,7 +65,8 @@ class Match(models.Model):
         "engines.EngineVersion", related_name="+", on_delete=models.PROTECT
     )
     seed = models.BigIntegerField()
-    # Games at most: 3 (best of three), or 1 for a one-game decider (knockout tie-break).
+    # Games at most: 3 (best of three), 2 (a game pair, both always played: version tests),
+    # or 1 for a one-game decider (knockout tie-break).
     best_of = models.PositiveSmallIntegerField(default=3)
     start_suite = models.CharField(max_length=32, default="standard")
     start_position = models.CharField(max_length=256, blank=True)
@@ -123,6 +125,13 @@ class Match(models.Model):
                 fields=["status", "priority", "created_at"], name="match_dispatch_idx"
             ),
             models.Index(fields=["submitter", "started_at"], name="match_submitter_idx"),
+            # What GET /api/matches/ and the home page order by (newest first, id breaks
+            # ties): a page is read from the index instead of sorting every match.
+            models.Index(fields=["-created_at", "-id"], name="match_created_idx"),
+            models.Index(fields=["-finished_at", "-id"], name="match_finished_idx"),
+            # ?engine=NAME: either side, newest first (MatchFilter.filter_engine).
+            models.Index(fields=["engine_a", "-created_at", "-id"], name="match_engine_a_idx"),
+            models.Index(fields=["engine_b", "-created_at", "-id"], name="match_engine_b_idx"),
         ]
         constraints = [
             models.CheckConstraint(

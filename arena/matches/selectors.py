@@ -3,11 +3,11 @@ queue (positions, running matches, slots)."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch, QuerySet, Sum
 from django.utils import timezone
 
 from arena.matches.dispatch import queue_order
@@ -20,10 +20,22 @@ _VERSION_FIELDS = (
 )
 
 
+#: Columns of the joined engine versions that no match list shows (a JSON decode each).
+_VERSION_UNSHOWN = ("variants", "failed_variants", "rejection_log", "rejection_reason")
+
+
 def match_list() -> QuerySet[Match]:
-    """Every match, newest first, with its engines joined (filters are applied by the view)."""
-    return Match.objects.select_related(*_VERSION_FIELDS, "tournament").order_by(
-        "-created_at", "-id"
+    """Every match, newest first (the ``match_created_idx`` order), with its engines joined
+    (filters are applied by the view)."""
+    unshown = [
+        f"{side}__{column}"
+        for side in ("engine_a", "engine_b", "winner")
+        for column in _VERSION_UNSHOWN
+    ]
+    return (
+        Match.objects.select_related(*_VERSION_FIELDS, "tournament")
+        .defer(*unshown)
+        .order_by("-created_at", "-id")
     )
 
 
@@ -33,6 +45,13 @@ def match_detail_queryset() -> QuerySet[Match]:
         "moves", "engine_errors"
     )
     return match_list().prefetch_related(Prefetch("games", queryset=games.order_by("index")))
+
+
+def game_summaries() -> QuerySet[Game]:
+    """Games in index order with only what a list of matches shows (id, match, index, result,
+    termination): to prefetch as ``Prefetch("games", queryset=game_summaries())`` where the
+    move lists, which only a replay needs, would be decoded for nothing."""
+    return Game.objects.only("id", "match_id", "index", "result", "termination").order_by("index")
 
 
 def game_queryset() -> QuerySet[Game]:
@@ -74,9 +93,11 @@ def live_games_running() -> QuerySet[LiveGame]:
 
 def live_game_replay_id(live: LiveGame) -> int | None:
     """The id of the stored replay of a live game, once its match is recorded, else None."""
-    return Game.objects.filter(match_id=live.match_id, index=live.index).values_list(
-        "pk", flat=True
-    ).first()
+    return (
+        Game.objects.filter(match_id=live.match_id, index=live.index)
+        .values_list("pk", flat=True)
+        .first()
+    )
 
 
 #: A worker whose presence row is older than this is taken for dead (three missed updates).
@@ -96,6 +117,13 @@ def queue_position(match: Match) -> int | None:
     return None  # held back for a retry, or out of attempts
 
 
+def live_slots(now: datetime | None = None) -> int:
+    """The match slots of the workers seen in the last ``WORKER_STALE_S`` seconds (0: none)."""
+    now = now or timezone.now()
+    live = WorkerNode.objects.filter(last_seen__gte=now - timedelta(seconds=WORKER_STALE_S))
+    return int(live.aggregate(total=Sum("slots"))["total"] or 0)
+
+
 def queue_snapshot() -> dict[str, Any]:
     """What the dispatcher sees: live workers and their slots, the matches running (on which
     worker, since when) and the first ``QUEUE_LISTED`` waiting matches with their positions.
@@ -106,8 +134,16 @@ def queue_snapshot() -> dict[str, Any]:
     running = list(
         Match.objects.filter(status=Match.Status.RUNNING)
         .order_by("started_at", "pk")
-        .values("pk", "worker", "priority", "submitter_id", "started_at", "lease_expires_at",
-                "variant", "time_control")
+        .values(
+            "pk",
+            "worker",
+            "priority",
+            "submitter_id",
+            "started_at",
+            "lease_expires_at",
+            "variant",
+            "time_control",
+        )
     )
     busy: dict[str, int] = {}
     for row in running:
@@ -118,21 +154,36 @@ def queue_snapshot() -> dict[str, Any]:
             "total": sum(w.slots for w in live),
             "busy": sum(busy.get(w.name, 0) for w in live),
             "workers": [
-                {"name": w.name, "slots": w.slots, "busy": busy.get(w.name, 0),
-                 "cores": w.cores, "last_seen": w.last_seen}
+                {
+                    "name": w.name,
+                    "slots": w.slots,
+                    "busy": busy.get(w.name, 0),
+                    "cores": w.cores,
+                    "last_seen": w.last_seen,
+                }
                 for w in live
             ],
         },
         "running": [
-            {"match": r["pk"], "worker": r["worker"], "class": Match.Priority(r["priority"]).label,
-             "submitter": r["submitter_id"], "variant": r["variant"],
-             "time_control": r["time_control"], "started_at": r["started_at"],
-             "lease_expires_at": r["lease_expires_at"]}
+            {
+                "match": r["pk"],
+                "worker": r["worker"],
+                "class": Match.Priority(r["priority"]).label,
+                "submitter": r["submitter_id"],
+                "variant": r["variant"],
+                "time_control": r["time_control"],
+                "started_at": r["started_at"],
+                "lease_expires_at": r["lease_expires_at"],
+            }
             for r in running
         ],
         "pending": [
-            {"match": e.match_id, "position": e.position,
-             "class": Match.Priority(e.priority).label, "submitter": e.submitter_id}
+            {
+                "match": e.match_id,
+                "position": e.position,
+                "class": Match.Priority(e.priority).label,
+                "submitter": e.submitter_id,
+            }
             for e in order[:QUEUE_LISTED]
         ],
         "pending_count": len(order),

@@ -34,7 +34,13 @@ from arena.matches.limits import (
     max_task_seconds,
 )
 from arena.matches.models import Game, Match
-from arena.openings import STANDARD, OpeningError, match_start, start_choices
+from arena.openings import (
+    STANDARD,
+    OpeningError,
+    match_start,
+    start_choices,
+    suite_position,
+)
 from arena.referee import TimeControl, TimeControlError
 from arena.rules import UnknownVariantError, canonical_variant_id
 from arena.terminations import ABORTED, TERMINATIONS, is_rated
@@ -108,7 +114,7 @@ def normalize_start_suite(start_suite: str, variant: str) -> str:
     return start_suite
 
 
-def match_create(
+def _new_match(
     *,
     engine_a: EngineVersion,
     engine_b: EngineVersion,
@@ -123,26 +129,9 @@ def match_create(
     start_suite: str = STANDARD,
     priority: int = Match.Priority.INTERACTIVE,
     submitter: User | None = None,
+    start_index: int | None = None,
 ) -> Match:
-    """Create a pending match and queue ``run_match`` once the transaction commits.
-
-    ``variant`` is an id or alias (stored as the id); ``time_control`` ``"<base s>+<inc s>"``;
-    ``seed`` (decides South in game 3) random below 2**31 if None; ``start_suite``
-    ``"standard"`` or a suite of start positions, from which the seed draws the start of every
-    game (``arena.openings.match_start``), stored in ``start_position``; ``best_of`` 3, or 1
-    for a single game with A South (a knockout decider). A match between two
-    engines of one owner is stored unrated whatever ``rated`` says
-    (``engines.consent.rated_between``). Consent is the caller's to check
-    (``engines.consent.check_pairing``). ``priority`` is the dispatch class
-    (``Match.Priority``); ``submitter`` the user whose fair share it uses (default: the
-    challenger, else the tournament's creator). The per-user cap on queued matches is the
-    caller's check (``queue_admit``), made once for a whole batch.
-    Raises (``ApiError`` subclasses, by stable code): ``unknown_variant``, ``same_engine`` (the
-    same engine version on both sides), ``engine_disabled`` (409, disabled by its owner),
-    ``engine_not_active`` (409, a version not ``active``), ``variant_not_supported`` (not
-    announced in the engine's handshake), ``invalid_time_control``, ``time_control_too_long``,
-    ``unknown_start_suite``.
-    """
+    """The checked, unsaved match ``match_create`` describes (same arguments and errors)."""
     try:
         variant_id = canonical_variant_id(variant)
     except UnknownVariantError as exc:
@@ -158,11 +147,14 @@ def match_create(
     if seed is None:
         seed = secrets.randbelow(SEED_BOUND)
     try:
-        start = match_start(variant_id, start_suite, seed)
+        if start_index is not None and start_suite != STANDARD:
+            start = suite_position(variant_id, start_suite, start_index)
+        else:
+            start = match_start(variant_id, start_suite, seed)
     except OpeningError as exc:  # a suite file broken on disk: our fault, and loud
         raise RuntimeError(f"start positions {start_suite!r}: {exc}") from exc
     rated = rated and rated_between(engine_a.engine, engine_b.engine)
-    match = Match.objects.create(
+    return Match(
         variant=variant_id,
         time_control=tc_text,
         engine_a=engine_a,
@@ -179,8 +171,76 @@ def match_create(
         priority=priority,
         submitter_id=_submitter_id(submitter or challenger, tournament),
     )
-    transaction.on_commit(lambda: match_enqueue(match.pk))
+
+
+def match_create(
+    *,
+    engine_a: EngineVersion,
+    engine_b: EngineVersion,
+    variant: str,
+    time_control: str,
+    rated: bool = True,
+    tournament: Model | None = None,
+    round: int | None = None,
+    challenger: User | None = None,
+    seed: int | None = None,
+    best_of: int = 3,
+    start_suite: str = STANDARD,
+    priority: int = Match.Priority.INTERACTIVE,
+    submitter: User | None = None,
+    start_index: int | None = None,
+) -> Match:
+    """Create a pending match and queue ``run_match`` once the transaction commits.
+
+    ``variant`` is an id or alias (stored as the id); ``time_control`` ``"<base s>+<inc s>"``;
+    ``seed`` (decides South in game 3) random below 2**31 if None; ``start_suite``
+    ``"standard"`` or a suite of start positions, from which the seed draws the start of every
+    game (``arena.openings.match_start``), stored in ``start_position``, unless ``start_index``
+    names the suite's position to play (``arena.openings.suite_position``: a version test walks
+    its suite pair by pair); ``best_of`` 3, 2 (a game pair: version tests) or 1 (a single game
+    with A South: a knockout decider). A match between two engines of one owner is stored
+    unrated whatever ``rated`` says
+    (``engines.consent.rated_between``). Consent is the caller's to check
+    (``engines.consent.check_pairing``). ``priority`` is the dispatch class
+    (``Match.Priority``); ``submitter`` the user whose fair share it uses (default: the
+    challenger, else the tournament's creator). The per-user cap on queued matches is the
+    caller's check (``queue_admit``), made once for a whole batch.
+    Raises (``ApiError`` subclasses, by stable code): ``unknown_variant``, ``same_engine`` (the
+    same engine version on both sides), ``engine_disabled`` (409, disabled by its owner),
+    ``engine_not_active`` (409, a version not ``active``), ``variant_not_supported`` (not
+    announced in the engine's handshake), ``invalid_time_control``, ``time_control_too_long``,
+    ``unknown_start_suite``.
+    """
+    match = _new_match(
+        engine_a=engine_a, engine_b=engine_b, variant=variant, time_control=time_control,
+        rated=rated, tournament=tournament, round=round, challenger=challenger, seed=seed,
+        best_of=best_of, start_suite=start_suite, priority=priority, submitter=submitter,
+        start_index=start_index,
+    )  # fmt: skip
+    match.save(force_insert=True)
+    transaction.on_commit(lambda: matches_enqueue([match.pk]))
     return match
+
+
+def matches_create(
+    specs: Sequence[dict[str, Any]],
+) -> tuple[list[Match], list[tuple[dict[str, Any], errors.ApiError]]]:
+    """Create many pending matches at once (a tournament's rounds): each spec holds
+    ``match_create``'s keyword arguments and is checked the same way; the valid ones are
+    inserted in bulk and queued in one pass when the transaction commits. Returns (created
+    matches in spec order, [(spec, error)] for the refused ones)."""
+    matches: list[Match] = []
+    refused: list[tuple[dict[str, Any], errors.ApiError]] = []
+    for spec in specs:
+        try:
+            matches.append(_new_match(**spec))
+        except errors.ApiError as exc:
+            refused.append((spec, exc))
+    created = Match.objects.bulk_create(matches, batch_size=500)
+    ids = [m.pk for m in created]
+    if ids:
+        transaction.on_commit(lambda: matches_enqueue(ids))
+    return created, refused
 
 
 def _submitter_id(user: User | None, tournament: Model | None) -> int | None:
@@ -222,25 +282,36 @@ def match_enqueue(match_id: int, *, countdown: float | None = None) -> bool:
     or the match is played, done or out of attempts. Safe to call twice: a message that finds
     nothing to claim does nothing.
     """
+    return matches_enqueue([match_id], countdown=countdown) == 1
+
+
+def matches_enqueue(match_ids: Sequence[int], *, countdown: float | None = None) -> int:
+    """``match_enqueue`` for many matches in one pass: one query reads the claimable ones,
+    one task is sent per match, one UPDATE notes ``queued_at`` of those sent. A broker that
+    refuses stops the pass (the requeue job sends the rest later). Returns how many were sent.
+    """
     # Imported here: importing the Celery app resolves the broker (and may start the embedded
     # one), which a web or management process that never queues a match must not pay for.
     from arena.celery import registered_task
 
-    waiting = Match.objects.filter(
-        pending_or_expired(timezone.now()), attempts__lt=max_attempts(), pk=match_id
-    )
-    if not waiting.exists():
-        return False
-    try:
-        registered_task(RUN_MATCH_TASK).apply_async(
-            args=[match_id],  # type: ignore[arg-type]  # any sequence; celery-types says tuple
-            countdown=countdown,  # type: ignore[arg-type]  # None means now; stubs say float
-        )
-    except Exception:  # broker down: the match stays pending, unqueued, for the requeue job
-        log.exception("match %s: could not queue run_match", match_id)
-        return False
-    Match.objects.filter(pk=match_id).update(queued_at=timezone.now())
-    return True
+    rows = Match.objects.filter(
+        pending_or_expired(timezone.now()), attempts__lt=max_attempts(), pk__in=match_ids
+    ).order_by("id").values_list("id", flat=True)
+    run_match = registered_task(RUN_MATCH_TASK)
+    sent: list[int] = []
+    for match_id in rows:
+        try:
+            run_match.apply_async(
+                args=[match_id],  # type: ignore[arg-type]  # any sequence; celery-types: tuple
+                countdown=countdown,  # type: ignore[arg-type]  # None means now; stubs: float
+            )
+        except Exception:  # broker down: the rest stay pending, unqueued, for the requeue job
+            log.exception("match %s: could not queue run_match", match_id)
+            break
+        sent.append(match_id)
+    if sent:
+        Match.objects.filter(pk__in=sent).update(queued_at=timezone.now())
+    return len(sent)
 
 
 # --------------------------------------------------------------------------- recording

@@ -2,11 +2,12 @@
 
 Game 1: engine A plays South; game 2: B plays South; game 3 only while its result can still
 change the match (the leader is not more than one point ahead), with South drawn from the
-seed. Every game starts from the same position: the variant's standard start, or the one given
-(e.g. from a suite of balanced positions, ``arena.openings.match_start``), so games 1 and 2
-play it with colours swapped. Draws count half. An aborted game aborts the match (no winner,
-not rated). Every engine process is killed on every exit path, including ``KeyboardInterrupt``
-and errors.
+seed. A match of ``best_of`` 2 is a *game pair* (version tests): games 1 and 2 are always both
+played, never a third; ``best_of`` 1 is game 1 alone. Every game starts from the same
+position: the variant's standard start, or the one given (e.g. from a suite of balanced
+positions, ``arena.openings.match_start``), so games 1 and 2 play it with colours swapped.
+Draws count half. An aborted game aborts the match (no winner, not rated). Every engine
+process is killed on every exit path, including ``KeyboardInterrupt`` and errors.
 """
 
 from __future__ import annotations
@@ -64,16 +65,17 @@ def play_match(
     ``seed`` (int) decides who is South in game 3. ``start``: the position every game starts
     from (a ``Position`` or its BPN/KPN text; None: the variant's start position); whoever is
     to move there moves first, and engines receive it as ``position text`` (docs/protocol.md).
-    ``best_of`` 1 plays game 1 only (A South): a one-game decider. ``control``: a stop
-    channel and liveness clock (``arena.referee.control``).
+    ``best_of``: 3 (the default), 2 (a game pair: both games, colours swapped, whatever the
+    first one's result; version tests) or 1 (game 1 only, A South: a one-game decider).
+    ``control``: a stop channel and liveness clock (``arena.referee.control``).
     Raises ``UnknownVariantError`` for an unknown variant, ``InvalidPositionError`` for a
-    ``start`` text that does not parse and ``ValueError`` for a ``best_of`` other than 1 or 3,
+    ``start`` text that does not parse and ``ValueError`` for a ``best_of`` outside 1..3,
     before any engine starts, and ``MatchStopped`` once ``control`` asked for a stop (the games
     played so far are dropped); never raises for engine misbehaviour. Processes are killed
     before returning or raising.
     """
-    if best_of not in (1, GAMES):
-        raise ValueError(f"best_of must be 1 or {GAMES}, not {best_of}")
+    if best_of not in (1, 2, GAMES):
+        raise ValueError(f"best_of must be 1, 2 or {GAMES}, not {best_of}")
     config = config or RefereeConfig()
     v = resolve_variant(variant)
     if isinstance(start, str):
@@ -116,7 +118,9 @@ def play_match(
                 break
             a, b = record.score
             if abs(a - b) > best_of - index:
-                break  # the remaining games cannot change the result
+                # The remaining games cannot change the result (never so within a pair: one
+                # game decides at most one point).
+                break
     except MatchStopped:
         for slot in slots:
             slot.kill()  # no quit handshake: the owner wants the engines gone now

@@ -70,6 +70,11 @@ def _names() -> dict[str, VariantId]:
     return _NAMES
 
 
+def variant_names() -> tuple[str, ...]:
+    """Every name ``canonical_variant_id`` accepts (lower case): each id, then its aliases."""
+    return tuple(_names())
+
+
 def canonical_variant_id(name: str) -> VariantId:
     """The stable id for an id or alias (case-insensitive); raises ``UnknownVariantError``."""
     key = _names().get(str(name).strip().lower())
@@ -116,4 +121,5 @@ __all__ = [
     "VariantId",
     "canonical_variant_id",
     "get_variant",
+    "variant_names",
 ]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
@@ -42,10 +43,10 @@ def home(request: HttpRequest) -> HttpResponse:
         boards.append({"variant": variant, "rows": rows})
     matches = list(
         Match.objects.select_related("engine_a__engine", "engine_b__engine")
-        .prefetch_related("games")
+        .prefetch_related(Prefetch("games", queryset=match_selectors.game_summaries()))
         .order_by("-created_at", "-id")[:RECENT_MATCHES]
     )
-    recent = [(m, sorted(m.games.all(), key=lambda g: g.index)) for m in matches]
+    recent = [(m, list(m.games.all())) for m in matches]
     tournaments = list(selectors.tournament_list()[:RECENT_TOURNAMENTS])
     return render(
         request,
@@ -68,7 +69,7 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     ]
     matches = tournament.matches.select_related(
         "engine_a__engine", "engine_b__engine"
-    ).prefetch_related("games")
+    ).prefetch_related(Prefetch("games", queryset=match_selectors.game_summaries()))
     return render(
         request,
         "web/tournament.html",
@@ -79,8 +80,7 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
             "names": names,
             "cross": cross,
             "matches": [
-                (m, sorted(m.games.all(), key=lambda g: g.index))
-                for m in matches.order_by("round", "id")
+                (m, list(m.games.all())) for m in matches.order_by("round", "id")
             ],
         },
     )

@@ -380,3 +380,69 @@ def test_a_non_empty_unpack_dir_is_a_caller_error(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="not empty") as info:
         load_engine(archive, unpack_dir=tmp_path / "u")
     assert not isinstance(info.value, EnginePackageError)
+
+
+def message_of(path: Path, **kwargs: object) -> tuple[str, str, dict[str, int]]:
+    with pytest.raises(EnginePackageError) as info:
+        load_engine(path, **kwargs)  # type: ignore[arg-type]
+    return info.value.code, str(info.value.args[0]), info.value.details
+
+
+def test_a_command_word_over_the_length_limit_is_refused_naming_the_limit(
+    tmp_path: Path,
+) -> None:
+    manifest = {**MANIFEST, "command": ["python3", "x" * 60_000]}
+    for name, data in {**engine_files(), MANIFEST_NAME: json.dumps(manifest).encode()}.items():
+        (tmp_path / name).write_bytes(data)
+    assert message_of(tmp_path) == (
+        "bad_manifest",
+        '"command"[1] has 60000 characters: a word may have at most 4096',
+        {},
+    )
+
+
+def test_a_command_word_with_nul_is_refused_naming_nul(tmp_path: Path) -> None:
+    manifest = {**MANIFEST, "command": ["python3", "main\u0000.py"]}
+    for name, data in {**engine_files(), MANIFEST_NAME: json.dumps(manifest).encode()}.items():
+        (tmp_path / name).write_bytes(data)
+    assert message_of(tmp_path)[:2] == ("bad_manifest", '"command"[1] holds a NUL character')
+
+
+@pytest.mark.parametrize("maker", [make_zip, make_tgz])
+def test_a_symlink_loop_is_refused_as_a_loop(tmp_path: Path, maker) -> None:  # type: ignore[no-untyped-def]
+    archive = maker(tmp_path / "e.bin", engine_files(), links={"a": "b", "b": "a"})
+    code, message, _ = message_of(archive, unpack_dir=tmp_path / "u")
+    assert code == "unsafe_archive"
+    assert message.endswith("is part of a symbolic link loop"), message
+
+
+def test_a_directory_package_with_a_symlink_loop_is_refused_as_a_loop(tmp_path: Path) -> None:
+    for name, data in engine_files().items():
+        (tmp_path / name).write_bytes(data)
+    (tmp_path / "a").symlink_to("b")
+    (tmp_path / "b").symlink_to("a")
+    code, message, _ = message_of(tmp_path)
+    assert (code, message.split(" ", 2)[2]) == ("unsafe_archive", "is part of a symbolic link loop")
+
+
+@pytest.mark.parametrize("maker", [make_zip, make_tgz])
+@pytest.mark.parametrize("prefix", ["", "engine/"])
+def test_a_symlinked_manifest_is_refused_as_a_link(tmp_path: Path, maker, prefix: str) -> None:  # type: ignore[no-untyped-def]
+    files = {f"{prefix}real.json": json.dumps(MANIFEST).encode(), f"{prefix}main.py": b""}
+    archive = maker(tmp_path / "e.bin", files, links={f"{prefix}{MANIFEST_NAME}": "real.json"})
+    assert message_of(archive, unpack_dir=tmp_path / "u")[:2] == (
+        "bad_manifest",
+        "bao-engine.json is a symbolic link: the manifest must be a regular file",
+    )
+
+
+def test_too_large_names_the_limit_it_broke(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bomb = make_zip(tmp_path / "bomb.zip", {**engine_files(), "zeros": bytes(2_000_000)})
+    assert message_of(bomb, unpack_dir=tmp_path / "u", max_bytes=1_000_000)[2] == {
+        "max_bytes": 1_000_000
+    }
+    monkeypatch.setattr(package, "MAX_MEMBERS", 5)
+    many = make_tgz(tmp_path / "many.tgz", {**engine_files(), **{f"f{i}": b"" for i in range(9)}})
+    assert message_of(many, unpack_dir=tmp_path / "v")[2] == {"max_files": 5}

@@ -164,32 +164,33 @@ def test_a_one_game_decider_plays_game_one_only_with_a_south() -> None:
     assert all(p.killed for _, p in launcher.started)
 
 
-def test_a_match_of_two_games_is_refused() -> None:
-    with pytest.raises(ValueError, match="best_of"):
-        play_match(Pkg("A"), Pkg("B"), TOY, TC, 5, fake_config(_launcher(None, None)), best_of=2)
-def test_every_game_starts_from_the_given_position_with_colours_swapped() -> None:
-    # From 5 seeds with North to move: the engine playing North moves first.
-    launcher = _launcher(lambda: FakeProcess(Bot()), lambda: FakeProcess(Bot()))
-    record = play_match(Pkg("A"), Pkg("B"), TOY, TC, 1, fake_config(launcher), start="5 N 3")
-    games = record.to_dict()["games"]
-    assert len(games) == 3
-    assert [g["start_position"] for g in games] == ["5 N 3"] * 3
-    assert [(g["south"], g["north"]) for g in games[:2]] == [("A", "B"), ("B", "A")]
-    assert games[2]["south"] == "AB"[third_game_south(1)]
-    assert [g["moves"][0]["side"] for g in games] == ["N", "N", "N"]
-    # Both engines are told the start as text, then the moves played since.
-    for _, process in launcher.started:
-        positions = [w for w in process.transport.written if w.startswith("position")]
-        assert positions and all(w.startswith("position text 5 N 3") for w in positions)
-    assert any(
-        w == "position text 5 N 3 moves t1"
-        for _, p in launcher.started
-        for w in p.transport.written
-    )
-
-
 def test_a_start_text_that_does_not_parse_is_refused_before_any_engine_starts() -> None:
     launcher = _launcher(lambda: FakeProcess(Bot()), lambda: FakeProcess(Bot()))
     with pytest.raises(InvalidPositionError):
         play_match(Pkg("A"), Pkg("B"), TOY, TC, 1, fake_config(launcher), start="five")
+    assert launcher.started == []
+
+
+def test_a_game_pair_plays_both_colours_and_never_a_third_game() -> None:
+    launcher = _launcher(lambda: FakeProcess(Bot()), lambda: FakeProcess(Bot()))
+    record = play_match(Pkg("A"), Pkg("B"), TOY, TC, 3, fake_config(launcher), best_of=2)
+    d = record.to_dict()
+    assert [(g["index"], g["south"], g["result"]) for g in d["games"]] == [
+        (1, "A", "1-0"), (2, "B", "1-0")]
+    assert (d["score"], d["winner"]) == ([1.0, 1.0], None)
+    assert all(p.killed for _, p in launcher.started)
+
+
+def test_a_game_pair_plays_its_second_game_after_a_decisive_first() -> None:
+    # A wins both games: a best of three would also stop after two, but a pair never stops
+    # after one (here the first game is already decisive for the pair's leader).
+    launcher = _launcher(lambda: FakeProcess(Bot(choose=optimal_move)), lambda: FakeProcess(Bot()))
+    record = play_match(Pkg("A"), Pkg("B"), TOY, TC, 1, fake_config(launcher), best_of=2)
+    assert [g["index"] for g in record.to_dict()["games"]] == [1, 2]
+
+
+def test_a_match_of_four_games_is_refused_before_any_engine_starts() -> None:
+    launcher = _launcher(None, None)
+    with pytest.raises(ValueError, match="best_of"):
+        play_match(Pkg("A"), Pkg("B"), TOY, TC, 5, fake_config(launcher), best_of=4)
     assert launcher.started == []

@@ -9,6 +9,7 @@ import re
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -73,17 +74,23 @@ def test_the_demo_plays_a_round_robin_and_prints_the_tables(
     assert (var_dir / "demo-worker.log").read_text().count("succeeded") >= 3
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize(
+    ("signum", "background"),
+    [(signal.SIGINT, False), (signal.SIGTERM, False), (signal.SIGINT, True)],
+)
 def test_an_interrupted_demo_leaves_no_worker_or_engine_behind(
-    transactional_db: Any, var_dir: Path, signum: int
+    transactional_db: Any, var_dir: Path, signum: int, background: bool
 ) -> None:
     from arena.celery_processes import REPO_ROOT, worker_environment
 
     env = worker_environment()
     argv = [sys.executable, "manage.py", "demo", "--time-control", "20+0.5",
             "--queue", f"bao-demo-int-{os.getpid()}"]
+    # A shell starts a background job (`./demo.sh --serve &`) with SIGINT ignored; the demo
+    # must still stop on `kill -INT`.
+    ignore_sigint = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if background else None
     demo = subprocess.Popen(argv, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+                            stderr=subprocess.STDOUT, text=True, preexec_fn=ignore_sigint)
     lines: list[str] = []
     worker_pid = None
     deadline = time.monotonic() + 120
@@ -173,3 +180,48 @@ def test_serve_keeps_the_server_worker_and_beat_running_until_ctrl_c(
     assert demo.returncode == 0, rest
     assert process_tree(pids["Worker"]) == set() and process_tree(pids["Beat"]) == set()
     assert process_tree(demo.pid) == set()
+
+
+def test_demo_sh_plays_in_a_database_of_its_own_and_says_what_it_waits_for() -> None:
+    """``./demo.sh`` leaves the user's database alone: its games and ratings are in
+    ``$BAO_VAR_DIR/demo/``, made anew each run (its first game is /games/1/), on a queue of
+    its own."""
+    from arena.celery_processes import REPO_ROOT
+
+    tmp_path = Path(tempfile.mkdtemp(prefix="bao-demo-sh-test-"))
+    tmp_path.chmod(0o755)  # sandboxed engines (other uids) read the stored engines below it
+    try:
+        _demo_sh_twice(REPO_ROOT, tmp_path)
+    finally:
+        shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def _demo_sh_twice(repo: Path, tmp_path: Path) -> None:
+    user_db = tmp_path / "mine.sqlite3"
+    user_db.write_bytes(b"the user's ratings")
+    var = tmp_path / "var"
+    env = {**os.environ, "BAO_VAR_DIR": str(var), "DATABASE_URL": f"sqlite:///{user_db}"}
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    argv = ["./demo.sh", "--engines", "random,greedy", "--time-control", "1+0.01",
+            "--workers", "1"]
+    queues = []
+    for _ in range(2):
+        done = subprocess.run(argv, cwd=repo, env=env, capture_output=True, text=True,
+                              timeout=300, check=False)  # fmt: skip
+        assert done.returncode == 0, done.stdout + done.stderr
+        out = done.stdout
+        assert user_db.read_bytes() == b"the user's ratings"
+        demo_db = var / "demo" / "arena.sqlite3"
+        assert f"it serves this database, {demo_db}" in out
+        assert "/games/1/" in out and "/api/tournaments/1/" in out  # a fresh database each run
+        found = re.search(r"Starting a worker on queue (demo-\S+) ", out)
+        assert found is not None, out
+        queue = found.group(1)
+        queues.append(queue)
+        assert re.search(rf"Waiting for 1 match\(es\): \d being played, \d queued on {queue} ", out)
+        board = out[out.index("Leaderboard bao-la-kete") :].splitlines()
+        assert board[2].split()[:2] == ["1", "greedy"]  # rated in the demo's own world
+        with sqlite3.connect(demo_db) as db:
+            assert db.execute("select count(*) from tournaments_tournament").fetchone() == (1,)
+            assert db.execute("select count(*) from tournaments_rating").fetchone() == (2,)
+    assert queues[0] != queues[1]  # nothing a run left in the broker waits ahead of the next

@@ -15,6 +15,7 @@ ERROR_MODULES = (
     "engines.errors",
     "arena.matches.errors",
     "tournaments.errors",
+    "tournaments.versiontests.errors",
 )
 
 
@@ -83,3 +84,22 @@ def test_the_engine_api_doc_gives_the_upload_limit_the_settings_give():
     text = (DOC.parent / "api-engines.md").read_text()
     assert settings.BAO_ENGINE_MAX_BYTES == 16 * 2**20
     assert "`BAO_ENGINE_MAX_BYTES` bytes (default 16 MiB" in text
+
+
+def test_the_per_variant_time_control_limits_in_the_doc_are_the_enforced_ones(settings):
+    from arena.matches.limits import longest_clock_ms
+    from arena.referee import TimeControl
+    from arena.rules import VARIANTS
+
+    settings.CELERY_BROKER_VISIBILITY_TIMEOUT = 3600  # the default the table states
+    rows = re.findall(r"^\| `([a-z-]+)` \| (.+?) \| (.+?) \| (.+?) \| (\d+) ms \|$",
+                      DOC.read_text(), re.MULTILINE)  # fmt: skip
+    assert [row[0] for row in rows] == list(VARIANTS)
+
+    def base(text: str, increment: str) -> str:
+        ms = longest_clock_ms(text, TimeControl.parse(f"10+{increment}"))
+        return "none fits" if ms < 1000 else f"{ms / 1000:g} s"
+
+    for variant, inc0, inc01, inc1, movetime in rows:
+        assert [inc0, inc01, inc1] == [base(variant, "0"), base(variant, "0.1"), base(variant, "1")]
+        assert int(movetime) == longest_clock_ms(variant, TimeControl.parse("movetime=100"))

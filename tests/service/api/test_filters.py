@@ -69,7 +69,7 @@ def test_a_web_page_id_out_of_range_is_a_404_not_a_crash(anon_client):
         ("/api/matches/?rated=maybe", "rated"),
         ("/api/engines/?enabled=maybe", "enabled"),
         ("/api/engines/?bundled=2", "bundled"),
-        ("/api/leaderboard/?provisional=maybe", "provisional"),
+        ("/api/leaderboard/?variant=kete&provisional=maybe", "provisional"),
     ],
 )
 @pytest.mark.django_db
@@ -115,13 +115,20 @@ def test_the_engine_variant_filter_takes_aliases(anon_client, alice1, bob1):
 # --- paging -----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("value", ["abc", "-1", "0", "1.5", HUGER])
+@pytest.mark.parametrize("value", ["abc", "-1", "0", "000", "1.5", " 5"])
 @pytest.mark.parametrize("url", ["/api/matches/", "/api/tournaments/", "/api/engines/",
-                                 "/api/leaderboard/"])
+                                 "/api/leaderboard/?variant=kete"])
 @pytest.mark.django_db
-def test_a_page_size_that_is_not_a_positive_integer_is_invalid(anon_client, url, value):
-    status, code, details = error_of(anon_client.get(f"{url}?page_size={value}"))
+def test_a_page_size_that_is_not_a_positive_integer_is_invalid_and_names_the_cap(
+    anon_client, url, value
+):
+    sep = "&" if "?" in url else "?"
+    status, code, details = error_of(anon_client.get(f"{url}{sep}page_size={value}"))
     assert (status, code, list(details)) == (400, "invalid", ["page_size"])
+    # The documented cap, not the largest 64-bit integer.
+    assert details["page_size"] == [
+        "Must be a whole number from 1 to 200 (a larger one is served as 200)."
+    ]
 
 
 @pytest.mark.parametrize("value", ["abc", "-1", "0", "1.5", HUGER])
@@ -141,9 +148,10 @@ def test_a_page_size_over_the_cap_is_capped_at_200(anon_client, two_matches):
     from arena.api.pagination import Pagination
 
     assert Pagination.max_page_size == 200
-    response = anon_client.get("/api/matches/?page_size=100000")
-    assert ids_of(response) == [two_matches[1].pk, two_matches[0].pk]
-    assert response.json()["next"] is None
+    for size in ("201", "100000", HUGE, HUGER):
+        response = anon_client.get(f"/api/matches/?page_size={size}")
+        assert ids_of(response) == [two_matches[1].pk, two_matches[0].pk]
+        assert response.json()["next"] is None
 
 
 def test_page_and_page_size_page_through_a_list(anon_client, two_matches):

@@ -152,7 +152,7 @@ def test_the_default_rates_are_the_documented_ones() -> None:
 
     assert settings.BAO_THROTTLE_RATES == {
         "challenges": "60/hour", "uploads": "30/hour", "tournaments": "20/hour",
-        "register": "20/hour", "login": "60/hour",
+        "tests": "20/hour", "register": "20/hour", "login": "60/hour",
     }
 
 

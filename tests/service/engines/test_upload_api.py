@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import re
 import stat
+import zipfile
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -225,16 +227,23 @@ def test_it_rejects_an_archive_that_unpacks_beyond_the_cap(
     settings.BAO_ENGINE_MAX_BYTES = (
         4096  # unpacked cap: 4 x 4096 bytes; zeros compress well
     )
-    archive = zip_upload(
-        {
-            "bao-engine.json": MANIFEST,
-            "main.py": FIRST_MOVE_ENGINE,
-            "pad.bin": b"\0" * 40_000,
-        }
-    )
+    # Deflated (zip_upload stores): the archive is under the upload cap, its content is not.
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for member, data in (("bao-engine.json", MANIFEST), ("main.py", FIRST_MOVE_ENGINE),
+                             ("pad.bin", b"\0" * 40_000)):  # fmt: skip
+            info = zipfile.ZipInfo(member)
+            info.external_attr = 0o100755 << 16
+            zf.writestr(info, data, compress_type=zipfile.ZIP_DEFLATED)
+    assert len(buffer.getvalue()) < 4096
+    archive = SimpleUploadedFile("engine.zip", buffer.getvalue(), content_type="application/zip")
     response = upload(alice_client, file=archive)
     assert response.status_code == 413
-    assert response.json()["error"]["code"] == "upload_too_large"
+    error = response.json()["error"]
+    assert error["code"] == "upload_too_large"
+    # The limit that was broken, as docs/api-errors.md promises: the unpacked cap.
+    assert error["details"] == {"max_bytes": 4 * 4096}
+    assert error["message"] == f"more than {4 * 4096} bytes once unpacked"
     assert_nothing_stored(engines_dir)
 
 

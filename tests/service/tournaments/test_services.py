@@ -196,6 +196,8 @@ def test_setup_periodic_tasks_prints_each_job_and_its_interval_once() -> None:
         "tournaments: refit stale ratings: tournaments.tasks.refit_stale_ratings every minute",
         "matches: requeue expired leases: arena.matches.tasks.requeue_expired_leases "
         "every 10 seconds",
+        "version tests: settle and queue pairs: "
+        "tournaments.versiontests.tasks.refresh_version_tests every minute",
     ]
 
 

@@ -120,3 +120,45 @@ def test_crosstable_cells_hold_game_points_both_ways_and_the_match_ids() -> None
 def test_unplayed_pairs_are_empty_cells() -> None:
     table = crosstable(3, [MatchResult(0, 1, 2.0, 0.0, (1.0, 1.0))])
     assert table[0][2] is None and table[2][1] is None
+
+
+def test_head_to_head_is_applied_again_to_the_pair_still_tied_after_games_won() -> None:
+    # 0, 2 and 3 end on 2 points and Sonneborn-Berger 2, and beat each other in a cycle
+    # (0 > 2 > 3 > 0): head-to-head among the three is 1 each. Games won puts 3 (4) behind 0
+    # and 2 (5 each); between the two still tied, 0 beat 2 2-1, which decides.
+    results = [
+        MatchResult(0, 1, 2.0, 1.0, (1.0, 0.0, 1.0)),
+        MatchResult(0, 2, 2.0, 1.0, (1.0, 0.0, 1.0)),
+        MatchResult(0, 3, 1.0, 2.0, (0.0, 1.0, 0.0)),
+        MatchResult(1, 2, 1.0, 2.0, (0.0, 1.0, 0.0)),
+        MatchResult(1, 3, 0.0, 2.0, (0.0, 0.0)),
+        MatchResult(2, 3, 2.0, 0.0, (1.0, 1.0)),
+    ]
+    rows = standings(4, results)
+    assert [_ranking(r) for r in rows] == [
+        (1, 0, 2.0, 2.0, 1.0, 5),
+        (2, 2, 2.0, 2.0, 0.0, 5),
+        (3, 3, 2.0, 2.0, 1.0, 4),
+        (4, 1, 0.0, 0.0, 0.0, 2),
+    ]
+
+
+def test_head_to_head_is_applied_again_within_a_group_split_by_games_won() -> None:
+    # All four on 1.5 points and Sonneborn-Berger 2.25, head-to-head 1.5 each; games won
+    # leaves 0, 1 and 2 (3 each) ahead of 3 (2); among those three, 2 beat 0, 0 beat 1 and
+    # 1 drew with 2: a mini-table of 1.5, 1 and 0.5.
+    results = [
+        MatchResult(0, 1, 2.0, 0.0, (1.0, 1.0)),
+        MatchResult(0, 2, 1.0, 2.0, (0.0, 1.0, 0.0)),
+        MatchResult(0, 3, 1.5, 1.5, (0.5, 0.5, 0.5)),
+        MatchResult(1, 2, 1.5, 1.5, (1.0, 0.0, 0.5)),
+        MatchResult(1, 3, 2.0, 0.0, (1.0, 1.0)),
+        MatchResult(2, 3, 0.0, 2.0, (0.0, 0.0)),
+    ]
+    rows = standings(4, results)
+    assert [_ranking(r) for r in rows] == [
+        (1, 2, 1.5, 2.25, 1.5, 3),
+        (2, 0, 1.5, 2.25, 1.0, 3),
+        (3, 1, 1.5, 2.25, 0.5, 3),
+        (4, 3, 1.5, 2.25, 1.5, 2),
+    ]

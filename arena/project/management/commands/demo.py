@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import os
 import signal
 import socket
 import time
@@ -36,13 +37,17 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from arena.api.errors import ApiError
 from arena.capacity import TooManySlots, check_slots
+from arena.matches.models import Match
+from arena.matches.services import matches_abort
 from engines.services import register_bundled_engines
-from tournaments import rating_services, report, services
-from tournaments.models import Tournament
+from tournaments import ladder_services, rating_services, report, services
+from tournaments.models import LadderMatch, Tournament
 
 #: Most parallel matches the demo starts (each match runs two engine processes).
 #: Signals that end the demo like Ctrl-C (their default action would skip every ``finally``).
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+#: How often the demo says what it waits for while no match finishes (s).
+WAITING_EVERY_S = 10.0
 
 
 class Command(BaseCommand):
@@ -76,27 +81,41 @@ class Command(BaseCommand):
         )
         parser.add_argument("--port", type=int, default=8000, help="server port, 1 to 65535")
         parser.add_argument(
+            "--ladder",
+            type=float,
+            default=0,
+            metavar="MINUTES",
+            help="after the tournament, this many minutes of ladder play among the engines "
+            "(at --time-control), then the leaderboard with intervals",
+        )
+        parser.add_argument(
             "--queue",
-            default="celery",
-            help="Celery queue of the demo's worker and matches (tests use their own)",
+            default=None,
+            help="Celery queue of the demo's worker and matches (default: a new one per run, "
+            "so nothing an earlier run left in the broker waits ahead of this run's matches)",
         )
 
     def handle(self, *args: Any, **opts: Any) -> None:
         from arena.celery import app
 
         _check_options(opts)
+        opts["queue"] = opts["queue"] or f"demo-{os.getpid()}-{int(time.time())}"
         if opts["queue"] != app.conf.task_default_queue:
             app.conf.task_default_queue = opts["queue"]  # this process sends its matches there
             app.amqp.flush_routes()
 
         # SIGTERM/SIGHUP would end this process without running `finally`, leaving the worker
         # (its own session) running: turn them into an exception so everything is stopped.
-        for signum in STOP_SIGNALS:
+        # SIGINT too, explicitly: a shell starts a background job (`./demo.sh --serve &`) with
+        # SIGINT ignored, and Python then leaves it ignored, so `kill -INT` did nothing.
+        for signum in (signal.SIGINT, *STOP_SIGNALS):
             signal.signal(signum, _raise_interrupt)
         started_at = time.monotonic()
         tournament = self._create_tournament(opts)
         with self._processes(opts, tournament) as procs:
             self._play(tournament, procs, opts)
+            if opts["ladder"]:
+                self._ladder(tournament.variant, procs[0], opts)
             tournament.refresh_from_db()
             # The worker refits a couple of seconds after the last match (debounced); fit now
             # so the table below includes every game.
@@ -144,9 +163,18 @@ class Command(BaseCommand):
 
         procs: list[Any] = []
         log_path = Path(settings.VAR_DIR) / "demo-worker.log"
+        self.stdout.write(
+            f"Starting a worker on queue {opts['queue']} (a queue of this run's own); "
+            f"waiting for it to be ready (log {log_path}) ..."
+        )
+        self.stdout.flush()
         worker = WorkerProcess.start(
             queue=opts["queue"],
-            env=worker_environment(CELERY_TASK_DEFAULT_QUEUE=opts["queue"]),
+            env=worker_environment(
+                CELERY_TASK_DEFAULT_QUEUE=opts["queue"],
+                BAO_LADDER_ENABLED="1" if opts["ladder"] else "0",
+                BAO_LADDER_TIME_CONTROL=opts["time_control"],
+            ),
             log_path=log_path,
             concurrency=opts["workers"],
         )
@@ -184,6 +212,48 @@ class Command(BaseCommand):
         self.stdout.flush()
         self._follow(tournament, procs[0], deadline=time.monotonic() + opts["timeout"])
 
+    def _ladder(self, variant: str, worker: Any, opts: dict[str, Any]) -> None:
+        """``--ladder MINUTES``: the ladder plays by itself (docs/ladder.md) for that long; this
+        process tops it up as beat would, then waits for the ladder matches still running."""
+        settings.BAO_LADDER_ENABLED = True
+        settings.BAO_LADDER_TIME_CONTROL = opts["time_control"]
+        self.stdout.write(
+            f"Ladder play for {opts['ladder']:g} min at {opts['time_control']} "
+            "(rated best-of-three matches chosen by the matchmaker) ..."
+        )
+        self.stdout.flush()
+        end = time.monotonic() + 60 * opts["ladder"]
+        shown = 0.0
+        while time.monotonic() < end:
+            ladder_services.ladder_fill(variant)
+            if time.monotonic() - shown >= 15:
+                shown = time.monotonic()
+                done = LadderMatch.objects.filter(
+                    variant=variant, match__status=Match.Status.FINISHED
+                ).count()
+                self.stdout.write(f"  ladder: {done} matches played")
+                self.stdout.flush()
+            time.sleep(1)
+            if worker.popen.poll() is not None:
+                raise CommandError(
+                    f"the worker exited ({worker.popen.returncode}); see {worker.log_path}"
+                )
+        settings.BAO_LADDER_ENABLED = False
+        open_ladder = LadderMatch.objects.filter(
+            variant=variant, match__status__in=(Match.Status.PENDING, Match.Status.RUNNING)
+        )
+        waiting = open_ladder.filter(match__status=Match.Status.PENDING)
+        matches_abort(
+            error="the demo's ladder time is up",
+            match_ids=list(waiting.values_list("match_id", flat=True)),
+            pending_only=True,
+        )
+        deadline = time.monotonic() + 120
+        while open_ladder.exists() and time.monotonic() < deadline:
+            time.sleep(0.5)
+        played = LadderMatch.objects.filter(variant=variant, match__status=Match.Status.FINISHED)
+        self.stdout.write(f"Ladder: {played.count()} matches played.")
+
     def _serve(self, procs: list[Any], opts: dict[str, Any]) -> None:
         """Beat and the development server next to the worker, until Ctrl-C."""
         from arena.celery_processes import BeatProcess, worker_environment
@@ -191,7 +261,11 @@ class Command(BaseCommand):
         call_command("setup_periodic_tasks", stdout=self.stdout)
         beat_log = Path(settings.VAR_DIR) / "demo-beat.log"
         beat = BeatProcess.start(
-            env=worker_environment(CELERY_TASK_DEFAULT_QUEUE=opts["queue"]), log_path=beat_log
+            env=worker_environment(
+                CELERY_TASK_DEFAULT_QUEUE=opts["queue"],
+                BAO_LADDER_ENABLED="1" if opts["ladder"] else "0",
+                BAO_LADDER_TIME_CONTROL=opts["time_control"],
+            ), log_path=beat_log
         )
         procs.append(beat)
         beat.wait_ready(timeout=60)
@@ -210,6 +284,7 @@ class Command(BaseCommand):
     def _follow(self, tournament: Tournament, worker: Any, *, deadline: float) -> None:
         shown: set[int] = set()
         total = tournament.matches.count()
+        said_at = 0.0
         while True:
             done = list(
                 tournament.matches.filter(status__in=services.DONE_STATUSES)
@@ -220,6 +295,10 @@ class Command(BaseCommand):
             for match in done:
                 shown.add(match.pk)
                 self.stdout.write(report.match_line(match, len(shown), total))
+            if done or time.monotonic() - said_at >= WAITING_EVERY_S:
+                said_at = time.monotonic()
+                if len(shown) < total:
+                    self._say_waiting(tournament, total - len(shown), worker)
             tournament.refresh_from_db()
             if tournament.status == Tournament.Status.FINISHED and len(shown) >= total:
                 return
@@ -233,12 +312,21 @@ class Command(BaseCommand):
                 )
             time.sleep(0.5)
 
+    def _say_waiting(self, tournament: Tournament, left: int, worker: Any) -> None:
+        running = tournament.matches.filter(status="running").count()
+        self.stdout.write(
+            f"Waiting for {left} match(es): {running} being played, {left - running} queued "
+            f"on {worker.queue} for worker pid {worker.pid} ..."
+        )
+        self.stdout.flush()
+
     def _urls(self, tournament: Tournament, port: int) -> None:
         base = f"http://127.0.0.1:{port}"
         played = tournament.matches.filter(games__isnull=False)
         game = played.values_list("games__id", flat=True).first()
         self.stdout.write("")
-        self.stdout.write("Browse (with ./demo.sh --serve, or `manage.py runserver` later):")
+        database = settings.DATABASES["default"]["NAME"]
+        self.stdout.write(f"Browse with ./demo.sh --serve (it serves this database, {database}):")
         self.stdout.write(f"  web page      {base}/")
         self.stdout.write(f"  tournament    {base}/api/tournaments/{tournament.pk}/")
         self.stdout.write(f"  leaderboard   {base}/api/leaderboard/?variant={tournament.variant}")

@@ -1,8 +1,9 @@
 """``manage.py setup_periodic_tasks``: (re)register every beat job of the service; idempotent.
 
 Registers by dotted task name, one django-celery-beat row each, every minute:
-``tournaments.tasks.start_due_tournaments``, ``tournaments.tasks.refit_stale_ratings`` and
-``arena.matches.tasks.requeue_expired_leases``.
+``tournaments.tasks.start_due_tournaments``, ``tournaments.tasks.refit_stale_ratings``,
+``arena.matches.tasks.requeue_expired_leases`` and
+``tournaments.versiontests.tasks.refresh_version_tests``.
 The data migrations do the same at ``migrate``; this command repairs a schedule edited in the
 admin.
 """
@@ -15,12 +16,13 @@ from django.core.management.base import BaseCommand
 
 from arena.matches import periodic as matches_periodic
 from tournaments import periodic as tournaments_periodic
+from tournaments.versiontests import periodic as versiontests_periodic
 
 
 class Command(BaseCommand):
     help = (
         "Register the beat jobs (start due tournaments, refit stale ratings, requeue expired "
-        "match leases)."
+        "match leases, settle and queue version-test pairs)."
     )
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -28,6 +30,7 @@ class Command(BaseCommand):
             tournaments_periodic.ensure_periodic_tasks(),
             tournaments_periodic.ensure_refit_task(),
             matches_periodic.ensure_periodic_tasks(),
+            versiontests_periodic.ensure_periodic_tasks(),
         )
         for task in tasks:
             # str(IntervalSchedule) already reads "every minute" / "every 10 seconds".

@@ -1,0 +1,218 @@
+"""Ladder simulation (pure, no Django): how fast does the matchmaker find the true order?
+
+``python -m tournaments.ladder simulate --players N --matches M --seed S [--slots K] [--json]``
+runs the real matchmaker (``tournaments.matchmaking``) and the real rating fit
+(``tournaments.ratings.fit``) against ``N`` simulated players ``p01..pNN`` whose true ratings are
+drawn from a normal distribution (mean 1500, sd 200). Each game is drawn from the logistic model
+with draws: with ``p`` South's expected score (``1 / (1 + 10^(-d/400))``), a draw has
+probability ``0.8 p (1 - p)``, a South win ``p - d/2`` and a North win ``1 - p - d/2``. Each
+match is a best-of-three as in the arena (``arena.referee.match``): game 1 with the first-named
+player South, game 2 swapped, game 3 only while the leader is not more than one point ahead,
+South drawn at random.
+
+The ladder plays in batches of ``K`` matches (the free slots the arena would offer; the fit is
+refreshed after each batch, as the service refits after recorded matches). The baseline plays
+the same number of matches in Berger-table order (``tournaments.pairing.round_robin``, cycled).
+Every 100 matches both fits are compared with the true ratings by Kendall's tau (tau-b; an
+engine not yet rated counts at the pool mean).
+
+Output: one line per checkpoint, then for each schedule the matches it needed to reach tau 0.9
+(``--json``: ``{"checkpoints": [{"matches", "games", "tau_ladder", "tau_round_robin"}, ...]}``;
+``games`` is the ladder's game count).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections import Counter
+from collections.abc import Hashable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from scipy.stats import kendalltau
+
+from tournaments.matchmaking import PLACEMENT_MATCHES, LadderEntry, choose_pairings
+from tournaments.pairing import round_robin
+from tournaments.ratings.fit import fit
+
+Game = tuple[str, str, float]
+
+#: Mean and standard deviation of the simulated true ratings (Elo).
+TRUE_MEAN, TRUE_SD = 1500.0, 200.0
+#: Draw share of the model: P(draw) = DRAW_FACTOR * p * (1 - p).
+DRAW_FACTOR = 0.8
+CHECKPOINT_EVERY = 100
+TARGET_TAU = 0.9
+
+
+def game_result(true: dict[str, float], south: str, north: str, rng: random.Random) -> float:
+    """South's score (1, 0.5 or 0) in one simulated game (module docstring's model)."""
+    p = 1 / (1 + 10 ** ((true[north] - true[south]) / 400))
+    draw = DRAW_FACTOR * p * (1 - p)
+    u = rng.random()
+    if u < p - draw / 2:
+        return 1.0
+    if u < p + draw / 2:
+        return 0.5
+    return 0.0
+
+
+def best_of_three(true: dict[str, float], a: str, b: str, rng: random.Random) -> list[Game]:
+    """The games of one simulated match between ``a`` and ``b`` as ``(south, north, score)``."""
+    games = [(a, b, game_result(true, a, b, rng)), (b, a, game_result(true, b, a, rng))]
+    score_a = games[0][2] + 1 - games[1][2]
+    if abs(score_a - (2 - score_a)) <= 1:
+        south, north = (a, b) if rng.randrange(2) == 0 else (b, a)
+        games.append((south, north, game_result(true, south, north, rng)))
+    return games
+
+
+def kendall_tau(true: dict[str, float], games: Sequence[Game]) -> float:
+    """Kendall's tau-b between the true ratings and those fitted to ``games``."""
+    result = fit(games)
+    fitted = {r.engine: r.rating for r in result.ratings}
+    names = sorted(true)
+    tau = kendalltau([true[n] for n in names], [fitted.get(n, 1500.0) for n in names]).statistic
+    return float(tau)
+
+
+@dataclass
+class _LadderState:
+    players: list[str]
+    matches: dict[str, int] = field(default_factory=dict)
+    placement: dict[str, int] = field(default_factory=dict)
+    last: dict[str, str | None] = field(default_factory=dict)
+    met: Counter[frozenset[Hashable]] = field(default_factory=Counter)
+
+    def __post_init__(self) -> None:
+        for p in self.players:
+            self.matches[p] = 0
+            self.placement[p] = PLACEMENT_MATCHES
+            self.last[p] = None
+
+    def entries(self, games: Sequence[Game]) -> list[LadderEntry]:
+        rated = {r.engine: r for r in fit(games).ratings} if games else {}
+        out = []
+        for p in self.players:
+            r = rated.get(p)
+            out.append(
+                LadderEntry(
+                    key=p,
+                    rating=r.rating if r else 1500.0,
+                    half_width=r.half_width if r else None,
+                    matches=self.matches[p],
+                    placement_left=self.placement[p],
+                    last_opponent=self.last[p],
+                )
+            )
+        return out
+
+    def played(self, a: str, b: str) -> None:
+        self.met[frozenset((a, b))] += 1
+        for x, y in ((a, b), (b, a)):
+            self.matches[x] += 1
+            self.placement[x] = max(0, self.placement[x] - 1)
+            self.last[x] = y
+
+
+def ladder_schedule(
+    players: list[str], true: dict[str, float], slots: int, rng: random.Random
+) -> Iterator[list[Game]]:
+    """The ladder's matches, one list of games per match, without end."""
+    state = _LadderState(players)
+    games: list[Game] = []
+    while True:
+        pairings = choose_pairings(state.entries(games), slots, rng, state.met)
+        for a, b in pairings:
+            assert isinstance(a, str) and isinstance(b, str)
+            match = best_of_three(true, a, b, rng)
+            games.extend(match)
+            state.played(a, b)
+            yield match
+
+
+def round_robin_schedule(
+    players: list[str], true: dict[str, float], rng: random.Random
+) -> Iterator[list[Game]]:
+    """Berger-table matches, cycled, one list of games per match, without end."""
+    rounds = round_robin(len(players))
+    while True:
+        for pairs in rounds:
+            for pairing in pairs:
+                yield best_of_three(true, players[pairing.a], players[pairing.b], rng)
+
+
+def simulate(players: int, matches: int, seed: int, slots: int = 4) -> list[dict[str, float]]:
+    """The checkpoints of one simulation (see the module docstring). Raises ``ValueError`` for
+    fewer than 2 players, fewer than 1 match or fewer than 1 slot."""
+    if players < 2 or matches < 1 or slots < 1:
+        raise ValueError("need at least 2 players, 1 match and 1 slot")
+    names = [f"p{i:02d}" for i in range(1, players + 1)]
+    rng = random.Random(f"bao-arena/ladder-simulate/{seed}")
+    true = {n: rng.gauss(TRUE_MEAN, TRUE_SD) for n in names}
+    ladder = ladder_schedule(names, true, slots, random.Random(f"{seed}/ladder"))
+    baseline = round_robin_schedule(names, true, random.Random(f"{seed}/round-robin"))
+    ladder_games: list[Game] = []
+    baseline_games: list[Game] = []
+    checkpoints: list[dict[str, float]] = []
+    for played in range(1, matches + 1):
+        ladder_games.extend(next(ladder))
+        baseline_games.extend(next(baseline))
+        if played % CHECKPOINT_EVERY == 0 or played == matches:
+            checkpoints.append(
+                {
+                    "matches": played,
+                    "games": len(ladder_games),
+                    "tau_ladder": round(kendall_tau(true, ladder_games), 4),
+                    "tau_round_robin": round(kendall_tau(true, baseline_games), 4),
+                }
+            )
+    return checkpoints
+
+
+def matches_to_reach(checkpoints: Sequence[dict[str, float]], key: str) -> int | None:
+    """The first checkpoint's match count whose ``key`` tau is at least :data:`TARGET_TAU`."""
+    return next((int(c["matches"]) for c in checkpoints if c[key] >= TARGET_TAU), None)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command line; exit status 0, or 2 with a one-line error for bad arguments."""
+    parser = argparse.ArgumentParser(prog="python -m tournaments.ladder")
+    commands = parser.add_subparsers(dest="command", required=True)
+    sim = commands.add_parser("simulate", help="matchmaker against a round robin, simulated")
+    sim.add_argument("--players", type=int, required=True)
+    sim.add_argument("--matches", type=int, required=True)
+    sim.add_argument("--seed", type=int, required=True)
+    sim.add_argument("--slots", type=int, default=4, help="ladder matches per batch (4)")
+    sim.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    try:
+        checkpoints = simulate(args.players, args.matches, args.seed, args.slots)
+    except ValueError as error:
+        parser.error(str(error))
+    if args.json:
+        print(json.dumps({"checkpoints": checkpoints}))
+        return 0
+    print(f"{'matches':>8} {'games':>7} {'tau ladder':>11} {'tau round robin':>16}")
+    for c in checkpoints:
+        print(
+            f"{c['matches']:>8} {c['games']:>7} {c['tau_ladder']:>11.4f} "
+            f"{c['tau_round_robin']:>16.4f}"
+        )
+    ladder, baseline = (matches_to_reach(checkpoints, k) for k in ("tau_ladder", "tau_round_robin"))
+
+    def shown(matches: int | None) -> str:
+        return "not reached" if matches is None else str(matches)
+
+    ratio = f" (ratio {ladder / baseline:.2f})" if ladder and baseline else ""
+    print(
+        f"tau {TARGET_TAU}: ladder after {shown(ladder)} matches, "
+        f"round robin after {shown(baseline)}{ratio}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

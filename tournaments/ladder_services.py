@@ -1,0 +1,296 @@
+"""The ladder: rated play that runs itself, per variant (docs/ladder.md).
+
+Who is on a variant's ladder (``ladder_members``), topping up its queue of rated ladder matches
+(``ladder_fill``: run by a minute beat job and after every recorded match) and an owner keeping
+an older version on it (``ladder_keep``). Who meets whom is decided by the pure matchmaker
+(``tournaments.matchmaking``) from the whole-history fit (``Rating`` rows); the matches are
+created through the matches service in the dispatcher's lowest class
+(``Match.Priority.RATED_PLAY``), so every other kind of match goes first.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections import Counter
+from collections.abc import Hashable
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q, TextField
+from django.db.models.functions import Cast
+
+from arena.api.errors import ApiError, NotFoundError, UnknownVariant
+from arena.celery import registered_task
+from arena.matches import selectors as match_selectors
+from arena.matches.events import MatchEnded
+from arena.matches.models import Match
+from arena.matches.services import match_create
+from arena.openings import DEFAULT_SUITE
+from arena.rules import UnknownVariantError, canonical_variant_id
+from engines.consent import rated_between
+from engines.errors import EngineNotYours
+from engines.models import Engine, EngineVersion, RatedPairing
+from engines.selectors import engine_by_name
+from tournaments.matchmaking import PLACEMENT_MATCHES, LadderEntry, choose_pairings
+from tournaments.models import LadderKeep, LadderMatch, Rating, RatingPool
+
+LOG = logging.getLogger(__name__)
+
+OPEN = (Match.Status.PENDING, Match.Status.RUNNING)
+#: The task that tops up one variant's ladder (tournaments.tasks), sent by name.
+LADDER_FILL_TASK = "tournaments.tasks.ladder_fill"
+
+
+def ladder_variant(variant: str) -> str:
+    """The variant id for an id or alias; raises ``UnknownVariant`` (400 ``unknown_variant``)."""
+    try:
+        return canonical_variant_id(variant)
+    except UnknownVariantError as exc:
+        raise UnknownVariant(str(exc), details={"variant": str(variant)[:40]}) from None
+
+
+def ladder_time_control(variant: str) -> str:
+    """The ladder's time control for ``variant`` (``BAO_LADDER_TIME_CONTROL``)."""
+    return str(settings.BAO_LADDER_TIME_CONTROL)
+
+
+def ladder_members(variant: str) -> list[EngineVersion]:
+    """The engine versions on ``variant``'s ladder (an id or alias), by id.
+
+    Every enabled engine whose owner lets it play automatic rated play (``consent_ladder`` and
+    rated pairing by anyone) is on it with its newest version that is active for the variant,
+    plus the older active versions its owner keeps on (``LadderKeep``). Raises
+    ``UnknownVariant``.
+    """
+    variant = ladder_variant(variant)
+    playing = (
+        EngineVersion.objects.filter(
+            status=EngineVersion.Status.ACTIVE,
+            engine__is_enabled=True,
+            engine__consent_ladder=True,
+            engine__consent_rated=RatedPairing.ANYONE,
+        )
+        .annotate(variants_text=Cast("variants", TextField()))
+        .filter(variants_text__contains=f'"{variant}"')
+        .select_related("engine", "engine__owner")
+        .order_by("engine_id", "-number")
+    )
+    kept = set(LadderKeep.objects.values_list("engine_version_id", flat=True))
+    members: list[EngineVersion] = []
+    seen: set[int] = set()
+    for version in playing:
+        if version.engine_id not in seen or version.pk in kept:
+            members.append(version)
+        seen.add(version.engine_id)
+    return sorted(members, key=lambda v: v.pk)
+
+
+def _history(
+    variant: str, members: set[int]
+) -> tuple[Counter[int], dict[int, int], Counter[frozenset[Hashable]], set[int]]:
+    """Per member: ladder matches (not aborted), last opponent; matches per pair; members now
+    in an open ladder match."""
+    matches: Counter[int] = Counter()
+    last: dict[int, int] = {}
+    met: Counter[frozenset[Hashable]] = Counter()
+    engaged: set[int] = set()
+    rows = (
+        LadderMatch.objects.filter(variant=variant)
+        .filter(Q(match__engine_a__in=members) | Q(match__engine_b__in=members))
+        .exclude(match__status=Match.Status.ABORTED)
+        .order_by("created_at", "id")
+        .values_list("match__engine_a_id", "match__engine_b_id", "match__status")
+    )
+    for a, b, status in rows:
+        for x, y in ((a, b), (b, a)):
+            matches[x] += 1
+            last[x] = y
+            if status in OPEN:
+                engaged.add(x)
+        met[frozenset((a, b))] += 1
+    return matches, last, met, engaged
+
+
+def ladder_entries(
+    variant: str,
+    members: list[EngineVersion],
+    matches: Counter[int],
+    last: dict[int, int],
+) -> list[LadderEntry]:
+    """The matchmaker's view of the members: fitted rating and interval, ladder matches
+    (``matches``), placement owed, last opponent (``last``; both from ``_history``)."""
+    ratings = {
+        r.engine_version_id: r
+        for r in Rating.objects.filter(variant=variant, engine_version__in=members)
+    }
+    entries = []
+    for version in members:
+        row = ratings.get(version.pk)
+        fitted = None
+        if row is not None and None not in (row.rating, row.low, row.high):
+            fitted = (float(row.rating or 0), (float(row.high or 0) - float(row.low or 0)) / 2)
+        entries.append(
+            LadderEntry(
+                key=version.pk,
+                rating=fitted[0] if fitted else 1500.0,
+                half_width=fitted[1] if fitted else None,
+                matches=matches[version.pk],
+                placement_left=max(0, PLACEMENT_MATCHES - matches[version.pk]),
+                last_opponent=last.get(version.pk),
+            )
+        )
+    return entries
+
+
+def ladder_wanted() -> int:
+    """How many ladder matches to add now: the live workers' free slots less every match
+    already waiting (of any class), so the ladder fills idle capacity and builds no backlog."""
+    slots = match_selectors.live_slots()
+    open_matches = Match.objects.filter(status__in=OPEN).count()
+    return max(0, slots - open_matches)
+
+
+def ladder_fill(variant: str) -> list[int]:
+    """Create the ladder matches ``variant`` should have queued now; returns their match ids.
+
+    Serialized per variant (the variant's ``RatingPool`` row is locked), so two runs never pair
+    the same engine twice. A pairing the matches service refuses (an engine disabled a moment
+    ago) is skipped and logged. Nothing is made while ``BAO_LADDER_ENABLED`` is off. Raises
+    ``UnknownVariant`` for an unknown variant.
+    """
+    variant = ladder_variant(variant)
+    if not settings.BAO_LADDER_ENABLED:
+        return []
+    with transaction.atomic():
+        RatingPool.objects.get_or_create(variant=variant)
+        RatingPool.objects.select_for_update().get(variant=variant)
+        wanted = ladder_wanted()
+        if wanted == 0:
+            return []
+        members = ladder_members(variant)
+        by_id = {v.pk: v for v in members}
+        matches, last, met, engaged = _history(variant, set(by_id))
+        entries = [
+            e for e in ladder_entries(variant, members, matches, last) if e.key not in engaged
+        ]
+        if len(entries) < 2:
+            return []
+        placing = {e.key for e in entries if e.placement_left > 0}
+        made = LadderMatch.objects.filter(variant=variant).count()
+        rng = random.Random(f"bao-arena/ladder/{variant}/{made}")
+
+        def compatible(a: Hashable, b: Hashable) -> bool:
+            return rated_between(by_id[int(str(a))].engine, by_id[int(str(b))].engine)
+
+        created: list[int] = []
+        for a, b in choose_pairings(entries, wanted, rng, met, compatible):
+            engine_a, engine_b = by_id[int(str(a))], by_id[int(str(b))]
+            try:
+                with transaction.atomic():
+                    match = match_create(
+                        engine_a=engine_a,
+                        engine_b=engine_b,
+                        variant=variant,
+                        time_control=ladder_time_control(variant),
+                        rated=True,
+                        start_suite=DEFAULT_SUITE,
+                        priority=Match.Priority.RATED_PLAY,
+                    )
+                    LadderMatch.objects.create(
+                        match=match, variant=variant, placement=bool({a, b} & placing)
+                    )
+            except ApiError as exc:
+                LOG.warning("ladder %s: %s vs %s not created: %s", variant, a, b, exc)
+                continue
+            created.append(match.pk)
+    if created:
+        LOG.info("ladder %s: created matches %s", variant, created)
+    return created
+
+
+def ladder_match_ended(event: MatchEnded) -> None:
+    """``MatchEnded`` subscriber (after commit): a match ended, so a worker slot is free; send
+    ``ladder_fill`` for its variant. A broker failure is logged (the minute job fills)."""
+    try:
+        registered_task(LADDER_FILL_TASK).apply_async(args=(event.variant,))
+    except Exception:  # broker down: the minute job tops the ladder up
+        LOG.warning("ladder %s: fill task not sent", event.variant, exc_info=True)
+
+
+def ladder_fill_all() -> dict[str, list[int]]:
+    """``ladder_fill`` for every variant (the beat job)."""
+    from arena.rules import VARIANTS
+
+    return {variant: ladder_fill(variant) for variant in VARIANTS}
+
+
+def ladder_keep(*, user: Any, engine_name: str, number: int, keep: bool) -> EngineVersion:
+    """Keep (or stop keeping) an older version of the caller's engine on the ladder.
+
+    Raises ``NotFoundError`` (404 ``not_found``: no such engine or version) or
+    ``EngineNotYours`` (403 ``engine_not_yours``).
+    """
+    engine: Engine | None = engine_by_name(engine_name)
+    version = EngineVersion.objects.filter(engine=engine, number=number).first() if engine else None
+    if engine is None or version is None:
+        raise NotFoundError(
+            f"no engine version {engine_name!s:.64} v{number}",
+            details={"engine": str(engine_name)[:64], "version": number},
+        )
+    if engine.owner_id != getattr(user, "pk", None):
+        raise EngineNotYours(f"{engine.name} is not your engine.", details={"engine": engine.name})
+    if keep:
+        LadderKeep.objects.get_or_create(engine_version=version)
+    else:
+        LadderKeep.objects.filter(engine_version=version).delete()
+    return version
+
+
+def ladder_state(variant: str) -> dict[str, Any]:
+    """What the ladder of ``variant`` looks like now (``GET /api/ladder/``): its time control,
+    the engines on it (rating, interval, ladder matches, placement owed, whether it plays now),
+    its matches queued and running, and the worker slots.
+
+    Raises ``UnknownVariant``.
+    """
+    variant = ladder_variant(variant)
+    members = ladder_members(variant)
+    matches, last, _, engaged = _history(variant, {v.pk for v in members})
+    entries = {e.key: e for e in ladder_entries(variant, members, matches, last)}
+    open_ladder = Counter(
+        LadderMatch.objects.filter(variant=variant, match__status__in=OPEN).values_list(
+            "match__status", flat=True
+        )
+    )
+    engines: list[dict[str, Any]] = []
+    for version in members:
+        e = entries[version.pk]
+        engines.append(
+            {
+                "engine": version.engine.name,
+                "version": version.number,
+                "owner": version.engine.owner.username,
+                "rating": None if e.half_width is None else round(e.rating, 1),
+                "margin": None if e.half_width is None else round(e.half_width, 1),
+                "ladder_matches": e.matches,
+                "placement_left": e.placement_left,
+                "playing": version.pk in engaged,
+            }
+        )
+    engines.sort(key=lambda r: (r["rating"] is None, -float(r["rating"] or 0), str(r["engine"])))
+    return {
+        "variant": variant,
+        "time_control": ladder_time_control(variant),
+        "start_suite": DEFAULT_SUITE,
+        "engines": engines,
+        "matches": {
+            "queued": open_ladder.get(Match.Status.PENDING, 0),
+            "running": open_ladder.get(Match.Status.RUNNING, 0),
+        },
+        "slots": {
+            "total": match_selectors.live_slots(),
+            "busy": Match.objects.filter(status=Match.Status.RUNNING).count(),
+        },
+    }
