@@ -194,6 +194,7 @@ def test_setup_periodic_tasks_prints_each_job_and_its_interval_once() -> None:
     assert out.getvalue().splitlines() == [
         "tournaments: start due tournaments: tournaments.tasks.start_due_tournaments every minute",
         "tournaments: refit stale ratings: tournaments.tasks.refit_stale_ratings every minute",
+        "tournaments: ladder matchmaking: tournaments.tasks.ladder_fill_all every minute",
         "matches: requeue expired leases: arena.matches.tasks.requeue_expired_leases "
         "every 10 seconds",
         "version tests: settle and queue pairs: "

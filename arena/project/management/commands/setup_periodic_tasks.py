@@ -22,13 +22,14 @@ from tournaments.versiontests import periodic as versiontests_periodic
 class Command(BaseCommand):
     help = (
         "Register the beat jobs (start due tournaments, refit stale ratings, requeue expired "
-        "match leases, settle and queue version-test pairs)."
+        "match leases, settle and queue version-test pairs, ladder matchmaking)."
     )
 
     def handle(self, *args: Any, **options: Any) -> None:
         tasks = (
             tournaments_periodic.ensure_periodic_tasks(),
             tournaments_periodic.ensure_refit_task(),
+            tournaments_periodic.ensure_ladder_task(),
             matches_periodic.ensure_periodic_tasks(),
             versiontests_periodic.ensure_periodic_tasks(),
         )
