@@ -16,9 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from selenium.common.exceptions import NoSuchElementException
+from selenium.common.exceptions import NoSuchElementException, WebDriverException
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 
 from tests.service.web.conftest import screenshot
@@ -80,7 +79,18 @@ def click_to_load(driver: Any, element: Any, wait_s: float = WAIT_S) -> None:
     """Click ``element`` and wait until the page it leads to has replaced this one."""
     page = driver.find_element(By.TAG_NAME, "html")
     element.click()
-    WebDriverWait(driver, wait_s).until(expected_conditions.staleness_of(page))
+    WebDriverWait(driver, wait_s).until(lambda d: gone(page))
+
+
+def gone(element: Any) -> bool:
+    """Whether ``element``'s document was replaced. Chromium answers for an element of a
+    replaced document either "stale element" or, at times, "node ... does not belong to the
+    document": both mean gone."""
+    try:
+        element.is_enabled()
+    except WebDriverException:  # StaleElementReferenceException is one
+        return True
+    return False
 
 
 def errors_of(driver: Any, name: str) -> str:
@@ -281,7 +291,7 @@ def test_the_engine_page_shows_a_validation_outcome_when_it_comes(
     page = browser.find_element(By.TAG_NAME, "html")
     pending.status, pending.variants = "active", ["bao-la-kete"]
     pending.save()  # what the worker's validation writes
-    WebDriverWait(browser, WAIT_S).until(expected_conditions.staleness_of(page))  # reloaded
+    WebDriverWait(browser, WAIT_S).until(lambda d: gone(page))  # reloaded
     badge = browser.find_element(By.CSS_SELECTOR, "#version-3 .badge")
     assert badge.text == "active" and not browser.find_elements(By.ID, "validation-note")
 
