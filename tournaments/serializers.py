@@ -440,7 +440,7 @@ class RatingPointOutput(serializers.ModelSerializer[RatingPoint]):
 class LadderQuery(serializers.Serializer[Any]):
     """``GET /api/ladder/?variant=``: a variant id or alias (required)."""
 
-    variant = serializers.CharField(max_length=32)
+    variant = VariantField(help_text=f"Variant id or alias: {', '.join(VARIANTS)}.")
 
 
 class LadderEngineOutput(serializers.Serializer[Any]):

@@ -41,10 +41,10 @@ client = APIClient()
 reg = client.post("/api/auth/register/", {"username": "mallory", "password": "mancala rocks 9"})
 login = client.post("/api/auth/token/", {"username": "mallory", "password": "mancala rocks 9"})
 incoming = storage.receive(iter([b"#!/bin/sh\\necho bobs-opening-book\\n"]), "book", max_bytes=1000)
-stored = storage.install(incoming, "bobs-engine", 1)
+storage.store(incoming)  # into the package storage (the database)
 print(json.dumps({
     "tokens": [reg.json()["token"], login.json()["token"]],
-    "stored": str(storage.engines_root() / stored),
+    "stored": str(incoming.path),  # the received upload, on disk under var/engines
 }))
 """
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from arena.api.filters import VariantField
 from arena.openings import DEFAULT_SUITE
 from engines.models import EngineVersion
 from tournaments.sprt import Model as SprtModel
@@ -41,7 +42,7 @@ class VersionTestCreateInput(serializers.Serializer[Any]):
 
 class VersionTestListQuery(serializers.Serializer[Any]):
     status = serializers.ChoiceField(choices=VersionTest.Status.choices, required=False)
-    variant = serializers.CharField(required=False)
+    variant = VariantField(required=False)
     engine = serializers.CharField(required=False, max_length=64)
     creator = serializers.CharField(required=False, max_length=150)
 
