@@ -252,33 +252,32 @@ def rating_history(*, engine_name: str, variant: str | None = None) -> QuerySet[
     return qs.order_by("finished_at", "id")
 
 
-def rating_trends(
-    *, variant: str, version_ids: list[int], points: int
-) -> dict[int, list[float]]:
+def rating_trends(*, version_ids: list[int], points: int) -> dict[tuple[int, str], list[float]]:
     """The last ``points`` fitted ratings (Elo, oldest first) of each version in
-    ``version_ids`` in ``variant`` (``RatingPoint`` history): a leaderboard's trend column.
+    ``version_ids`` in each variant it is rated in (``RatingPoint`` history), keyed by
+    ``(version id, variant)``: the leaderboards' trend column.
 
-    One query whatever the number of versions: the rows are numbered per version from the
-    newest (a window function) and only the first ``points`` of each are read.
+    One query whatever the number of versions and variants: the rows are numbered per version
+    and variant from the newest (a window function) and only the first ``points`` are read.
     """
     if not version_ids or points < 1:
         return {}
     rows = (
-        RatingPoint.objects.filter(variant=variant, engine_version_id__in=version_ids)
+        RatingPoint.objects.filter(engine_version_id__in=version_ids)
         .annotate(
             recent=Window(
                 expression=RowNumber(),
-                partition_by=F("engine_version_id"),
+                partition_by=[F("engine_version_id"), F("variant")],
                 order_by=[F("finished_at").desc(), F("id").desc()],
             )
         )
         .filter(recent__lte=points)
-        .values_list("engine_version_id", "rating", "recent")
+        .values_list("engine_version_id", "variant", "rating", "recent")
     )
-    trends: dict[int, list[tuple[int, float]]] = {}
-    for version_id, rating, recent in rows:
-        trends.setdefault(version_id, []).append((recent, rating))
-    return {v: [r for _, r in sorted(items, reverse=True)] for v, items in trends.items()}
+    trends: dict[tuple[int, str], list[tuple[int, float]]] = {}
+    for version_id, variant, rating, recent in rows:
+        trends.setdefault((version_id, variant), []).append((recent, rating))
+    return {key: [r for _, r in sorted(items, reverse=True)] for key, items in trends.items()}
 
 
 @dataclass(frozen=True)

@@ -200,8 +200,9 @@ def engine_head_to_head(engine_id: int) -> list[HeadToHead]:
 
 
 def tournament_live_games(tournament_id: int) -> QuerySet[LiveGame]:
-    """The games of a tournament's matches being played now (``live_games_running``)."""
-    return live_games_running().filter(match__tournament_id=tournament_id)
+    """The games of a tournament's matches being played now (``live_games_running``), without
+    their move lists (a page lists them; the live page reads the moves)."""
+    return live_games_running().filter(match__tournament_id=tournament_id).defer("moves")
 
 
 #: A worker whose presence row is older than this is taken for dead (three missed updates).

@@ -40,17 +40,20 @@ def _games(match: Match) -> list[Any]:
 
 def leaderboards() -> list[dict[str, Any]]:
     """Per variant: the top rows of the leaderboard with each version's trend (the change
-    over its last ``TREND_POINTS`` rating points, and their sparkline)."""
-    boards = []
-    for variant in VARIANTS:
-        rows = list(selectors.leaderboard(variant=variant)[:LEADERBOARD_ROWS])
-        trends = selectors.rating_trends(
-            variant=variant, version_ids=[r.engine_version_id for r in rows], points=TREND_POINTS
-        )
-        boards.append({"variant": variant, "rows": [
-            {"r": r, "trend": _trend(trends.get(r.engine_version_id, []))} for r in rows
-        ]})
-    return boards
+    over its last ``TREND_POINTS`` rating points, and their sparkline); the trends of all
+    variants in one query."""
+    tops = {v: list(selectors.leaderboard(variant=v)[:LEADERBOARD_ROWS]) for v in VARIANTS}
+    trends = selectors.rating_trends(
+        version_ids=sorted({r.engine_version_id for rows in tops.values() for r in rows}),
+        points=TREND_POINTS,
+    )
+    return [
+        {"variant": variant, "rows": [
+            {"r": r, "trend": _trend(trends.get((r.engine_version_id, variant), []))}
+            for r in rows
+        ]}
+        for variant, rows in tops.items()
+    ]
 
 
 def _trend(values: list[float]) -> dict[str, Any]:

@@ -27,9 +27,12 @@ BUDGET = {
     "/api/matches/?engine=E0": 3,
     "/api/engines/e0/ratings/": 4,
     "/api/leaderboard/?variant=bao-la-kete": 4,
-    "/": 6,
+    # The home page: 3 leaderboards, their trends, running matches, live games, tournaments,
+    # recent results and their games (arena.web.pages.home).
+    "/": 9,
     "/api/tournaments/{t}/": 11,
-    "/tournaments/{t}/": 13,
+    # The tournament page also lists its live games (arena.web.pages.tournament_page).
+    "/tournaments/{t}/": 14,
     "/api/games/{g}/": 1,
     "/api/matches/{m}/": 2,
 }

@@ -39,8 +39,8 @@ def test_the_trend_is_the_change_over_the_latest_rating_points(world: Any) -> No
 
     w = world(3)
     history = list(RatingPoint.objects.filter(engine_version=w["a2"]).order_by("finished_at"))
-    trends = rating_trends(variant="bao-la-kete", version_ids=[w["a2"].pk], points=2)
-    assert trends == {w["a2"].pk: [history[-2].rating, history[-1].rating]}
+    trends = rating_trends(version_ids=[w["a2"].pk], points=2)
+    assert trends == {(w["a2"].pk, "bao-la-kete"): [history[-2].rating, history[-1].rating]}
 
 
 def test_the_engine_page_shows_versions_chart_head_to_head_and_games(world: Any) -> None:
