@@ -19,7 +19,8 @@ Two sections:
   matches created, and queued when the transaction commits on ``CELERY_BROKER_URL``, default
   an in-memory broker), s, and its number of queries.
 * ``record``: recording results as a worker does once the referee is done
-  (``match_record_result`` under the match's lease, then the metrics the runner counts): every
+  (``match_record_result`` under the match's lease with the row the runner loaded, then the
+  metrics the runner counts): every
   match of a running round robin of ``--engines`` and ``--matches`` plain rated matches, each a
   best-of-three of three real Bao la Kete games of about 56 plies. Printed per result: min /
   p50 / p95 ms and queries, split into the recording transaction (the games, the status, the
@@ -504,9 +505,10 @@ def record_section(engines: int, rated_matches: int, seed: int) -> None:
             engine=engine, number=1, status="active", original_filename="x", sha256="0" * 64,
             size_bytes=1, storage_path="x", variants=[VARIANT]))  # fmt: skip
     now = dt.datetime.now(dt.UTC)
+    organiser = get_user_model().objects.create(username="organiser", is_staff=True)
     t = services.tournament_create(
         name="bench", variant=VARIANT, engines=[str(v.engine.name) for v in versions],
-        time_control="10+0.1", start_at=now + dt.timedelta(days=1),
+        time_control="10+0.1", start_at=now + dt.timedelta(days=1), created_by=organiser,
     )  # fmt: skip
     services.tournament_start(t.pk, now=now + dt.timedelta(days=2))
     rng = random.Random(seed)
@@ -554,13 +556,17 @@ def record_section(engines: int, rated_matches: int, seed: int) -> None:
         for n, match in enumerate(matches):
             claim = match_claim(match.pk, lease_seconds=900)
             assert claim is not None, match.pk
-            record = _match_record(match, played, n)
+            # The runner's own read before it plays (arena.matches.runner.play_claimed).
+            loaded = Match.objects.select_related("engine_a__engine", "engine_b__engine").get(
+                pk=match.pk
+            )
+            record = _match_record(loaded, played, n)
             phase[0] = "in"
             after_s[0] = 0.0
             executed["in"], executed["after"] = [], []
             start = time.perf_counter()
             with connection.execute_wrapper(count):
-                assert match_record_result(claim.match_id, claim.token, record)
+                assert match_record_result(claim.match_id, claim.token, record, match=loaded)
                 metrics.count_recorded_games(record["games"])
             total = (time.perf_counter() - start) * 1000
             total_ms.append(total)
@@ -570,7 +576,8 @@ def record_section(engines: int, rated_matches: int, seed: int) -> None:
             queries_after.append(len(executed["after"]))
             if n == len(matches) // 2:
                 shown.append((label, {k: list(v) for k, v in executed.items()}))
-            # A second delivery of the same result writes nothing.
+            # A second delivery of the same result writes nothing, with the row or without.
+            assert not match_record_result(claim.match_id, claim.token, record, match=loaded)
             assert not match_record_result(claim.match_id, claim.token, record)
         print(
             f"| {label} ({len(matches)}) | {min(inside_ms):.1f} / "
