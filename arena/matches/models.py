@@ -155,9 +155,9 @@ class MovesField(models.JSONField):
     On PostgreSQL, Django 5.2 bulk inserts through ``UNNEST`` of one array per column unless a
     field has ``get_placeholder``. psycopg writes an array of JSON texts by escaping every
     double quote of every element in Python: for the three 56-ply games of a match (about 11 kB
-    of JSON each) that took 3-5 ms, against under 1 ms for the same rows as ``VALUES``
-    (``benchmarks/bench_service.py record``). The column is the plain ``jsonb`` of a
-    ``JSONField``, and migrations see one (``deconstruct``).
+    of JSON each) that took 3-10 ms on a loaded machine, against 2-3 ms for the same rows as
+    ``VALUES`` (``benchmarks/README.md``, ``bench_service.py record``). The column is the
+    plain ``jsonb`` of a ``JSONField``, and migrations see one (``deconstruct``).
     """
 
     def get_placeholder(self, value: Any, compiler: Any, connection: Any) -> str:

@@ -87,9 +87,11 @@ def test_a_rated_result_takes_four_queries_and_two_after_commit(
     _no_broker.clear()
     record = _record(match)
     # SAVEPOINT, the status UPDATE, the games' INSERT, RELEASE; then the refit request.
-    with django_capture_on_commit_callbacks(execute=False) as after_commit:
-        with django_assert_max_num_queries(4):
-            assert match_record_result(match.pk, claim.token, record, match=match)
+    with (
+        django_capture_on_commit_callbacks(execute=False) as after_commit,
+        django_assert_max_num_queries(4),
+    ):
+        assert match_record_result(match.pk, claim.token, record, match=match)
     with django_assert_max_num_queries(2):
         for callback in after_commit:
             callback()
@@ -134,9 +136,8 @@ def test_a_round_robin_result_adds_three_queries_for_its_tournament(
     match, claim = _claimed(first)
     # As a rated match, and the tournament row locked with its creator, its entries read
     # once (withdrawals), one EXISTS for an unfinished match: no query per entry or match.
-    with django_capture_on_commit_callbacks(execute=True):
-        with django_assert_max_num_queries(7):
-            assert match_record_result(match.pk, claim.token, _record(match), match=match)
+    with django_capture_on_commit_callbacks(execute=True), django_assert_max_num_queries(7):
+        assert match_record_result(match.pk, claim.token, _record(match), match=match)
     _assert_recorded(match)
     cup.refresh_from_db()
     assert cup.status == "running" and len(rest) == 2
