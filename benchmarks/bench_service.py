@@ -18,6 +18,16 @@ Two sections:
 * ``start``: starting a round robin of ``--engines`` (``tournament_start``: every round's
   matches created, and queued when the transaction commits on ``CELERY_BROKER_URL``, default
   an in-memory broker), s, and its number of queries.
+* ``record``: recording results as a worker does once the referee is done
+  (``match_record_result`` under the match's lease with the row the runner loaded, then the
+  metrics the runner counts): every
+  match of a running round robin of ``--engines`` and ``--matches`` plain rated matches, each a
+  best-of-three of three real Bao la Kete games of about 56 plies. Printed per result: min /
+  p50 / p95 ms and queries, split into the recording transaction (the games, the status, the
+  in-transaction ``MatchEnded`` subscribers: tournament progress, version tests) and after
+  commit (the rating refit *request*, the ladder's top-up message; tasks go to an in-memory
+  broker and are not run), the CPU time of the benchmark's process (the worker's side), then
+  the queries of one result of each kind.
 
 Nothing of the real ``var/`` is touched (a temporary ``BAO_VAR_DIR``).
 
@@ -27,6 +37,7 @@ Usage::
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/bao_w19 python benchmarks/bench_service.py
     python benchmarks/bench_service.py tournament [--engines 16] [--seed 1]
     python benchmarks/bench_service.py start [--engines 64]
+    python benchmarks/bench_service.py record [--engines 12] [--matches 60]
 """
 
 from __future__ import annotations
@@ -436,20 +447,176 @@ def start_section(engines: int) -> None:
     shutil.rmtree(var, ignore_errors=True)
 
 
+# --- the record section ----------------------------------------------------------------------
+
+
+def _match_record(match: Any, played: list[tuple[str, list[dict[str, Any]]]], n: int) -> dict[
+        str, Any]:
+    """A referee record (``MatchRecord.to_dict`` shape) of three games for ``match``: A wins
+    game 1, B game 2, game 3 a draw (so all three are played), each a real game of ``played``."""
+    from arena.referee.match import engine_names
+    from arena.rules import get_variant
+
+    a, b = engine_names(str(match.engine_a), str(match.engine_b))
+    initial = get_variant(VARIANT).initial_position().to_text()
+    games = []
+    for index, (south, north, result) in enumerate(
+        ((a, b, "1-0"), (b, a, "1-0"), (a, b, "1/2-1/2")), start=1
+    ):
+        final, moves = played[(n + index) % len(played)]
+        games.append({
+            "index": index, "south": south, "north": north, "start_position": initial,
+            "final_position": final, "result": result,
+            "winner": south if result == "1-0" else None, "termination": "bao_hamna",
+            "scores": None, "seeds_in_hand": 0, "plies": len(moves),
+            "started_at": dt.datetime.now(dt.UTC).isoformat(), "duration_ms": 15_000,
+            "moves": moves, "engine_errors": {}, "detail": "",
+        })  # fmt: skip
+    return {"variant": VARIANT, "seed": match.seed, "time_control": match.time_control,
+            "engines": [a, b], "score": [1.5, 1.5], "winner": None, "aborted": False,
+            "games": games}  # fmt: skip
+
+
+def record_section(engines: int, rated_matches: int, seed: int) -> None:
+    """Record every match of a running round robin of ``engines`` and ``rated_matches`` plain
+    rated matches (module docstring); print the figures per kind and one result's queries."""
+    var = tempfile.mkdtemp(prefix="bao-bench-service-")
+    url = os.environ.get("DATABASE_URL", "")
+    if url.startswith(("postgres://", "postgresql://")):
+        _recreate_postgres(url)
+    _setup(var, eager=False)
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django.db import connection
+
+    call_command("migrate", verbosity=0)
+    from arena import metrics
+    from arena.matches import events
+    from arena.matches.leases import match_claim
+    from arena.matches.models import Match
+    from arena.matches.services import match_create, match_record_result
+    from engines.models import Engine, EngineVersion
+    from tournaments import services
+
+    versions = []
+    for i in range(max(engines, 2)):
+        owner = get_user_model().objects.create(username=f"owner{i}")
+        engine = Engine.objects.create(owner=owner, name=f"engine{i:02d}")
+        versions.append(EngineVersion.objects.create(
+            engine=engine, number=1, status="active", original_filename="x", sha256="0" * 64,
+            size_bytes=1, storage_path="x", variants=[VARIANT]))  # fmt: skip
+    now = dt.datetime.now(dt.UTC)
+    organiser = get_user_model().objects.create(username="organiser", is_staff=True)
+    t = services.tournament_create(
+        name="bench", variant=VARIANT, engines=[str(v.engine.name) for v in versions],
+        time_control="10+0.1", start_at=now + dt.timedelta(days=1), created_by=organiser,
+    )  # fmt: skip
+    services.tournament_start(t.pk, now=now + dt.timedelta(days=2))
+    rng = random.Random(seed)
+    plain = [
+        match_create(engine_a=a, engine_b=b, variant=VARIANT, time_control="10+0.1")
+        for a, b in (rng.sample(versions, 2) for _ in range(rated_matches))
+    ]
+    kinds = [("round robin", list(Match.objects.filter(tournament=t).order_by("id"))),
+             ("rated match", plain)]  # fmt: skip
+    played = _random_games(8, rng)
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
+
+    phase = ["in"]
+    executed: dict[str, list[str]] = {"in": [], "after": []}
+    after_s = [0.0]
+    run_logged = events._run_logged
+
+    def after_commit(subscriber: Any, event: Any) -> None:
+        phase[0] = "after"
+        start = time.perf_counter()
+        try:
+            run_logged(subscriber, event)
+        finally:
+            after_s[0] += time.perf_counter() - start
+
+    def count(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        executed[phase[0]].append(sql)
+        return execute(sql, params, many, context)
+
+    events._run_logged = after_commit  # type: ignore[assignment]
+    print(
+        f"{connection.vendor}: recording {len(kinds[0][1])} matches of a running "
+        f"{len(versions)}-engine round robin and {len(plain)} rated matches, 3 games of about "
+        f"{PLIES} plies each; load average {os.getloadavg()[0]:.1f}"
+    )
+    print("| what | in the transaction: min / p50 / p95 ms, queries | after commit: ms p50, "
+          "queries | total p50 / p95 ms | CPU of this process p50 ms |")  # fmt: skip
+    print("| --- | --- | --- | --- | --- |")
+    shown: list[tuple[str, dict[str, list[str]]]] = []
+    for label, matches in kinds:
+        inside_ms, after_ms, total_ms, cpu_ms = [], [], [], []
+        queries_in, queries_after = [], []
+        for n, match in enumerate(matches):
+            claim = match_claim(match.pk, lease_seconds=900)
+            assert claim is not None, match.pk
+            # The runner's own read before it plays (arena.matches.runner.play_claimed).
+            loaded = Match.objects.select_related("engine_a__engine", "engine_b__engine").get(
+                pk=match.pk
+            )
+            record = _match_record(loaded, played, n)
+            phase[0] = "in"
+            after_s[0] = 0.0
+            executed["in"], executed["after"] = [], []
+            start, cpu = time.perf_counter(), time.process_time()
+            with connection.execute_wrapper(count):
+                assert match_record_result(claim.match_id, claim.token, record, match=loaded)
+                metrics.count_recorded_games(record["games"])
+            total = (time.perf_counter() - start) * 1000
+            cpu_ms.append((time.process_time() - cpu) * 1000)
+            total_ms.append(total)
+            after_ms.append(after_s[0] * 1000)
+            inside_ms.append(total - after_s[0] * 1000)
+            queries_in.append(len(executed["in"]))
+            queries_after.append(len(executed["after"]))
+            if n == len(matches) // 2:
+                shown.append((label, {k: list(v) for k, v in executed.items()}))
+            # A second delivery of the same result writes nothing, with the row or without.
+            assert not match_record_result(claim.match_id, claim.token, record, match=loaded)
+            assert not match_record_result(claim.match_id, claim.token, record)
+        print(
+            f"| {label} ({len(matches)}) | {min(inside_ms):.1f} / "
+            f"{statistics.median(inside_ms):.1f} / {_percentile(inside_ms, 0.95):.1f}, "
+            f"{min(queries_in)}-{max(queries_in)} | {statistics.median(after_ms):.1f}, "
+            f"{min(queries_after)}-{max(queries_after)} | {statistics.median(total_ms):.1f} / "
+            f"{_percentile(total_ms, 0.95):.1f} | {statistics.median(cpu_ms):.1f} |",
+            flush=True,
+        )
+    events._run_logged = run_logged  # type: ignore[assignment]
+    t.refresh_from_db()
+    print(f"tournament {t.status}; load average after: {os.getloadavg()[0]:.1f}")
+    for label, queries in shown:
+        for which, sqls in queries.items():
+            print(f"\n{label}, {'in the transaction' if which == 'in' else 'after commit'}:")
+            for sql in sqls:
+                print(f"  {sql[:160]}")
+    shutil.rmtree(var, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("section", nargs="?", default="endpoints",
-                        choices=["endpoints", "tournament", "start"])  # fmt: skip
+                        choices=["endpoints", "tournament", "start", "record"])  # fmt: skip
     parser.add_argument("--games", type=int, nargs="+", default=[1000, 20000])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--engines", type=int, default=16)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--matches", type=int, default=60)
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # one size, in this process
     args = parser.parse_args()
     if args.section == "tournament":
         tournament_section(args.engines, args.seed)
     elif args.section == "start":
         start_section(args.engines)
+    elif args.section == "record":
+        record_section(args.engines, args.matches, args.seed)
     elif args.one is not None:
         endpoints_one(args.one, args.repeat, args.seed)
     else:

@@ -277,9 +277,18 @@ def advance(tournament_id: int) -> bool:
     """Look at a running tournament: withdraw engines that can no longer play, and once every
     match has ended pair the next round or finish the event. Locks the tournament row first,
     so two last matches ending at once cannot both pair (or both miss) the next round.
-    Returns True if this call finished the tournament."""
-    with transaction.atomic():
-        tournament = Tournament.objects.select_for_update().filter(pk=tournament_id).first()
+    Returns True if this call finished the tournament.
+
+    Inside the transaction that records a result (``tournament_match_ended``) it adds no
+    savepoint: an error here rolls the whole result back anyway. The creator is read with the
+    row (owners' consent is asked on their behalf) and only the tournament row is locked."""
+    with transaction.atomic(savepoint=False):
+        tournament = (
+            Tournament.objects.select_for_update(of=("self",))
+            .select_related("created_by")
+            .filter(pk=tournament_id)
+            .first()
+        )
         if tournament is None or tournament.status != Tournament.Status.RUNNING:
             return False
         withdraw_unplayable(tournament)

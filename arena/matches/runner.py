@@ -170,7 +170,11 @@ def _db_retry(action: Callable[[], T], *, control: MatchControl, what: str, matc
 
 
 def _give_up_or_retry(
-    claim: Claim, error: str, record: dict[str, Any] | None, control: MatchControl
+    claim: Claim,
+    error: str,
+    record: dict[str, Any] | None,
+    control: MatchControl,
+    match: Match | None = None,
 ) -> RunOutcome:
     """An infrastructure fault on this claim: retry while attempts remain, else abort (keeping
     the games the referee did play, unrated)."""
@@ -189,7 +193,7 @@ def _give_up_or_retry(
         return LOST_LEASE
     log.error("match %s: attempt %s failed (%s); aborting", claim.match_id, claim.attempts, error)
     if record is not None:
-        return _record(claim, {**record, "aborted": True}, control)
+        return _record(claim, {**record, "aborted": True}, control, match)
     done = _db_retry(
         lambda: match_abort(claim.match_id, f"after {claim.attempts} attempts: {error}",
                             claim=claim),
@@ -198,15 +202,18 @@ def _give_up_or_retry(
     return ABORTED if done else LOST_LEASE
 
 
-def _record(claim: Claim, record: dict[str, Any], control: MatchControl) -> RunOutcome:
-    """``match_record_result`` under our lease, retried through database outages:
+def _record(
+    claim: Claim, record: dict[str, Any], control: MatchControl, match: Match | None = None
+) -> RunOutcome:
+    """``match_record_result`` under our lease (``match``: the row we loaded to play it, so it
+    is not read again), retried through database outages:
     ``recorded`` (``aborted`` for an aborted record) or ``lost_lease``. A record it refuses
     (``ValueError``) or the database refuses (``DataError``, e.g. text PostgreSQL cannot hold)
     aborts the match with that reason: the referee plays the same games again on a retry, so
     the refusal would only repeat."""
     try:
         done = _db_retry(
-            lambda: match_record_result(claim.match_id, claim.token, record),
+            lambda: match_record_result(claim.match_id, claim.token, record, match=match),
             control=control, what="recording the result", match_id=claim.match_id,
         )  # fmt: skip
     except (DataError, ValueError) as exc:
@@ -277,9 +284,9 @@ def play_claimed(claim: Claim, *, config: RefereeConfig | None = None) -> RunOut
             error = f"{type(exc).__name__}: {exc}"
         try:
             if error:
-                return _give_up_or_retry(claim, error, record, control)
+                return _give_up_or_retry(claim, error, record, control, match)
             assert record is not None
-            return _record(claim, record, control)
+            return _record(claim, record, control, match)
         except MatchStopped:
             return LOST_LEASE
     finally:

@@ -16,7 +16,7 @@ import logging
 import secrets
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -326,8 +326,22 @@ def _game_time(game: dict[str, Any], fallback: datetime) -> tuple[datetime | Non
     return started, started + timedelta(milliseconds=int(game.get("duration_ms") or 0))
 
 
-def _games_from_record(match: Match, record: dict[str, Any], *, aborted: bool) -> list[Game]:
-    """Game rows from a referee record (contracts, ``MatchRecord.to_dict``).
+class _Recording(NamedTuple):
+    """What recording a match reads of its row (one query, no joins)."""
+
+    engine_a_id: int
+    engine_b_id: int
+    rated: bool
+    variant: str
+    tournament_id: int | None
+    priority: int
+
+
+def _games_from_record(
+    match_id: int, match: _Recording, record: dict[str, Any], *, aborted: bool
+) -> list[Game]:
+    """Game rows of match ``match_id`` from a referee record (contracts,
+    ``MatchRecord.to_dict``).
 
     Names in the record map to versions by position: ``record["engines"]`` is ``[A, B]`` and
     the referee keeps the two names distinct. Engine errors are re-keyed by side.
@@ -336,7 +350,7 @@ def _games_from_record(match: Match, record: dict[str, Any], *, aborted: bool) -
     names = list(record.get("engines") or [])
     if len(names) != 2 or names[0] == names[1]:
         raise ValueError(f"record engines {names!r} are not two distinct names")
-    by_name = {names[0]: match.engine_a, names[1]: match.engine_b}
+    by_name = {names[0]: match.engine_a_id, names[1]: match.engine_b_id}
     now = timezone.now()
     games: list[Game] = []
     for position, game in enumerate(record.get("games") or []):
@@ -357,11 +371,11 @@ def _games_from_record(match: Match, record: dict[str, Any], *, aborted: bool) -
         }
         games.append(
             Game(
-                match=match,
+                match_id=match_id,
                 index=int(game["index"]),
-                south=south,
-                north=north,
-                winner=winner,
+                south_id=south,
+                north_id=north,
+                winner_id=winner,
                 result=game["result"],
                 termination=termination,
                 rated=rated,
@@ -389,7 +403,9 @@ def _abort_error(record: dict[str, Any]) -> str:
     return "match aborted by the referee"
 
 
-def match_record_result(match_id: int, lease_token: str, record: dict[str, Any]) -> bool:
+def match_record_result(
+    match_id: int, lease_token: str, record: dict[str, Any], *, match: Match | None = None
+) -> bool:
     """Write the games and the result of a match exactly once; True if this call wrote them.
 
     ``record`` is ``MatchRecord.to_dict()``. A record with ``aborted`` true marks the match
@@ -400,40 +416,57 @@ def match_record_result(match_id: int, lease_token: str, record: dict[str, Any])
     record is made storable first (NUL and lone surrogates to U+FFFD,
     ``arena.engine_text.storable``): the referee cleans engine output already, this guard keeps
     any text PostgreSQL refuses from leaving a match ``running`` for ever.
+
+    ``match``: the match's row as the caller loaded it (the runner), which saves reading it
+    again: what recording reads of it (engines, ``rated``, variant, tournament, ``priority``)
+    never changes once the match is created; the lease is checked by the UPDATE all the same.
+    Without it, one query reads those columns (and finds nothing for a match no longer ours).
+    Then the conditional UPDATE that is the lock and one insert of the games: two or three
+    queries besides the subscribers' (issue 19).
     """
     record = storable(record)
     aborted = bool(record.get("aborted"))
     now = timezone.now()
+    ours = Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, lease_token=lease_token)
     with transaction.atomic():
-        match = (
-            Match.objects.select_related("engine_a__engine", "engine_b__engine")
-            .filter(pk=match_id)
-            .first()
-        )
-        if match is None:
-            return False
-        games = _games_from_record(match, record, aborted=aborted)
+        if match is not None and match.pk == match_id:
+            known = _Recording(*(getattr(match, field) for field in _Recording._fields))
+        else:
+            row = ours.values_list(*_Recording._fields).first()
+            if row is None:
+                return False
+            known = _Recording(*row)
+        games = _games_from_record(match_id, known, record, aborted=aborted)
         score = record.get("score") or [None, None]
         names = record["engines"]
         winner = None
         if not aborted and record.get("winner"):
-            winner = match.engine_a if record["winner"] == names[0] else match.engine_b
-        updated = Match.objects.filter(
-            pk=match_id, status=Match.Status.RUNNING, lease_token=lease_token
-        ).update(
-            status=Match.Status.ABORTED if aborted else Match.Status.FINISHED,
+            winner = known.engine_a_id if record["winner"] == names[0] else known.engine_b_id
+        status = Match.Status.ABORTED if aborted else Match.Status.FINISHED
+        # The row read above is not locked: this UPDATE's row count is the lock.
+        updated = ours.update(
+            status=status,
             lease_token="",
             lease_expires_at=None,
             score_a=None if aborted else score[0],
             score_b=None if aborted else score[1],
-            winner=winner,
+            winner_id=winner,
             finished_at=now,
             error=_abort_error(record) if aborted else "",
         )
         if updated == 0:
             return False
         Game.objects.bulk_create(games)
-        _publish_ended(match_id)
+        publish_match_ended(
+            MatchEnded(
+                match_id=match_id,
+                status=status,
+                variant=known.variant,
+                tournament_id=known.tournament_id,
+                rated=known.rated,
+                priority=known.priority,
+            )
+        )
     return True
 
 
@@ -469,8 +502,8 @@ def _abort_rows(rows: QuerySet[Match], error: str) -> int:
 
 
 def _publish_ended(match_id: int) -> None:
-    status, variant, tournament_id, rated = Match.objects.values_list(
-        "status", "variant", "tournament_id", "rated"
+    status, variant, tournament_id, rated, priority = Match.objects.values_list(
+        "status", "variant", "tournament_id", "rated", "priority"
     ).get(pk=match_id)
     publish_match_ended(
         MatchEnded(
@@ -479,6 +512,7 @@ def _publish_ended(match_id: int) -> None:
             variant=variant,
             tournament_id=tournament_id,
             rated=rated,
+            priority=priority,
         )
     )
 
