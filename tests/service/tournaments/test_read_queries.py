@@ -21,21 +21,22 @@ from tournaments import pairing, selectors
 from tournaments.models import Tournament
 from tournaments.rating_services import rating_refit
 
-#: Endpoint -> the most queries one request may make.
+#: Endpoint -> the most queries one request may make. A list of matches reads the engine
+#: versions of its rows in a query of their own (``arena.matches.selectors.attach_versions``).
 BUDGET = {
-    "/api/matches/?page=1": 2,
-    "/api/matches/?engine=E0": 3,
+    "/api/matches/?page=1": 3,
+    "/api/matches/?engine=E0": 4,
     "/api/engines/e0/ratings/": 4,
     "/api/leaderboard/?variant=bao-la-kete": 4,
     # The home page: 3 leaderboards, their trends, running matches, live games, tournaments,
     # recent results and their games (arena.web.pages.home).
-    "/": 9,
+    "/": 10,
     "/api/tournaments/{t}/": 11,
     # The tournament page also lists its live games (arena.web.pages.tournament_page).
-    "/tournaments/{t}/": 14,
+    "/tournaments/{t}/": 15,
     "/api/games/{g}/": 1,
     "/games/{g}/": 1,
-    "/api/matches/{m}/": 2,
+    "/api/matches/{m}/": 3,
 }
 #: What a request of an ended tournament's pages makes once its answer is cached
 #: (``tournaments.selectors.tournament_ended_cached``): the tournament and its match counts;
