@@ -227,33 +227,54 @@ def _build(total_games: int, seed: int) -> dict[str, Any]:
     RatingPool.objects.create(variant=VARIANT, fitted_at=clock)
     if tournament is not None:
         Tournament.objects.filter(pk=tournament.pk).update(finished_at=clock)
+    return _built_info()
+
+
+def _built_info() -> dict[str, Any]:
+    """What the endpoints need from a database ``_build`` filled: an engine name, the round
+    robin's id (or None), a game in the middle, and the counts."""
+    from arena.matches.models import Game, Match
+    from tournaments.models import Tournament
+
+    games = Game.objects.count()
+    event = Tournament.objects.filter(name="bench round robin").values_list("pk", flat=True)
     return {
-        "engine": engines[7].name,
-        "tournament": tournament.pk if tournament else None,
-        "game": games[len(games) // 2].pk,
-        "matches": len(matches),
-        "games": len(games),
+        "engine": "engine07",
+        "tournament": event.first(),
+        "game": Game.objects.order_by("id").values_list("pk", flat=True)[games // 2],
+        "matches": Match.objects.count(),
+        "games": games,
     }
 
 
-def _time_endpoint(client: Any, url: str, repeat: int) -> tuple[list[float], int, int]:
-    """(times in ms, queries of one request, status) of ``repeat`` GETs after a warm-up."""
+def _time_endpoint(client: Any, url: str, repeat: int) -> dict[str, Any]:
+    """One GET of ``url`` (the first: caches still empty), then ``repeat`` timed ones:
+    ``first`` its ms, ``runs`` the ms of the others, ``queries`` the queries of the first and
+    ``warm_queries`` of the last as (sql, ms), ``response`` the first response."""
     from django.db import connection
 
-    executed = []
+    def timed(executed: list[Any]) -> tuple[Any, float]:
+        def count(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return execute(sql, params, many, context)
+            finally:
+                executed.append((sql, (time.perf_counter() - start) * 1000))
 
-    def count(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
-        executed.append(sql)
-        return execute(sql, params, many, context)
-
-    with connection.execute_wrapper(count):
-        response = client.get(url)
-    runs = []
-    for _ in range(repeat):
         start = time.perf_counter()
-        client.get(url)
-        runs.append((time.perf_counter() - start) * 1000)
-    return runs, len(executed), response.status_code
+        with connection.execute_wrapper(count):
+            response = client.get(url)
+        return response, (time.perf_counter() - start) * 1000
+
+    queries: list[Any] = []
+    response, first = timed(queries)
+    runs = []
+    warm: list[Any] = []
+    for _ in range(repeat):
+        warm = []
+        runs.append(timed(warm)[1])
+    return {"first": first, "runs": runs, "queries": queries, "warm_queries": warm,
+            "response": response}  # fmt: skip
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -261,29 +282,8 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered) + 0.5) - 1))]
 
 
-def endpoints_one(total_games: int, repeat: int, seed: int) -> None:
-    """Build one size and print its endpoint table (runs in its own process)."""
-    var = tempfile.mkdtemp(prefix="bao-bench-service-")
-    url = os.environ.get("DATABASE_URL", "")
-    if url.startswith(("postgres://", "postgresql://")):
-        _recreate_postgres(url)
-    _setup(var)
-    from django.core.management import call_command
-    from django.db import connection
-    from django.test import Client
-
-    call_command("migrate", verbosity=0)
-    start = time.perf_counter()
-    built = _build(total_games, seed)
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("ANALYZE")
-    build_s = time.perf_counter() - start
-    print(
-        f"\n{connection.vendor}, {built['games']:,} games in {built['matches']:,} matches "
-        f"(built in {build_s:.0f} s), {VERSIONS} engine versions, {PLIES} plies a game; "
-        f"load average {os.getloadavg()[0]:.1f}"
-    )
+def _endpoint_urls(built: dict[str, Any]) -> list[tuple[str, str]]:
+    """(label, path) of every endpoint the sections time, for the database ``built`` names."""
     name = built["engine"]
     urls = [
         ("GET /api/matches/?page=1", "/api/matches/?page=1"),
@@ -302,19 +302,216 @@ def endpoints_one(total_games: int, repeat: int, seed: int) -> None:
         urls.append(
             ("GET /tournaments/ID/ (page)", f"/tournaments/{built['tournament']}/")
         )
+    return urls
+
+
+def _slug(label: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in label).strip("_")
+
+
+def _ready_database(total_games: int, seed: int, reuse: bool) -> tuple[dict[str, Any], str]:
+    """Migrate and fill the database for ``total_games`` (or, with ``reuse``, keep what an
+    earlier run built there, if it has that many games): the built ids and how it was made."""
+    from django.core.management import call_command
+    from django.db import connection
+
+    call_command("migrate", verbosity=0)
+    if reuse:
+        from arena.matches.models import Game
+
+        have = Game.objects.count()
+        if have and abs(have - total_games) <= total_games // 10:
+            return _built_info(), "reused"
+        raise SystemExit(f"--reuse: the database holds {have:,} games, not about {total_games:,}")
+    start = time.perf_counter()
+    built = _build(total_games, seed)
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
+    return built, f"built in {time.perf_counter() - start:.0f} s"
+
+
+def endpoints_one(total_games: int, repeat: int, seed: int, opts: argparse.Namespace) -> None:
+    """Build one size (or reuse it) and print its endpoint table (runs in its own process)."""
+    var = tempfile.mkdtemp(prefix="bao-bench-service-")
+    url = os.environ.get("DATABASE_URL", "")
+    if url.startswith(("postgres://", "postgresql://")) and not opts.reuse:
+        _recreate_postgres(url)
+    _setup(var)
+    from django.db import connection
+    from django.test import Client
+
+    built, how = _ready_database(total_games, seed, opts.reuse)
+    print(
+        f"\n{connection.vendor}, {built['games']:,} games in {built['matches']:,} matches "
+        f"({how}), {VERSIONS} engine versions, {PLIES} plies a game; "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
+    urls = [u for u in _endpoint_urls(built) if not opts.only or any(o in u[0] for o in opts.only)]
     client = Client()
-    print(f"| what | min / p50 / p95 ms ({repeat} runs) | queries |")
-    print("| --- | --- | --- |")
+    print(f"| what | min / p50 / p95 ms ({repeat} runs) | first ms | queries (first, warm) |")
+    print("| --- | --- | --- | --- |")
     for label, path in urls:
-        runs, queries, status = _time_endpoint(client, path, repeat)
-        shown = "" if status == 200 else f" (status {status})"
+        t = _time_endpoint(client, path, repeat)
+        runs, response = t["runs"], t["response"]
+        shown = "" if response.status_code == 200 else f" (status {response.status_code})"
         print(
             f"| `{label}` | {min(runs):.1f} / {statistics.median(runs):.1f} / "
-            f"{_percentile(runs, 0.95):.1f}{shown} | {queries} |",
+            f"{_percentile(runs, 0.95):.1f}{shown} | {t['first']:.0f} | "
+            f"{len(t['queries'])}, {len(t['warm_queries'])} |",
             flush=True,
         )
+        if opts.verbose:
+            for sql, ms in t["queries"]:
+                print(f"    {ms:7.1f} ms  {sql[:opts.verbose_width]}")
+        if opts.dump:
+            Path(opts.dump).mkdir(parents=True, exist_ok=True)
+            Path(opts.dump, _slug(label)).write_bytes(response.content)
+        if opts.profile:
+            import cProfile
+            import pstats
+
+            profiler = cProfile.Profile()
+            profiler.runcall(client.get, path)
+            pstats.Stats(profiler).sort_stats("cumulative").print_stats(opts.profile)
     print(f"load average after: {os.getloadavg()[0]:.1f}")
     shutil.rmtree(var, ignore_errors=True)
+
+
+# --- the gunicorn section --------------------------------------------------------------------
+
+#: A request that touches no database (WhiteNoise answers it in the middleware).
+NO_DATABASE_PATH = "/static/web/arena.css"
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _http_get(port: int, path: str) -> tuple[int, float]:
+    """(status, ms) of one GET on a new connection (gunicorn's sync workers close each)."""
+    import http.client
+
+    start = time.perf_counter()
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    try:
+        conn.request("GET", path)
+        response = conn.getresponse()
+        response.read()
+        return response.status, (time.perf_counter() - start) * 1000
+    finally:
+        conn.close()
+
+
+def _hammer(port: int, path: str, clients: int, requests: int) -> tuple[list[float], list[int]]:
+    """``requests`` GETs of ``path`` from ``clients`` threads at once: (ms of each, statuses)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(clients) as pool:
+        done = list(pool.map(lambda _: _http_get(port, path), range(requests)))
+    return [ms for _, ms in done], [status for status, _ in done]
+
+
+def _row(label: str, runs: list[float], statuses: list[int], extra: str = "") -> str:
+    bad = sorted({s for s in statuses if s != 200})
+    shown = f" (statuses {bad})" if bad else ""
+    return (
+        f"| `{label}` | {min(runs):.1f} / {statistics.median(runs):.1f} / "
+        f"{_percentile(runs, 0.95):.1f}{shown} | {extra} |"
+    )
+
+
+def _probe(port: int, stop: Any, seen: list[tuple[int, float]]) -> None:
+    """GET ``NO_DATABASE_PATH`` every 20 ms into ``seen`` until ``stop`` is set."""
+    while not stop.is_set():
+        seen.append(_http_get(port, NO_DATABASE_PATH))
+        time.sleep(0.02)
+
+
+def gunicorn_section(total_games: int, seed: int, opts: argparse.Namespace) -> None:
+    """Build (or ``--reuse``) the database of ``endpoints``, serve it with gunicorn
+    (``--workers`` sync workers, DEBUG off, the settings' cache: ``BAO_CACHE_URL``, default a
+    local-memory cache per worker) and time each endpoint under ``--clients`` concurrent
+    clients over HTTP, ``--requests`` requests each after a warm-up of as many concurrent
+    requests as workers, three times. Then the latency of a request that touches no database
+    (``NO_DATABASE_PATH``) alone, and while ``--clients`` clients hammer the tournament pages."""
+    import threading
+
+    var = tempfile.mkdtemp(prefix="bao-bench-service-")
+    url = os.environ.get("DATABASE_URL", "")
+    if url.startswith(("postgres://", "postgresql://")) and not opts.reuse:
+        _recreate_postgres(url)
+    _setup(var)
+    from django.db import connection
+
+    built, how = _ready_database(total_games, seed, opts.reuse)
+    vendor = connection.vendor
+    connection.close()
+    port = _free_port()
+    env = dict(os.environ, DJANGO_DEBUG="0", DJANGO_ALLOWED_HOSTS="127.0.0.1",
+               DJANGO_SECRET_KEY="bench-service-" + "x" * 40, BAO_VAR_DIR=var)  # fmt: skip
+    log = open(Path(var, "gunicorn.log"), "wb")  # noqa: SIM115 (closed below)
+    server = subprocess.Popen(
+        [str(Path(sys.executable).parent / "gunicorn"), "arena.wsgi", "--bind",
+         f"127.0.0.1:{port}", "--workers", str(opts.workers), "--timeout", "120"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if _http_get(port, NO_DATABASE_PATH)[0] == 200:
+                    break
+            except OSError:
+                pass
+            if time.monotonic() > deadline or server.poll() is not None:
+                raise SystemExit(f"gunicorn did not answer; see {var}/gunicorn.log")
+            time.sleep(0.2)
+        print(
+            f"\n{vendor}, {built['games']:,} games in {built['matches']:,} matches ({how}); "
+            f"gunicorn, {opts.workers} sync workers, DEBUG off, {opts.clients} concurrent "
+            f"clients, {opts.requests} requests per endpoint; "
+            f"load average {os.getloadavg()[0]:.1f}"
+        )
+        urls = _endpoint_urls(built)
+        if opts.only:
+            urls = [u for u in urls if any(o in u[0] for o in opts.only)]
+        print("| what | min / p50 / p95 ms | requests/s, first ms |")
+        print("| --- | --- | --- |")
+        for label, path in urls:
+            first = _http_get(port, path)[1]
+            for _ in range(3):  # warm every worker (connections, caches)
+                _hammer(port, path, opts.workers, opts.workers)
+            start = time.perf_counter()
+            runs, statuses = _hammer(port, path, opts.clients, opts.requests)
+            rate = opts.requests / (time.perf_counter() - start)
+            print(_row(label, runs, statuses, f"{rate:.0f}, {first:.0f}"), flush=True)
+        idle = [_http_get(port, NO_DATABASE_PATH) for _ in range(50)]
+        print(_row(f"GET {NO_DATABASE_PATH} (no database), alone",
+                   [ms for _, ms in idle], [s for s, _ in idle]))  # fmt: skip
+        heavy = [p for label, p in urls if "tournaments/ID" in label] or [urls[0][1]]
+        for path in heavy:
+            stop = threading.Event()
+            seen: list[tuple[int, float]] = []
+            prober = threading.Thread(target=_probe, args=(port, stop, seen))
+            prober.start()
+            runs, statuses = _hammer(port, path, opts.clients, opts.requests)
+            stop.set()
+            prober.join()
+            print(_row(f"GET {NO_DATABASE_PATH}, while {opts.clients} clients GET {path}",
+                       [ms for _, ms in seen], [s for s, _ in seen],
+                       f"({len(seen)} probes; the hammered page p95 "
+                       f"{_percentile(runs, 0.95):.0f} ms)"))  # fmt: skip
+        print(f"load average after: {os.getloadavg()[0]:.1f}")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        log.close()
+        shutil.rmtree(var, ignore_errors=True)
 
 
 # --- the tournament section ------------------------------------------------------------------
@@ -603,12 +800,26 @@ def record_section(engines: int, rated_matches: int, seed: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("section", nargs="?", default="endpoints",
-                        choices=["endpoints", "tournament", "start", "record"])  # fmt: skip
+                        choices=["endpoints", "gunicorn", "tournament", "start",
+                                 "record"])  # fmt: skip
     parser.add_argument("--games", type=int, nargs="+", default=[1000, 20000])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--engines", type=int, default=16)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--matches", type=int, default=60)
+    parser.add_argument("--reuse", action="store_true",
+                        help="keep the database an earlier run of the same --games built")
+    parser.add_argument("--only", nargs="+", metavar="TEXT",
+                        help="only the endpoints whose label holds one of these")
+    parser.add_argument("--dump", metavar="DIR", help="write each endpoint's body to DIR")
+    parser.add_argument("--verbose", action="store_true", help="print each query with its ms")
+    parser.add_argument("--verbose-width", type=int, default=200, help=argparse.SUPPRESS)
+    parser.add_argument("--profile", type=int, metavar="N", default=0,
+                        help="print the N costliest functions of one request (cProfile)")
+    parser.add_argument("--workers", type=int, default=3, help="gunicorn: web workers")
+    parser.add_argument("--clients", type=int, default=4, help="gunicorn: concurrent clients")
+    parser.add_argument("--requests", type=int, default=100,
+                        help="gunicorn: requests per endpoint (all clients together)")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # one size, in this process
     args = parser.parse_args()
     if args.section == "tournament":
@@ -617,15 +828,22 @@ def main() -> None:
         start_section(args.engines)
     elif args.section == "record":
         record_section(args.engines, args.matches, args.seed)
+    elif args.section == "gunicorn":
+        if len(args.games) != 1:
+            parser.error("gunicorn: one size in --games")
+        gunicorn_section(args.games[0], args.seed, args)
     elif args.one is not None:
-        endpoints_one(args.one, args.repeat, args.seed)
+        endpoints_one(args.one, args.repeat, args.seed, args)
     else:
+        passed = [a for a in sys.argv[1:] if a != "endpoints"]
+        games_at = passed.index("--games") if "--games" in passed else None
+        if games_at is not None:  # every option but the sizes goes to each size's process
+            end = games_at + 1
+            while end < len(passed) and passed[end].isdigit():
+                end += 1
+            passed = passed[:games_at] + passed[end:]
         for total in args.games:
-            subprocess.run(
-                [sys.executable, __file__, "--one", str(total), "--repeat", str(args.repeat),
-                 "--seed", str(args.seed)],
-                check=True,
-            )  # fmt: skip
+            subprocess.run([sys.executable, __file__, "--one", str(total), *passed], check=True)
 
 
 if __name__ == "__main__":
