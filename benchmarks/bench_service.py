@@ -363,13 +363,15 @@ def endpoints_one(total_games: int, repeat: int, seed: int, opts: argparse.Names
         f"({how}), {VERSIONS} engine versions, {PLIES} plies a game; "
         f"load average {os.getloadavg()[0]:.1f}"
     )
-    urls = [u for u in _endpoint_urls(built) if not opts.only or any(o in u[0] for o in opts.only)]
-    client = Client()
-    print(f"| what | min / p50 / p95 ms ({repeat} runs) | first ms | queries (first, warm) |")
-    print("| --- | --- | --- | --- |")
+    urls = _endpoint_urls(built)
     timed = [(label, path, False) for label, path in urls]
     timed += [(f"{label}, not cached", path, True)
               for label, path in urls if any(c in label for c in CACHED_ENDPOINTS)]  # fmt: skip
+    if opts.only:
+        timed = [t for t in timed if any(o in t[0] for o in opts.only)]
+    client = Client()
+    print(f"| what | min / p50 / p95 ms ({repeat} runs) | first ms | queries (first, warm) |")
+    print("| --- | --- | --- | --- |")
     for label, path, uncached in timed:
         t = _time_endpoint(client, path, repeat, uncached=uncached)
         runs, response = t["runs"], t["response"]

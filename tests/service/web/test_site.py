@@ -219,7 +219,7 @@ def test_the_match_page_lists_its_games_and_live_game(world: Any) -> None:
 
 @pytest.mark.parametrize(("url", "budget"), [
     ("/", 12), ("/engines/", 4), ("/engines/alpha/", 10), ("/matches/", 4),
-    ("/tournaments/", 3), ("TOURNAMENT", 16)])
+    ("/tournaments/", 3), ("TOURNAMENT", 7)])
 def test_pages_read_a_fixed_number_of_queries_whatever_the_rows(
         world: Any, url: str, budget: int, django_assert_max_num_queries: Any) -> None:
     w = world(12)
