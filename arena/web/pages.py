@@ -17,9 +17,9 @@ from arena.matches import selectors as match_selectors
 from arena.matches.filters import MatchFilter
 from arena.matches.models import Match
 from arena.rules import VARIANTS
+from arena.web import tournament_layout
 from arena.web.charts import sparkline
 from arena.web.forms import Field, bind
-from arena.web import tournament_layout
 from arena.web.paging import Listing, listing
 from arena.web.views import not_found
 from engines import selectors as engine_selectors
@@ -46,7 +46,7 @@ def leaderboards() -> list[dict[str, Any]]:
     variants in one query."""
     tops = {v: list(selectors.leaderboard(variant=v)[:LEADERBOARD_ROWS]) for v in VARIANTS}
     trends = selectors.rating_trends(
-        version_ids=sorted({r.engine_version_id for rows in tops.values() for r in rows}),
+        keys=[(r.engine_version_id, variant) for variant, rows in tops.items() for r in rows],
         points=TREND_POINTS,
     )
     return [
