@@ -8,7 +8,9 @@ Two sections:
   history points per match, a leaderboard; from 10,000 games on, a finished 48-engine round
   robin among them), then each read endpoint is fetched in-process with the Django test
   client: a warm-up, then ``--repeat`` timed requests. Printed per endpoint: min / p50 / p95
-  in ms and the number of SQL queries one request makes. With ``DATABASE_URL`` set to a
+  in ms and the number of SQL queries one request makes; the tournament pages, which the
+  cache keeps once the event has ended, also with the cache cleared before each request
+  (``CACHED_ENDPOINTS``, rows ``..., not cached``). With ``DATABASE_URL`` set to a
   PostgreSQL URL, its database (e.g. ``.../bao_w19``) is dropped and created again for each
   size; without it, a throw-away SQLite file is used. Each size runs in its own process.
 * ``tournament``: the older round-robin figures (``--engines``): ``match_finished`` per match
