@@ -366,9 +366,15 @@ class _Problem:
         # entries: a fixed c = 1/m dwarfs an information of ~1e-12 (ratings thousands of Elo
         # apart, a chain of decisive wins) and rounding then breaks the factorization.
         scale = float(np.mean(np.diag(info)))
-        factor = cho_factor(
-            info + (scale if scale > 0.0 else 1.0) / self.m, overwrite_a=True, check_finite=False
-        )
+        try:
+            factor = cho_factor(
+                info + (scale if scale > 0.0 else 1.0) / self.m, check_finite=False
+            )
+        except np.linalg.LinAlgError:
+            # Numerically singular beyond the all-ones direction (some p (1 - p) underflowed):
+            # the pseudo-inverse still gives the step, or the covariance, on the rest.
+            pinv = np.linalg.pinv(info, hermitian=True)
+            return np.asarray(pinv @ rhs, dtype=np.float64)
         return np.asarray(cho_solve(factor, rhs, check_finite=False), dtype=np.float64)
 
     def maximise(self) -> tuple[FloatArray, int]:
