@@ -124,7 +124,7 @@ class PipeTransport:
         os.set_blocking(self._in, False)
         self.max_line_bytes = max_line_bytes
         self.max_stdout_bytes = max_stdout_bytes
-        self._buf = bytearray()
+        self._buf = bytearray()  # the start of a line whose newline has not arrived yet
         self._lines: deque[bytes] = deque()
         self._eof = False
         self._overflow = ""
@@ -199,20 +199,27 @@ class PipeTransport:
         if self.stdout_bytes > self.max_stdout_bytes:
             self._overflow = f"more than {self.max_stdout_bytes} bytes on stdout"
             return
-        self._buf += chunk
-        while True:
-            cut = self._buf.find(b"\n")
-            if cut < 0:
-                break
-            if cut > self.max_line_bytes:
-                break
-            raw = bytes(self._buf[:cut])
-            del self._buf[: cut + 1]
+        if b"\n" not in chunk:
+            self._buf += chunk  # a line arriving in pieces (amortised: a bytearray)
+            if len(self._buf) > self.max_line_bytes:
+                self._overflow = f"a line longer than {self.max_line_bytes} bytes on stdout"
+            return
+        # One split per read (a reply usually arrives whole: readyok, info, bestmove).
+        lines = (bytes(self._buf) + chunk if self._buf else chunk).split(b"\n")
+        rest = lines.pop()  # the unfinished next line
+        cap = self.max_line_bytes
+        for raw in lines:
+            if len(raw) > cap:
+                # Overflow is sticky: the lines before this one are still read, none after.
+                self._overflow = f"a line longer than {cap} bytes on stdout"
+                return
             self._lines.append(raw[:-1] if raw.endswith(b"\r") else raw)
-        if self._buf.find(b"\n") > self.max_line_bytes or (
-            b"\n" not in self._buf and len(self._buf) > self.max_line_bytes
-        ):
-            self._overflow = f"a line longer than {self.max_line_bytes} bytes on stdout"
+        if rest:
+            self._buf = bytearray(rest)
+        else:
+            self._buf.clear()
+        if len(rest) > cap:
+            self._overflow = f"a line longer than {cap} bytes on stdout"
 
     def close(self) -> None:
         # The process owner closes the fds; we only stop using them.
