@@ -31,7 +31,7 @@ import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import NoReturn
+from typing import NamedTuple, NoReturn
 
 from arena import terminations as T
 
@@ -82,11 +82,10 @@ class EngineId:
     variants: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class BestMove:
+class BestMove(NamedTuple):
     """A ``bestmove`` reply: ``token`` as sent, ``info`` lines (without the ``info `` prefix)
     read after the fence's ``readyok``, ``sent_ns``/``received_ns`` the monotonic instants of
-    the ``go`` written and the ``bestmove`` line read."""
+    the ``go`` written and the ``bestmove`` line read. (A named tuple: one is made per ply.)"""
 
     token: str
     info: list[str]

@@ -12,8 +12,8 @@ is left of the grace (``time_forfeit``), (5) the clock is charged from the write
 (6) the token is parsed (``invalid_output``), (7) checked against the legal moves
 (``illegal_move``) and (8) applied, both by ``arena.rules.Game.play`` (the legal moves are the
 set the rules engine generated when it judged the position: no list is built per ply), whose
-outcome gives the rules endings (``bao_hamna``, ``no_legal_move``, ``score``, ``repetition``, ``ply_cap``). Any
-engine fault ends the game and the opponent wins it.
+outcome gives the rules endings (``bao_hamna``, ``no_legal_move``, ``score``, ``repetition``,
+``ply_cap``). Any engine fault ends the game and the opponent wins it.
 
 The grace (``RefereeConfig.grace_ms``) absorbs measurement noise once per game, not per move:
 each side's overruns (time past its clock, or past the movetime) add up, and a side whose
