@@ -122,6 +122,27 @@ def round_trip_us(slot: EngineSlot, count: int = 2000) -> float:
     return statistics.median(samples)
 
 
+def exchange_us(slot: EngineSlot, variant_id: str, count: int = 2000) -> float:
+    """Median µs of one bare move exchange over the slot's own pipe: ``position`` (the first
+    half of the fixed game), ``isready`` and ``go`` in one write, then ``readyok``, ``info``
+    and ``bestmove`` read through the same ``PipeTransport``; no client, clock, rules or
+    record. The protocol's own floor for a move (the engine's larger reply included)."""
+    assert slot.process is not None
+    transport = PipeTransport.for_process(slot.process)
+    moves = first_move_game(variant_id)
+    command = (f"position startpos moves {' '.join(moves[: len(moves) // 2])}\nisready\n"
+               "go stime 600000 ntime 600000 sinc 0 ninc 0")
+    samples = []
+    for _ in range(count):
+        t0 = time.perf_counter_ns()
+        transport.write_line(command)
+        deadline = time.monotonic_ns() + 5_000_000_000
+        lines = [transport.read_line(deadline).line for _ in range(3)]
+        samples.append((time.perf_counter_ns() - t0) / 1000)
+        assert lines[0] == "readyok" and str(lines[2]).startswith("bestmove"), lines
+    return statistics.median(samples)
+
+
 def measure_moves(
     variant_id: str,
     mode: str,
@@ -153,6 +174,7 @@ def measure_moves(
     try:
         play_game(variant_id, slots[0], slots[1], tc, config)  # warm-up: process start, handshake
         rtt = round_trip_us(slots[0])
+        exchange = exchange_us(slots[0], variant_id)
         plies = 0
         t0 = time.monotonic_ns()
         for i in range(games):
@@ -181,6 +203,7 @@ def measure_moves(
         "median_us": statistics.median(overhead_us),
         "p90_us": overhead_us[int(0.9 * (len(overhead_us) - 1))],
         "rtt_us": rtt,
+        "exchange_us": exchange,
         "ply_us": statistics.median(ply_us),
         "engine_us": statistics.median(think_us),
         "games_per_s": games / elapsed,
@@ -293,7 +316,8 @@ def main() -> int:
         print(f"\nper move, {where}, {args.games} games each; target: overhead "
               "<= 1.5 x round trip")
         print(f"{'variant':18} {'sandbox':8} {'plies':>5} {'overhead us':>11} {'p90 us':>7} "
-              f"{'round trip us':>13} {'ratio':>6} {'engine us':>9} {'games/s':>8}")
+              f"{'round trip us':>13} {'ratio':>6} {'exchange us':>11} {'engine us':>9} "
+              f"{'games/s':>8}")
         for variant_id in args.variants.split(","):
             for mode in args.modes.split(","):
                 r = measure_moves(variant_id, mode, args.games, work)
@@ -301,7 +325,8 @@ def main() -> int:
                 print(
                     f"{r['variant']:18} {r['mode']:8} {r['plies_per_game']:5d} "
                     f"{r['median_us']:11.0f} {r['p90_us']:7.0f} {r['rtt_us']:13.1f} "
-                    f"{r['median_us'] / r['rtt_us']:6.2f} {r['engine_us']:9.1f} "
+                    f"{r['median_us'] / r['rtt_us']:6.2f} {r['exchange_us']:11.1f} "
+                    f"{r['engine_us']:9.1f} "
                     f"{r['games_per_s']:8.1f}",
                     flush=True,
                 )
