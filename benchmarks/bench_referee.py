@@ -248,6 +248,34 @@ def profile_moves(variant_id: str, mode: str, games: int, work: Path, top: int) 
     print(f"\nprofile, {variant_id} {mode}, {plies} plies: own time per ply (us), calls per ply")
     for tt, nc, where in rows[:top]:
         print(f"{tt * 1e6 / plies:9.2f} {nc / plies:7.2f}  {where}")
+    play_us, text_us = rules_cpu_us(variant_id)
+    print(f"rules engine without the profiler, CPU per ply of the fixed game: Game.play "
+          f"(legality, apply, outcome) {play_us:.1f} us, position text {text_us:.1f} us")
+
+
+def rules_cpu_us(variant_id: str, rounds: int = 50) -> tuple[float, float]:
+    """CPU µs per ply (best of 5) of what the referee asks the rules engine for each move of the
+    fixed game: ``Game.play`` of the parsed token, and ``to_text`` of the position after it."""
+    v = get_variant(variant_id)
+    moves = first_move_game(variant_id)
+
+    def play() -> list[Any]:
+        positions = []
+        for _ in range(rounds):
+            game = v.new_game(ply_cap=len(moves) + 1)
+            positions = [game.play(v.parse_move(m)) for m in moves]
+        return positions
+
+    def best(fn: Any) -> float:
+        times = []
+        for _ in range(5):
+            t0 = time.thread_time_ns()
+            fn()
+            times.append((time.thread_time_ns() - t0) / (rounds * len(moves)) / 1000)
+        return min(times)
+
+    positions = play()
+    return best(play), best(lambda: [[p.to_text() for p in positions] for _ in range(rounds)])
 
 
 def floor_ms() -> float:
