@@ -355,10 +355,15 @@ def execute_next(
 ) -> RunOutcome:
     """A free slot's turn: claim the dispatcher's pick (``claim_next``), wake the next slot if
     more is claimable (``services.match_wake_next``: a batch of matches is queued with a
-    wake-up per slot, not per match) and play it; ``skipped`` when nothing is claimable.
-    Raises ``ClaimUnavailable`` (database down too long)."""
+    wake-up per slot, not per match; tried again once the match is played if the broker or
+    database failed) and play it; ``skipped`` when nothing is claimable. Raises
+    ``ClaimUnavailable`` (database down too long)."""
     claim = claim_next(hint, worker=worker)
     if claim is None:
         return SKIPPED
-    match_wake_next()
-    return play_claimed(claim, config=config)
+    woke = match_wake_next()
+    try:
+        return play_claimed(claim, config=config)
+    finally:
+        if woke is None:
+            match_wake_next()

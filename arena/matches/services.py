@@ -415,14 +415,15 @@ def _send_wake_ups(queued: int, *, hint: int | None, countdown: float | None = N
     return sent
 
 
-def match_wake_next() -> bool:
+def match_wake_next() -> bool | None:
     """The chain of wake-ups: a slot that has just claimed a match sends one ``run_match``
     wake-up (no hint) if any match is still claimable, so a free slot (of any worker) takes the
     next one; the last claim of a drained queue sends none. So every claimable match has a
     wake-up waiting for it while any remains, however few messages queued it
-    (``matches_enqueue_ids``). Returns True if one was sent. Never raises: a broker or database
-    error is logged (the requeue job re-wakes a queue whose messages were lost, ``recovery``).
-    Not under ``task_always_eager`` (every match of a batch has its own in-process run there).
+    (``matches_enqueue_ids``). Returns True if one was sent, False if nothing is claimable (or
+    under ``task_always_eager``, where every match of a batch has its own in-process run), None
+    if the broker or the database failed: logged, never raised (the runner tries again once
+    its match is played; the requeue job re-wakes a queue whose messages were lost).
     """
     from arena.celery import registered_task
 
@@ -435,7 +436,7 @@ def match_wake_next() -> bool:
         run_match.apply_async(args=[None])  # type: ignore[arg-type]  # celery-types: tuple
     except Exception:
         log.exception("could not send the next wake-up")
-        return False
+        return None
     return True
 
 

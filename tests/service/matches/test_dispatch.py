@@ -247,3 +247,29 @@ def test_the_last_claim_of_a_drained_queue_wakes_nobody(greedy, randomer, no_bro
     assert dispatch.match_claim_next() is not None
     assert services.match_wake_next() is False
     assert no_broker == [None] and match.pk
+
+
+def test_a_wake_up_the_broker_refused_is_sent_again_once_the_match_is_played(
+    greedy, randomer, monkeypatch
+) -> None:
+    from arena.matches import runner, tasks
+
+    first, second = _match(greedy, randomer), _match(greedy, randomer)
+    sent: list[object] = []
+    refusals = iter([True])
+
+    def send(args, **kw):  # type: ignore[no-untyped-def]
+        if next(refusals, False):
+            raise ConnectionError("broker down")
+        sent.append(args[0])
+
+    monkeypatch.setattr(tasks.run_match, "apply_async", send)
+
+    def play(claim, config=None):  # type: ignore[no-untyped-def]
+        assert sent == []  # the wake-up before playing was refused
+        return runner.RECORDED
+
+    monkeypatch.setattr(runner, "play_claimed", play)
+    assert runner.execute_next(None) == runner.RECORDED
+    assert sent == [None]  # the chain goes on: the second match has its wake-up
+    assert Match.objects.get(pk=second.pk).status == "pending" and first.pk
