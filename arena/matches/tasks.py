@@ -19,8 +19,10 @@ from typing import Any
 
 from celery import shared_task
 from celery.exceptions import Reject
+from django.conf import settings
 
 from arena.matches.limits import max_task_seconds
+from arena.matches.live import live_games_delete_ended
 from arena.matches.recovery import matches_requeue_stale
 from arena.matches.runner import ClaimUnavailable, execute_next
 
@@ -57,3 +59,11 @@ def requeue_expired_leases() -> dict[str, list[int]]:
     never reached a worker. Returns ``{"requeued": [...], "aborted": [...]}``."""
     report = matches_requeue_stale()
     return {"requeued": report.requeued, "aborted": report.aborted}
+
+
+@shared_task(name="arena.matches.tasks.delete_ended_live_games", ignore_result=True)
+def delete_ended_live_games() -> int:
+    """Beat job (every minute): delete the live rows of matches that ended more than
+    ``settings.BAO_LIVE_KEEP_SECONDS`` ago (``live.live_games_delete_ended``); returns the
+    number of rows deleted."""
+    return live_games_delete_ended(settings.BAO_LIVE_KEEP_SECONDS)
