@@ -4,10 +4,12 @@
 A match can be left behind in two ways: its worker died or hung (killed, out of memory, machine
 lost, referee loop stuck), so it stays ``running`` with a lease that is no longer renewed; or its
 ``run_match`` message never reached the broker (broker down at commit time) or was lost, so it
-stays ``pending``. The job sends a new message for each (a message only wakes a slot, which
-claims by the dispatcher's order, so extra messages are harmless). A pending match queued more
-than ``settings.BAO_LOST_MESSAGE_SECONDS`` ago may just be waiting behind others: those are
-re-sent at most ``LOST_BATCH`` per scan, enough to wake idle slots without flooding the broker.
+stays ``pending``. The job queues them again in one pass (``matches_enqueue_ids``: a wake-up
+per worker slot at most, since a message only wakes a slot, which claims by the dispatcher's
+order and wakes the next while work remains; extra messages are harmless). A pending match
+queued more than ``settings.BAO_LOST_MESSAGE_SECONDS`` ago may just be waiting behind others
+(a batch's matches share a few wake-ups): those are queued again at most ``LOST_BATCH`` per
+scan, enough to restart a chain whose messages were lost without flooding the broker.
 A match that has used up its attempts is aborted instead of being tried forever. The same job
 re-sends engine validations that never reached a worker (``engines.services``).
 """
@@ -24,7 +26,7 @@ from django.utils import timezone
 
 from arena.matches.leases import max_attempts, pending_or_expired
 from arena.matches.models import Match
-from arena.matches.services import match_abort, match_enqueue
+from arena.matches.services import match_abort, matches_enqueue_ids
 from engines.services import validations_resend_lost
 
 log = logging.getLogger(__name__)
@@ -85,9 +87,7 @@ def matches_requeue_stale() -> RequeueReport:
     )
     waiting = Match.objects.filter(long_queued(), attempts__lt=limit).order_by("queued_at", "pk")
     stale += list(waiting.values_list("pk", flat=True)[:LOST_BATCH])
-    for match_id in stale:
-        if match_enqueue(match_id):
-            report.requeued.append(match_id)
+    report.requeued = matches_enqueue_ids(stale)  # one pass: a wake-up per slot at most
     if report.requeued or report.aborted:
         log.info("requeue: queued %s, aborted %s", report.requeued, report.aborted)
     report.validations = validations_resend_lost()
