@@ -9,7 +9,10 @@ per worker slot at most, since a message only wakes a slot, which claims by the 
 order and wakes the next while work remains; extra messages are harmless). A pending match
 queued more than ``settings.BAO_LOST_MESSAGE_SECONDS`` ago may just be waiting behind others
 (a batch's matches share a few wake-ups): those are queued again at most ``LOST_BATCH`` per
-scan, enough to restart a chain whose messages were lost without flooding the broker.
+scan, and, once workers have announced their slots, only as many as there are idle slots: while
+every slot is busy the chain of wake-ups is alive (each claim wakes the next), and a re-wake
+would only add a message that chains on until the queue drains, one more per scan for as long
+as a backlog lasts. Slots idle while matches wait is what a lost chain looks like.
 A match that has used up its attempts is aborted instead of being tried forever. The same job
 re-sends engine validations that never reached a worker (``engines.services``).
 """
@@ -26,6 +29,7 @@ from django.utils import timezone
 
 from arena.matches.leases import max_attempts, pending_or_expired
 from arena.matches.models import Match
+from arena.matches.selectors import live_slots
 from arena.matches.services import match_abort, matches_enqueue_ids
 from engines.services import validations_resend_lost
 
@@ -72,6 +76,18 @@ def long_queued() -> Q:
     return Q(status=Match.Status.PENDING, queued_at__lt=timezone.now() - _lost_message_age())
 
 
+def _idle_slots(most: int) -> int:
+    """How many long-queued matches to wake (module docstring): ``most`` while no worker has
+    announced its slots, else the live slots not playing a match with a valid lease, at most
+    ``most``."""
+    slots = live_slots()
+    if slots == 0:
+        return most
+    now = timezone.now()
+    busy = Match.objects.filter(status=Match.Status.RUNNING, lease_expires_at__gte=now).count()
+    return max(0, min(most, slots - busy))
+
+
 def matches_requeue_stale() -> RequeueReport:
     """Abort the matches nobody plays that have used up their attempts, then queue again every
     other stale match (``stale_matches``). Idempotent: a second run finds nothing to do."""
@@ -86,7 +102,7 @@ def matches_requeue_stale() -> RequeueReport:
         Match.objects.filter(stale_matches(), attempts__lt=limit).values_list("pk", flat=True)
     )
     waiting = Match.objects.filter(long_queued(), attempts__lt=limit).order_by("queued_at", "pk")
-    stale += list(waiting.values_list("pk", flat=True)[:LOST_BATCH])
+    stale += list(waiting.values_list("pk", flat=True)[: _idle_slots(LOST_BATCH)])
     report.requeued = matches_enqueue_ids(stale)  # one pass: a wake-up per slot at most
     if report.requeued or report.aborted:
         log.info("requeue: queued %s, aborted %s", report.requeued, report.aborted)
