@@ -23,6 +23,7 @@ Standard library only; no Django.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import TypeVar, cast
 
@@ -66,15 +67,31 @@ def storable_text(text: str) -> str:
 
 
 def storable(value: _T) -> _T:
-    """A copy of a JSON-like ``value`` (dicts, lists, tuples, strings, numbers, None, bools)
-    with ``storable_text`` applied to every string, dict keys included; same shape and types.
-    Other values are returned as they are."""
+    """A JSON-like ``value`` (dicts, lists, tuples, strings, numbers, None, bools) with
+    ``storable_text`` applied to every string, dict keys included; same shape and types.
+    ``value`` itself when no string holds a NUL or a lone surrogate (the usual case: a match
+    record is checked in one JSON encoding, about 0.2 ms instead of 1 ms for a walk over its
+    moves), else a copy. Other values are returned as they are."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+        text.encode("utf-8")  # a lone surrogate cannot be encoded
+    except (TypeError, ValueError):  # UnicodeEncodeError is a ValueError
+        pass
+    else:
+        # JSON writes NUL as \u0000 (so may a string holding a backslash: the walk then
+        # finds nothing to replace).
+        if "\\u0000" not in text:
+            return value
+    return _storable_copy(value)
+
+
+def _storable_copy(value: _T) -> _T:
     if isinstance(value, str):
         return cast(_T, storable_text(value))
     if isinstance(value, dict):
-        return cast(_T, {storable(k): storable(v) for k, v in value.items()})
+        return cast(_T, {_storable_copy(k): _storable_copy(v) for k, v in value.items()})
     if isinstance(value, list):
-        return cast(_T, [storable(v) for v in value])
+        return cast(_T, [_storable_copy(v) for v in value])
     if isinstance(value, tuple):
-        return cast(_T, tuple(storable(v) for v in value))
+        return cast(_T, tuple(_storable_copy(v) for v in value))
     return value

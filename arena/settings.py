@@ -17,7 +17,8 @@ Environment variables:
   BAO_ENGINE_MAX_BYTES (upload size cap, bytes), BAO_ENGINE_MEMORY_BYTES (memory cap of one
   engine, bytes), BAO_ENGINE_CGROUP_PARENT (delegated cgroup v2 directory, "" = off),
   BAO_MATCH_LEASE_SECONDS,
-  BAO_REQUEUE_SCAN_SECONDS, BAO_LOST_MESSAGE_SECONDS, BAO_FAIR_SHARE_WINDOW_SECONDS,
+  BAO_REQUEUE_SCAN_SECONDS, BAO_LOST_MESSAGE_SECONDS, BAO_LIVE_KEEP_SECONDS,
+  BAO_FAIR_SHARE_WINDOW_SECONDS,
   BAO_QUEUE_MAX_PER_USER, BAO_WORKER_SLOTS, BAO_WORKER_SLOTS_FORCE (bool),
   BAO_ENGINE_STORAGE (database|s3; s3 reads BAO_S3_BUCKET, BAO_S3_ENDPOINT_URL, BAO_S3_REGION,
   BAO_S3_PREFIX), BAO_ENGINE_CACHE_BYTES (per-host package cache cap, bytes),
@@ -329,6 +330,9 @@ BAO_MATCH_LEASE_SECONDS = env_int("BAO_MATCH_LEASE_SECONDS", 30, minimum=3)
 BAO_REQUEUE_SCAN_SECONDS = env_int("BAO_REQUEUE_SCAN_SECONDS", 10, minimum=1)
 # A match (or validation) queued this long ago and still waiting may have lost its message.
 BAO_LOST_MESSAGE_SECONDS = env_int("BAO_LOST_MESSAGE_SECONDS", 180, minimum=10)
+# Live games (arena.matches.live): the live rows of a match are deleted this long after it
+# ended (a beat job, every minute), once a viewer still polling has seen the end and the replay.
+BAO_LIVE_KEEP_SECONDS = env_int("BAO_LIVE_KEEP_SECONDS", 300, minimum=0)
 # Dispatch (arena.matches.dispatch): the window of worker time counted in a user's fair share,
 # and the most matches one user may have waiting (staff exempt; 2,016 is a 64-engine round robin).
 BAO_FAIR_SHARE_WINDOW_SECONDS = env_int("BAO_FAIR_SHARE_WINDOW_SECONDS", 3600, minimum=60)

@@ -17,7 +17,18 @@ Two sections:
   ``GET /api/tournaments/{id}/`` and ``GET /api/leaderboard/`` through the test client.
 * ``start``: starting a round robin of ``--engines`` (``tournament_start``: every round's
   matches created, and queued when the transaction commits on ``CELERY_BROKER_URL``, default
-  an in-memory broker), s, and its number of queries.
+  an in-memory broker), s, its number of queries, the split create / commit / publish and the
+  broker messages sent; ``--repeat`` times (a new tournament each time), best and median.
+* ``record``: recording results as a worker does once the referee is done
+  (``match_record_result`` under the match's lease with the row the runner loaded, then the
+  metrics the runner counts): every
+  match of a running round robin of ``--engines`` and ``--matches`` plain rated matches, each a
+  best-of-three of three real Bao la Kete games of about 56 plies. Printed per result: min /
+  p50 / p95 ms and queries, split into the recording transaction (the games, the status, the
+  in-transaction ``MatchEnded`` subscribers: tournament progress, version tests) and after
+  commit (the rating refit *request*, the ladder's top-up message; tasks go to an in-memory
+  broker and are not run), the CPU time of the benchmark's process (the worker's side), then
+  the queries of one result of each kind.
 
 Nothing of the real ``var/`` is touched (a temporary ``BAO_VAR_DIR``).
 
@@ -26,7 +37,8 @@ Usage::
     python benchmarks/bench_service.py [endpoints] [--games 1000 20000] [--repeat 5]
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/bao_w19 python benchmarks/bench_service.py
     python benchmarks/bench_service.py tournament [--engines 16] [--seed 1]
-    python benchmarks/bench_service.py start [--engines 64]
+    python benchmarks/bench_service.py start [--engines 64] [--repeat 5]
+    python benchmarks/bench_service.py record [--engines 12] [--matches 60]
 """
 
 from __future__ import annotations
@@ -216,33 +228,54 @@ def _build(total_games: int, seed: int) -> dict[str, Any]:
     RatingPool.objects.create(variant=VARIANT, fitted_at=clock)
     if tournament is not None:
         Tournament.objects.filter(pk=tournament.pk).update(finished_at=clock)
+    return _built_info()
+
+
+def _built_info() -> dict[str, Any]:
+    """What the endpoints need from a database ``_build`` filled: an engine name, the round
+    robin's id (or None), a game in the middle, and the counts."""
+    from arena.matches.models import Game, Match
+    from tournaments.models import Tournament
+
+    games = Game.objects.count()
+    event = Tournament.objects.filter(name="bench round robin").values_list("pk", flat=True)
     return {
-        "engine": engines[7].name,
-        "tournament": tournament.pk if tournament else None,
-        "game": games[len(games) // 2].pk,
-        "matches": len(matches),
-        "games": len(games),
+        "engine": "engine07",
+        "tournament": event.first(),
+        "game": Game.objects.order_by("id").values_list("pk", flat=True)[games // 2],
+        "matches": Match.objects.count(),
+        "games": games,
     }
 
 
-def _time_endpoint(client: Any, url: str, repeat: int) -> tuple[list[float], int, int]:
-    """(times in ms, queries of one request, status) of ``repeat`` GETs after a warm-up."""
+def _time_endpoint(client: Any, url: str, repeat: int) -> dict[str, Any]:
+    """One GET of ``url`` (the first: caches still empty), then ``repeat`` timed ones:
+    ``first`` its ms, ``runs`` the ms of the others, ``queries`` the queries of the first and
+    ``warm_queries`` of the last as (sql, ms), ``response`` the first response."""
     from django.db import connection
 
-    executed = []
+    def timed(executed: list[Any]) -> tuple[Any, float]:
+        def count(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return execute(sql, params, many, context)
+            finally:
+                executed.append((sql, (time.perf_counter() - start) * 1000))
 
-    def count(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
-        executed.append(sql)
-        return execute(sql, params, many, context)
-
-    with connection.execute_wrapper(count):
-        response = client.get(url)
-    runs = []
-    for _ in range(repeat):
         start = time.perf_counter()
-        client.get(url)
-        runs.append((time.perf_counter() - start) * 1000)
-    return runs, len(executed), response.status_code
+        with connection.execute_wrapper(count):
+            response = client.get(url)
+        return response, (time.perf_counter() - start) * 1000
+
+    queries: list[Any] = []
+    response, first = timed(queries)
+    runs = []
+    warm: list[Any] = []
+    for _ in range(repeat):
+        warm = []
+        runs.append(timed(warm)[1])
+    return {"first": first, "runs": runs, "queries": queries, "warm_queries": warm,
+            "response": response}  # fmt: skip
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -250,29 +283,8 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered) + 0.5) - 1))]
 
 
-def endpoints_one(total_games: int, repeat: int, seed: int) -> None:
-    """Build one size and print its endpoint table (runs in its own process)."""
-    var = tempfile.mkdtemp(prefix="bao-bench-service-")
-    url = os.environ.get("DATABASE_URL", "")
-    if url.startswith(("postgres://", "postgresql://")):
-        _recreate_postgres(url)
-    _setup(var)
-    from django.core.management import call_command
-    from django.db import connection
-    from django.test import Client
-
-    call_command("migrate", verbosity=0)
-    start = time.perf_counter()
-    built = _build(total_games, seed)
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("ANALYZE")
-    build_s = time.perf_counter() - start
-    print(
-        f"\n{connection.vendor}, {built['games']:,} games in {built['matches']:,} matches "
-        f"(built in {build_s:.0f} s), {VERSIONS} engine versions, {PLIES} plies a game; "
-        f"load average {os.getloadavg()[0]:.1f}"
-    )
+def _endpoint_urls(built: dict[str, Any]) -> list[tuple[str, str]]:
+    """(label, path) of every endpoint the sections time, for the database ``built`` names."""
     name = built["engine"]
     urls = [
         ("GET /api/matches/?page=1", "/api/matches/?page=1"),
@@ -291,19 +303,216 @@ def endpoints_one(total_games: int, repeat: int, seed: int) -> None:
         urls.append(
             ("GET /tournaments/ID/ (page)", f"/tournaments/{built['tournament']}/")
         )
+    return urls
+
+
+def _slug(label: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in label).strip("_")
+
+
+def _ready_database(total_games: int, seed: int, reuse: bool) -> tuple[dict[str, Any], str]:
+    """Migrate and fill the database for ``total_games`` (or, with ``reuse``, keep what an
+    earlier run built there, if it has that many games): the built ids and how it was made."""
+    from django.core.management import call_command
+    from django.db import connection
+
+    call_command("migrate", verbosity=0)
+    if reuse:
+        from arena.matches.models import Game
+
+        have = Game.objects.count()
+        if have and abs(have - total_games) <= total_games // 10:
+            return _built_info(), "reused"
+        raise SystemExit(f"--reuse: the database holds {have:,} games, not about {total_games:,}")
+    start = time.perf_counter()
+    built = _build(total_games, seed)
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
+    return built, f"built in {time.perf_counter() - start:.0f} s"
+
+
+def endpoints_one(total_games: int, repeat: int, seed: int, opts: argparse.Namespace) -> None:
+    """Build one size (or reuse it) and print its endpoint table (runs in its own process)."""
+    var = tempfile.mkdtemp(prefix="bao-bench-service-")
+    url = os.environ.get("DATABASE_URL", "")
+    if url.startswith(("postgres://", "postgresql://")) and not opts.reuse:
+        _recreate_postgres(url)
+    _setup(var)
+    from django.db import connection
+    from django.test import Client
+
+    built, how = _ready_database(total_games, seed, opts.reuse)
+    print(
+        f"\n{connection.vendor}, {built['games']:,} games in {built['matches']:,} matches "
+        f"({how}), {VERSIONS} engine versions, {PLIES} plies a game; "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
+    urls = [u for u in _endpoint_urls(built) if not opts.only or any(o in u[0] for o in opts.only)]
     client = Client()
-    print(f"| what | min / p50 / p95 ms ({repeat} runs) | queries |")
-    print("| --- | --- | --- |")
+    print(f"| what | min / p50 / p95 ms ({repeat} runs) | first ms | queries (first, warm) |")
+    print("| --- | --- | --- | --- |")
     for label, path in urls:
-        runs, queries, status = _time_endpoint(client, path, repeat)
-        shown = "" if status == 200 else f" (status {status})"
+        t = _time_endpoint(client, path, repeat)
+        runs, response = t["runs"], t["response"]
+        shown = "" if response.status_code == 200 else f" (status {response.status_code})"
         print(
             f"| `{label}` | {min(runs):.1f} / {statistics.median(runs):.1f} / "
-            f"{_percentile(runs, 0.95):.1f}{shown} | {queries} |",
+            f"{_percentile(runs, 0.95):.1f}{shown} | {t['first']:.0f} | "
+            f"{len(t['queries'])}, {len(t['warm_queries'])} |",
             flush=True,
         )
+        if opts.verbose:
+            for sql, ms in t["queries"]:
+                print(f"    {ms:7.1f} ms  {sql[:opts.verbose_width]}")
+        if opts.dump:
+            Path(opts.dump).mkdir(parents=True, exist_ok=True)
+            Path(opts.dump, _slug(label)).write_bytes(response.content)
+        if opts.profile:
+            import cProfile
+            import pstats
+
+            profiler = cProfile.Profile()
+            profiler.runcall(client.get, path)
+            pstats.Stats(profiler).sort_stats("cumulative").print_stats(opts.profile)
     print(f"load average after: {os.getloadavg()[0]:.1f}")
     shutil.rmtree(var, ignore_errors=True)
+
+
+# --- the gunicorn section --------------------------------------------------------------------
+
+#: A request that touches no database (WhiteNoise answers it in the middleware).
+NO_DATABASE_PATH = "/static/web/arena.css"
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _http_get(port: int, path: str) -> tuple[int, float]:
+    """(status, ms) of one GET on a new connection (gunicorn's sync workers close each)."""
+    import http.client
+
+    start = time.perf_counter()
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    try:
+        conn.request("GET", path)
+        response = conn.getresponse()
+        response.read()
+        return response.status, (time.perf_counter() - start) * 1000
+    finally:
+        conn.close()
+
+
+def _hammer(port: int, path: str, clients: int, requests: int) -> tuple[list[float], list[int]]:
+    """``requests`` GETs of ``path`` from ``clients`` threads at once: (ms of each, statuses)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(clients) as pool:
+        done = list(pool.map(lambda _: _http_get(port, path), range(requests)))
+    return [ms for _, ms in done], [status for status, _ in done]
+
+
+def _row(label: str, runs: list[float], statuses: list[int], extra: str = "") -> str:
+    bad = sorted({s for s in statuses if s != 200})
+    shown = f" (statuses {bad})" if bad else ""
+    return (
+        f"| `{label}` | {min(runs):.1f} / {statistics.median(runs):.1f} / "
+        f"{_percentile(runs, 0.95):.1f}{shown} | {extra} |"
+    )
+
+
+def _probe(port: int, stop: Any, seen: list[tuple[int, float]]) -> None:
+    """GET ``NO_DATABASE_PATH`` every 20 ms into ``seen`` until ``stop`` is set."""
+    while not stop.is_set():
+        seen.append(_http_get(port, NO_DATABASE_PATH))
+        time.sleep(0.02)
+
+
+def gunicorn_section(total_games: int, seed: int, opts: argparse.Namespace) -> None:
+    """Build (or ``--reuse``) the database of ``endpoints``, serve it with gunicorn
+    (``--workers`` sync workers, DEBUG off, the settings' cache: ``BAO_CACHE_URL``, default a
+    local-memory cache per worker) and time each endpoint under ``--clients`` concurrent
+    clients over HTTP, ``--requests`` requests each after a warm-up of as many concurrent
+    requests as workers, three times. Then the latency of a request that touches no database
+    (``NO_DATABASE_PATH``) alone, and while ``--clients`` clients hammer the tournament pages."""
+    import threading
+
+    var = tempfile.mkdtemp(prefix="bao-bench-service-")
+    url = os.environ.get("DATABASE_URL", "")
+    if url.startswith(("postgres://", "postgresql://")) and not opts.reuse:
+        _recreate_postgres(url)
+    _setup(var)
+    from django.db import connection
+
+    built, how = _ready_database(total_games, seed, opts.reuse)
+    vendor = connection.vendor
+    connection.close()
+    port = _free_port()
+    env = dict(os.environ, DJANGO_DEBUG="0", DJANGO_ALLOWED_HOSTS="127.0.0.1",
+               DJANGO_SECRET_KEY="bench-service-" + "x" * 40, BAO_VAR_DIR=var)  # fmt: skip
+    log = open(Path(var, "gunicorn.log"), "wb")  # noqa: SIM115 (closed below)
+    server = subprocess.Popen(
+        [str(Path(sys.executable).parent / "gunicorn"), "arena.wsgi", "--bind",
+         f"127.0.0.1:{port}", "--workers", str(opts.workers), "--timeout", "120"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if _http_get(port, NO_DATABASE_PATH)[0] == 200:
+                    break
+            except OSError:
+                pass
+            if time.monotonic() > deadline or server.poll() is not None:
+                raise SystemExit(f"gunicorn did not answer; see {var}/gunicorn.log")
+            time.sleep(0.2)
+        print(
+            f"\n{vendor}, {built['games']:,} games in {built['matches']:,} matches ({how}); "
+            f"gunicorn, {opts.workers} sync workers, DEBUG off, {opts.clients} concurrent "
+            f"clients, {opts.requests} requests per endpoint; "
+            f"load average {os.getloadavg()[0]:.1f}"
+        )
+        urls = _endpoint_urls(built)
+        if opts.only:
+            urls = [u for u in urls if any(o in u[0] for o in opts.only)]
+        print("| what | min / p50 / p95 ms | requests/s, first ms |")
+        print("| --- | --- | --- |")
+        for label, path in urls:
+            first = _http_get(port, path)[1]
+            for _ in range(3):  # warm every worker (connections, caches)
+                _hammer(port, path, opts.workers, opts.workers)
+            start = time.perf_counter()
+            runs, statuses = _hammer(port, path, opts.clients, opts.requests)
+            rate = opts.requests / (time.perf_counter() - start)
+            print(_row(label, runs, statuses, f"{rate:.0f}, {first:.0f}"), flush=True)
+        idle = [_http_get(port, NO_DATABASE_PATH) for _ in range(50)]
+        print(_row(f"GET {NO_DATABASE_PATH} (no database), alone",
+                   [ms for _, ms in idle], [s for s, _ in idle]))  # fmt: skip
+        heavy = [p for label, p in urls if "tournaments/ID" in label] or [urls[0][1]]
+        for path in heavy:
+            stop = threading.Event()
+            seen: list[tuple[int, float]] = []
+            prober = threading.Thread(target=_probe, args=(port, stop, seen))
+            prober.start()
+            runs, statuses = _hammer(port, path, opts.clients, opts.requests)
+            stop.set()
+            prober.join()
+            print(_row(f"GET {NO_DATABASE_PATH}, while {opts.clients} clients GET {path}",
+                       [ms for _, ms in seen], [s for s, _ in seen],
+                       f"({len(seen)} probes; the hammered page p95 "
+                       f"{_percentile(runs, 0.95):.0f} ms)"))  # fmt: skip
+        print(f"load average after: {os.getloadavg()[0]:.1f}")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        log.close()
+        shutil.rmtree(var, ignore_errors=True)
 
 
 # --- the tournament section ------------------------------------------------------------------
@@ -389,9 +598,11 @@ def tournament_section(engines: int, seed: int) -> None:
 # --- the start section -----------------------------------------------------------------------
 
 
-def start_section(engines: int) -> None:
+def start_section(engines: int, repeat: int) -> None:
     """Time starting a round robin of ``engines`` (``tournament_start``: every round's matches
-    created and queued on a memory broker) and count its queries."""
+    created, and queued when the transaction commits on ``CELERY_BROKER_URL``, default an
+    in-memory broker), ``repeat`` times (a new tournament of the same engines each time), with
+    its queries, its split (create / commit / publish) and the broker messages it sent."""
     var = tempfile.mkdtemp(prefix="bao-bench-service-")
     url = os.environ.get("DATABASE_URL", "")
     if url.startswith(("postgres://", "postgresql://")):
@@ -402,63 +613,283 @@ def start_section(engines: int) -> None:
     from django.db import connection
 
     call_command("migrate", verbosity=0)
+    from arena.celery import registered_task
     from arena.matches.models import Match
+    from arena.matches.services import RUN_MATCH_TASK
     from engines.models import Engine, EngineVersion
     from tournaments import services
 
-    for i in range(engines):
+    broker = os.environ["CELERY_BROKER_URL"].split("://")[0]
+    names = [f"engine{i:02d}" for i in range(engines)]
+    for i, name in enumerate(names):
         owner = get_user_model().objects.create(username=f"owner{i}")
-        engine = Engine.objects.create(owner=owner, name=f"engine{i:02d}")
+        engine = Engine.objects.create(owner=owner, name=name)
         EngineVersion.objects.create(engine=engine, number=1, status="active",
                                      original_filename="x", sha256="0" * 64, size_bytes=1,
                                      storage_path="x", variants=[VARIANT])  # fmt: skip
-    t = services.tournament_create(
-        name="bench", variant=VARIANT, engines=[f"engine{i:02d}" for i in range(engines)],
-        time_control="10+0.1", start_at=dt.datetime.now(dt.UTC) + dt.timedelta(days=1),
-    )  # fmt: skip
+    # Loading the Celery app (its first registered_task: about 0.5 s) is left out: a worker
+    # (where beat's start job runs) or a web process that queued anything before has paid it.
+    run_match = registered_task(RUN_MATCH_TASK)
+    real_commit, real_hooks = connection.commit, connection.run_and_clear_commit_hooks
+    real_send = run_match.apply_async
     executed: list[str] = []
+    # The split: the commit of tournament_start's transaction, and the publish pass of its
+    # on-commit callbacks (the run_match wake-ups and their bookkeeping); the rest is creating
+    # (pairing, checks, the bulk insert).
+    spent = {"commit": 0.0, "publish": 0.0, "sends": 0.0}
 
     def count(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
         executed.append(sql)
         return execute(sql, params, many, context)
 
-    start = time.perf_counter()
-    with connection.execute_wrapper(count):
-        services.tournament_start(t.pk, now=dt.datetime.now(dt.UTC) + dt.timedelta(days=2))
-    elapsed = time.perf_counter() - start
-    matches = Match.objects.filter(tournament=t).count()
-    queued = Match.objects.filter(tournament=t, queued_at__isnull=False).count()
+    def timed_commit() -> None:
+        began = time.perf_counter()
+        real_commit()
+        spent["commit"] += time.perf_counter() - began
+
+    def timed_hooks() -> None:
+        began = time.perf_counter()
+        try:
+            real_hooks()
+        finally:
+            spent["publish"] += time.perf_counter() - began
+
+    def counted_send(*args: Any, **kwargs: Any) -> Any:
+        spent["sends"] += 1
+        return real_send(*args, **kwargs)
+
+    connection.commit = timed_commit  # type: ignore[method-assign]
+    connection.run_and_clear_commit_hooks = timed_hooks  # type: ignore[method-assign]
+    run_match.apply_async = counted_send  # type: ignore[method-assign]
+    totals: list[float] = []
+    for run in range(1, repeat + 1):
+        t = services.tournament_create(
+            name=f"bench {run}", variant=VARIANT, engines=names, time_control="10+0.1",
+            start_at=dt.datetime.now(dt.UTC) + dt.timedelta(days=1),
+        )  # fmt: skip
+        executed.clear()
+        spent.update(commit=0.0, publish=0.0, sends=0.0)
+        start = time.perf_counter()
+        with connection.execute_wrapper(count):
+            services.tournament_start(t.pk, now=dt.datetime.now(dt.UTC) + dt.timedelta(days=2))
+        elapsed = time.perf_counter() - start
+        totals.append(elapsed)
+        matches = Match.objects.filter(tournament=t).count()
+        queued = Match.objects.filter(tournament=t, queued_at__isnull=False).count()
+        create = elapsed - spent["commit"] - spent["publish"]
+        print(
+            f"{connection.vendor}, broker {broker}: starting a {engines}-engine round robin "
+            f"({matches:,} matches, {queued:,} queued): {elapsed:.2f} s, {len(executed):,} "
+            f"queries (create {create:.2f} s, commit {spent['commit']:.2f} s, publish "
+            f"{spent['publish']:.2f} s: {int(spent['sends']):,} broker messages); "
+            f"load average {os.getloadavg()[0]:.1f}"
+        )
+    if repeat > 1:
+        print(f"best {min(totals):.2f} s, median {statistics.median(totals):.2f} s "
+              f"over {repeat}")  # fmt: skip
+    shutil.rmtree(var, ignore_errors=True)
+
+
+# --- the record section ----------------------------------------------------------------------
+
+
+def _match_record(match: Any, played: list[tuple[str, list[dict[str, Any]]]], n: int) -> dict[
+        str, Any]:
+    """A referee record (``MatchRecord.to_dict`` shape) of three games for ``match``: A wins
+    game 1, B game 2, game 3 a draw (so all three are played), each a real game of ``played``."""
+    from arena.referee.match import engine_names
+    from arena.rules import get_variant
+
+    a, b = engine_names(str(match.engine_a), str(match.engine_b))
+    initial = get_variant(VARIANT).initial_position().to_text()
+    games = []
+    for index, (south, north, result) in enumerate(
+        ((a, b, "1-0"), (b, a, "1-0"), (a, b, "1/2-1/2")), start=1
+    ):
+        final, moves = played[(n + index) % len(played)]
+        games.append({
+            "index": index, "south": south, "north": north, "start_position": initial,
+            "final_position": final, "result": result,
+            "winner": south if result == "1-0" else None, "termination": "bao_hamna",
+            "scores": None, "seeds_in_hand": 0, "plies": len(moves),
+            "started_at": dt.datetime.now(dt.UTC).isoformat(), "duration_ms": 15_000,
+            "moves": moves, "engine_errors": {}, "detail": "",
+        })  # fmt: skip
+    return {"variant": VARIANT, "seed": match.seed, "time_control": match.time_control,
+            "engines": [a, b], "score": [1.5, 1.5], "winner": None, "aborted": False,
+            "games": games}  # fmt: skip
+
+
+def record_section(engines: int, rated_matches: int, seed: int) -> None:
+    """Record every match of a running round robin of ``engines`` and ``rated_matches`` plain
+    rated matches (module docstring); print the figures per kind and one result's queries."""
+    var = tempfile.mkdtemp(prefix="bao-bench-service-")
+    url = os.environ.get("DATABASE_URL", "")
+    if url.startswith(("postgres://", "postgresql://")):
+        _recreate_postgres(url)
+    _setup(var, eager=False)
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django.db import connection
+
+    call_command("migrate", verbosity=0)
+    from arena import metrics
+    from arena.matches import events
+    from arena.matches.leases import match_claim
+    from arena.matches.models import Match
+    from arena.matches.services import match_create, match_record_result
+    from engines.models import Engine, EngineVersion
+    from tournaments import services
+
+    versions = []
+    for i in range(max(engines, 2)):
+        owner = get_user_model().objects.create(username=f"owner{i}")
+        engine = Engine.objects.create(owner=owner, name=f"engine{i:02d}")
+        versions.append(EngineVersion.objects.create(
+            engine=engine, number=1, status="active", original_filename="x", sha256="0" * 64,
+            size_bytes=1, storage_path="x", variants=[VARIANT]))  # fmt: skip
+    now = dt.datetime.now(dt.UTC)
+    organiser = get_user_model().objects.create(username="organiser", is_staff=True)
+    t = services.tournament_create(
+        name="bench", variant=VARIANT, engines=[str(v.engine.name) for v in versions],
+        time_control="10+0.1", start_at=now + dt.timedelta(days=1), created_by=organiser,
+    )  # fmt: skip
+    services.tournament_start(t.pk, now=now + dt.timedelta(days=2))
+    rng = random.Random(seed)
+    plain = [
+        match_create(engine_a=a, engine_b=b, variant=VARIANT, time_control="10+0.1")
+        for a, b in (rng.sample(versions, 2) for _ in range(rated_matches))
+    ]
+    kinds = [("round robin", list(Match.objects.filter(tournament=t).order_by("id"))),
+             ("rated match", plain)]  # fmt: skip
+    played = _random_games(8, rng)
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
+
+    phase = ["in"]
+    executed: dict[str, list[str]] = {"in": [], "after": []}
+    after_s = [0.0]
+    run_logged = events._run_logged
+
+    def after_commit(subscriber: Any, event: Any) -> None:
+        phase[0] = "after"
+        start = time.perf_counter()
+        try:
+            run_logged(subscriber, event)
+        finally:
+            after_s[0] += time.perf_counter() - start
+
+    def count(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        executed[phase[0]].append(sql)
+        return execute(sql, params, many, context)
+
+    events._run_logged = after_commit  # type: ignore[assignment]
     print(
-        f"{connection.vendor}: starting a {engines}-engine round robin ({matches:,} matches, "
-        f"{queued:,} queued): {elapsed:.2f} s, {len(executed):,} queries; "
-        f"load average {os.getloadavg()[0]:.1f}"
+        f"{connection.vendor}: recording {len(kinds[0][1])} matches of a running "
+        f"{len(versions)}-engine round robin and {len(plain)} rated matches, 3 games of about "
+        f"{PLIES} plies each; load average {os.getloadavg()[0]:.1f}"
     )
+    print("| what | in the transaction: min / p50 / p95 ms, queries | after commit: ms p50, "
+          "queries | total p50 / p95 ms | CPU of this process p50 ms |")  # fmt: skip
+    print("| --- | --- | --- | --- | --- |")
+    shown: list[tuple[str, dict[str, list[str]]]] = []
+    for label, matches in kinds:
+        inside_ms, after_ms, total_ms, cpu_ms = [], [], [], []
+        queries_in, queries_after = [], []
+        for n, match in enumerate(matches):
+            claim = match_claim(match.pk, lease_seconds=900)
+            assert claim is not None, match.pk
+            # The runner's own read before it plays (arena.matches.runner.play_claimed).
+            loaded = Match.objects.select_related("engine_a__engine", "engine_b__engine").get(
+                pk=match.pk
+            )
+            record = _match_record(loaded, played, n)
+            phase[0] = "in"
+            after_s[0] = 0.0
+            executed["in"], executed["after"] = [], []
+            start, cpu = time.perf_counter(), time.process_time()
+            with connection.execute_wrapper(count):
+                assert match_record_result(claim.match_id, claim.token, record, match=loaded)
+                metrics.count_recorded_games(record["games"])
+            total = (time.perf_counter() - start) * 1000
+            cpu_ms.append((time.process_time() - cpu) * 1000)
+            total_ms.append(total)
+            after_ms.append(after_s[0] * 1000)
+            inside_ms.append(total - after_s[0] * 1000)
+            queries_in.append(len(executed["in"]))
+            queries_after.append(len(executed["after"]))
+            if n == len(matches) // 2:
+                shown.append((label, {k: list(v) for k, v in executed.items()}))
+            # A second delivery of the same result writes nothing, with the row or without.
+            assert not match_record_result(claim.match_id, claim.token, record, match=loaded)
+            assert not match_record_result(claim.match_id, claim.token, record)
+        print(
+            f"| {label} ({len(matches)}) | {min(inside_ms):.1f} / "
+            f"{statistics.median(inside_ms):.1f} / {_percentile(inside_ms, 0.95):.1f}, "
+            f"{min(queries_in)}-{max(queries_in)} | {statistics.median(after_ms):.1f}, "
+            f"{min(queries_after)}-{max(queries_after)} | {statistics.median(total_ms):.1f} / "
+            f"{_percentile(total_ms, 0.95):.1f} | {statistics.median(cpu_ms):.1f} |",
+            flush=True,
+        )
+    events._run_logged = run_logged  # type: ignore[assignment]
+    t.refresh_from_db()
+    print(f"tournament {t.status}; load average after: {os.getloadavg()[0]:.1f}")
+    for label, queries in shown:
+        for which, sqls in queries.items():
+            print(f"\n{label}, {'in the transaction' if which == 'in' else 'after commit'}:")
+            for sql in sqls:
+                print(f"  {sql[:160]}")
     shutil.rmtree(var, ignore_errors=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("section", nargs="?", default="endpoints",
-                        choices=["endpoints", "tournament", "start"])  # fmt: skip
+                        choices=["endpoints", "gunicorn", "tournament", "start",
+                                 "record"])  # fmt: skip
     parser.add_argument("--games", type=int, nargs="+", default=[1000, 20000])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--engines", type=int, default=16)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--matches", type=int, default=60)
+    parser.add_argument("--reuse", action="store_true",
+                        help="keep the database an earlier run of the same --games built")
+    parser.add_argument("--only", nargs="+", metavar="TEXT",
+                        help="only the endpoints whose label holds one of these")
+    parser.add_argument("--dump", metavar="DIR", help="write each endpoint's body to DIR")
+    parser.add_argument("--verbose", action="store_true", help="print each query with its ms")
+    parser.add_argument("--verbose-width", type=int, default=200, help=argparse.SUPPRESS)
+    parser.add_argument("--profile", type=int, metavar="N", default=0,
+                        help="print the N costliest functions of one request (cProfile)")
+    parser.add_argument("--workers", type=int, default=3, help="gunicorn: web workers")
+    parser.add_argument("--clients", type=int, default=4, help="gunicorn: concurrent clients")
+    parser.add_argument("--requests", type=int, default=100,
+                        help="gunicorn: requests per endpoint (all clients together)")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # one size, in this process
     args = parser.parse_args()
     if args.section == "tournament":
         tournament_section(args.engines, args.seed)
     elif args.section == "start":
-        start_section(args.engines)
+        start_section(args.engines, args.repeat)
+    elif args.section == "record":
+        record_section(args.engines, args.matches, args.seed)
+    elif args.section == "gunicorn":
+        if len(args.games) != 1:
+            parser.error("gunicorn: one size in --games")
+        gunicorn_section(args.games[0], args.seed, args)
     elif args.one is not None:
-        endpoints_one(args.one, args.repeat, args.seed)
+        endpoints_one(args.one, args.repeat, args.seed, args)
     else:
+        passed = [a for a in sys.argv[1:] if a != "endpoints"]
+        games_at = passed.index("--games") if "--games" in passed else None
+        if games_at is not None:  # every option but the sizes goes to each size's process
+            end = games_at + 1
+            while end < len(passed) and passed[end].isdigit():
+                end += 1
+            passed = passed[:games_at] + passed[end:]
         for total in args.games:
-            subprocess.run(
-                [sys.executable, __file__, "--one", str(total), "--repeat", str(args.repeat),
-                 "--seed", str(args.seed)],
-                check=True,
-            )  # fmt: skip
+            subprocess.run([sys.executable, __file__, "--one", str(total), *passed], check=True)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from arena.api.filters import VariantField
+from arena.api.serializers import BodySerializer
 from engines.consent import consent_of
 from engines.models import ChallengeConsent, Engine, EngineVersion, RatedPairing
 from engines.selectors import version_visible_rejection_log
@@ -32,7 +33,7 @@ class EngineFilterInputSerializer(serializers.Serializer[Any]):
     )
 
 
-class EngineUploadInputSerializer(serializers.Serializer[Any]):
+class EngineUploadInputSerializer(BodySerializer):
     """``POST /api/engines/`` (multipart/form-data)."""
 
     name = serializers.SlugField(
@@ -50,7 +51,7 @@ class EngineUploadInputSerializer(serializers.Serializer[Any]):
     )
 
 
-class ConsentSerializer(serializers.Serializer[Any]):
+class ConsentSerializer(BodySerializer):
     """The owner's consent to play with others (``engines.consent``); in a ``PATCH``, any
     subset of the fields."""
 
@@ -73,7 +74,7 @@ class ConsentSerializer(serializers.Serializer[Any]):
     )
 
 
-class EngineUpdateInputSerializer(serializers.Serializer[Any]):
+class EngineUpdateInputSerializer(BodySerializer):
     """``PATCH /api/engines/{name}/``: any subset of the fields."""
 
     description = serializers.CharField(

@@ -79,6 +79,16 @@ def test_storable_walks_a_record_and_keeps_its_shape() -> None:
     assert record["engines"] == ["a\x00", "b"]  # a copy: the input is left alone
 
 
+def test_storable_returns_a_clean_record_itself_and_still_finds_a_lone_surrogate() -> None:
+    clean = {"engines": ["a", "b\u00e9"], "games": [{"moves": [{"ply": 1, "info": []}]}]}
+    assert storable(clean) is clean
+    escaped = {"detail": "a backslash: \\u0000 is text"}
+    assert storable(escaped) == escaped
+    surrogate = {"games": [{"detail": "x\ud800"}], "pair": (1, 2)}
+    assert storable(surrogate) == {"games": [{"detail": f"x{R}"}], "pair": (1, 2)}
+    assert storable({"key\x00": ["\x00"]}) == {f"key{R}": [R]}
+
+
 def test_clean_text_is_stable_under_a_second_pass() -> None:
     once = decode_engine_output(bytes(range(256)), multiline=True)
     assert clean_engine_text(once, multiline=True) == once

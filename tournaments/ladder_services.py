@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import random
 from collections import Counter
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 from typing import Any
 
 from django.conf import settings
@@ -28,7 +28,7 @@ from arena.matches.events import MatchEnded
 from arena.matches.models import Match
 from arena.matches.services import match_create
 from arena.openings import DEFAULT_SUITE
-from arena.rules import UnknownVariantError, canonical_variant_id
+from arena.rules import VARIANTS, UnknownVariantError, canonical_variant_id
 from engines.consent import rated_between
 from engines.errors import EngineNotYours
 from engines.models import Engine, EngineVersion, RatedPairing
@@ -56,21 +56,23 @@ def ladder_time_control(variant: str) -> str:
     return str(settings.BAO_LADDER_TIME_CONTROL)
 
 
+#: What an engine must be for its versions to be on a ladder: enabled, and its owner lets it
+#: play automatic rated play (``consent_ladder``, rated pairing by anyone).
+LADDER_ENGINE = {"is_enabled": True, "consent_ladder": True, "consent_rated": RatedPairing.ANYONE}
+
+
 def ladder_members(variant: str) -> list[EngineVersion]:
     """The engine versions on ``variant``'s ladder (an id or alias), by id.
 
-    Every enabled engine whose owner lets it play automatic rated play (``consent_ladder`` and
-    rated pairing by anyone) is on it with its newest version that is active for the variant,
-    plus the older active versions its owner keeps on (``LadderKeep``). Raises
+    Every engine that is ``LADDER_ENGINE`` is on it with its newest version that is active for
+    the variant, plus the older active versions its owner keeps on (``LadderKeep``). Raises
     ``UnknownVariant``.
     """
     variant = ladder_variant(variant)
     playing = (
         EngineVersion.objects.filter(
             status=EngineVersion.Status.ACTIVE,
-            engine__is_enabled=True,
-            engine__consent_ladder=True,
-            engine__consent_rated=RatedPairing.ANYONE,
+            **{f"engine__{key}": value for key, value in LADDER_ENGINE.items()},
         )
         .annotate(variants_text=Cast("variants", TextField()))
         .filter(variants_text__contains=f'"{variant}"')
@@ -78,13 +80,49 @@ def ladder_members(variant: str) -> list[EngineVersion]:
         .order_by("engine_id", "-number")
     )
     kept = set(LadderKeep.objects.values_list("engine_version_id", flat=True))
+    return sorted(_on_ladder(playing, kept), key=lambda v: v.pk)
+
+
+def _on_ladder(playing: Iterable[EngineVersion], kept: set[int]) -> list[EngineVersion]:
+    """Of ``playing`` (active versions playing one variant, of ``LADDER_ENGINE`` engines, by
+    engine then newest first), those on its ladder: each engine's first, and the kept ones."""
     members: list[EngineVersion] = []
     seen: set[int] = set()
     for version in playing:
         if version.engine_id not in seen or version.pk in kept:
             members.append(version)
         seen.add(version.engine_id)
-    return sorted(members, key=lambda v: v.pk)
+    return members
+
+
+def ladder_kept_versions(engine_id: int) -> set[int]:
+    """The ids of the versions of an engine that its owner keeps on the ladder (one query)."""
+    return set(
+        LadderKeep.objects.filter(engine_version__engine_id=engine_id).values_list(
+            "engine_version_id", flat=True
+        )
+    )
+
+
+def engine_ladder_variants(
+    engine: Engine, versions: Iterable[EngineVersion], kept: set[int]
+) -> dict[int, list[str]]:
+    """Version id -> the variants (ids, in ``VARIANTS`` order) whose ladder it is on now, by
+    ``ladder_members``' rule, for one engine whose ``versions`` are loaded and whose kept
+    versions are ``kept`` (``ladder_kept_versions``); no query. Versions on no ladder are
+    left out (all of them when the engine is not ``LADDER_ENGINE``)."""
+    if any(getattr(engine, key) != value for key, value in LADDER_ENGINE.items()):
+        return {}
+    newest_first = sorted(
+        (v for v in versions if v.status == EngineVersion.Status.ACTIVE),
+        key=lambda v: -v.number,
+    )
+    on: dict[int, list[str]] = {}
+    for variant in VARIANTS:
+        playing = [v for v in newest_first if variant in (v.variants or [])]
+        for version in _on_ladder(playing, kept):
+            on.setdefault(version.pk, []).append(str(variant))
+    return on
 
 
 def _history(
@@ -221,8 +259,6 @@ def ladder_match_ended(event: MatchEnded) -> None:
 
 def ladder_fill_all() -> dict[str, list[int]]:
     """``ladder_fill`` for every variant (the beat job)."""
-    from arena.rules import VARIANTS
-
     return {variant: ladder_fill(variant) for variant in VARIANTS}
 
 

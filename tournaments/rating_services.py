@@ -78,11 +78,12 @@ def rating_refit_request(variant: str) -> bool:
     # By name through the project's app (tasks are leaves: this module never imports them).
     from arena.celery import registered_task
 
-    RatingPool.objects.get_or_create(variant=variant)
-    RatingPool.objects.filter(variant=variant).update(requested=F("requested") + 1)
-    if not RatingPool.objects.filter(variant=variant, refit_queued=False).update(
-        refit_queued=True, queued_at=timezone.now()
-    ):
+    pool = RatingPool.objects.filter(variant=variant)
+    # Two queries once the pool exists (issue 19: this runs after every rated match).
+    if not pool.update(requested=F("requested") + 1):
+        RatingPool.objects.get_or_create(variant=variant)
+        pool.update(requested=F("requested") + 1)
+    if not pool.filter(refit_queued=False).update(refit_queued=True, queued_at=timezone.now()):
         return False
     try:
         # Celery takes any sequence of arguments; celery-types declares a tuple only.
@@ -92,7 +93,7 @@ def rating_refit_request(variant: str) -> bool:
         )
     except Exception:  # broker down: the stale-pool job refits
         logger.exception("ratings %s: could not queue the refit", variant)
-        RatingPool.objects.filter(variant=variant).update(refit_queued=False)
+        pool.update(refit_queued=False)
         return False
     return True
 

@@ -3,9 +3,11 @@ rating history. Views and the demo command call these; nothing here writes."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
+from django.core.cache import cache
 from django.db.models import Count, F, Q, QuerySet, Window
 from django.db.models.functions import Rank, RowNumber
 
@@ -60,16 +62,73 @@ class Progress:
     games_played: int
 
 
-def tournament_progress(tournament: Tournament) -> Progress:
-    """Progress counters of ``tournament`` (all zero before it starts)."""
-
+def tournament_match_counts(tournament: Tournament) -> tuple[int, int, int]:
+    """(matches in all, done: finished or aborted, running) of ``tournament``: one aggregate
+    over its matches."""
     counts = tournament.matches.aggregate(
         total=Count("id"),
         done=Count("id", filter=Q(status__in=ENDED_STATUSES)),
         running=Count("id", filter=Q(status=Match.Status.RUNNING)),
     )
+    return counts["total"], counts["done"], counts["running"]
+
+
+def tournament_progress(
+    tournament: Tournament, counts: tuple[int, int, int] | None = None
+) -> Progress:
+    """Progress counters of ``tournament`` (all zero before it starts); ``counts`` the
+    ``tournament_match_counts`` already read, if any."""
+    total, done, running = counts or tournament_match_counts(tournament)
     games = Game.objects.filter(match__tournament=tournament).count()
-    return Progress(counts["total"], counts["done"], counts["running"], games)
+    return Progress(total, done, running, games)
+
+
+#: How long the cache keeps what is shown of an ended tournament (``tournament_ended_cached``),
+#: seconds: a finished event never changes, but each process's cache is bounded.
+ENDED_CACHE_SECONDS = 3600
+#: Ended tournaments with fewer matches are not cached: they are read in a few ms anyway.
+ENDED_CACHE_MIN_MATCHES = 100
+
+_T = TypeVar("_T")
+
+
+def tournament_ended_key(tournament: Tournament, counts: tuple[int, int, int]) -> str | None:
+    """The cache key of what is shown of ``tournament`` once it can no longer change, or None;
+    ``counts`` its ``tournament_match_counts``.
+
+    It can no longer change once it has ended (finished or cancelled) with every match ended
+    (finished or aborted: no result, and so no game, can still be recorded). The key holds its
+    id and its last change (status, end time, rounds paired, the match counts), so a changed
+    row or a late result never reads an old answer.
+    """
+    total, done, _ = counts
+    ended = (Tournament.Status.FINISHED, Tournament.Status.CANCELLED)
+    if tournament.status not in ended or done != total or total < ENDED_CACHE_MIN_MATCHES:
+        return None
+    finished = tournament.finished_at.isoformat() if tournament.finished_at else ""
+    return (
+        f"tournament-ended:{tournament.pk}:{tournament.status}:{finished}:"
+        f"{tournament.current_round}:{total}:{done}"
+    )
+
+
+def tournament_ended_cached(
+    tournament: Tournament, counts: tuple[int, int, int], part: str, build: Callable[[], _T]
+) -> _T:
+    """``build()``, kept in the cache under ``part`` (e.g. ``"api"``) for an ended tournament
+    (``tournament_ended_key``; ``counts`` its ``tournament_match_counts``): progress,
+    standings, crosstable and rounds of a finished 48-engine round robin take 50-600 ms to
+    read and lay out, and never change. ``build`` must return a value the cache can pickle. A
+    tournament that can still change is built every time."""
+    key = tournament_ended_key(tournament, counts)
+    if key is None:
+        return build()
+    key = f"{key}:{part}"
+    value: _T | None = cache.get(key)
+    if value is None:
+        value = build()
+        cache.set(key, value, ENDED_CACHE_SECONDS)
+    return value
 
 
 def tournament_entries(tournament: Tournament) -> list[TournamentEntry]:

@@ -7,12 +7,13 @@ from typing import Any
 from rest_framework import serializers
 
 from arena.api.filters import VariantField
+from arena.api.serializers import BodySerializer
 from arena.rules import VARIANTS
 from tournaments.models import Rating, RatingPoint, Tournament
 from tournaments.selectors import Progress, TournamentTable
 
 
-class TournamentCreateInput(serializers.Serializer[Any]):
+class TournamentCreateInput(BodySerializer):
     """``POST /api/tournaments/``.
 
     ``engines`` are engine names (their latest active versions play); ``rounds`` is the
@@ -34,7 +35,7 @@ class TournamentCreateInput(serializers.Serializer[Any]):
     rounds = serializers.IntegerField(min_value=1, max_value=1000, required=False, allow_null=True)
 
 
-class TournamentCancelInput(serializers.Serializer[Any]):
+class TournamentCancelInput(BodySerializer):
     """``POST /api/tournaments/{id}/cancel/``: an optional reason, kept with the event."""
 
     reason = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
@@ -475,7 +476,7 @@ class LadderOutput(serializers.Serializer[Any]):
     slots = LadderSlotsOutput()
 
 
-class LadderKeepInput(serializers.Serializer[Any]):
+class LadderKeepInput(BodySerializer):
     """Keep (``keep: true``) or stop keeping an older version of your engine on the ladder."""
 
     engine = serializers.SlugField(max_length=64)

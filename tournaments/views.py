@@ -93,10 +93,16 @@ class TournamentListCreateApi(_ListApi):
 
 
 def _detail(tournament: Tournament) -> dict[str, Any]:
-    return tournament_detail_data(
+    counts = selectors.tournament_match_counts(tournament)
+    return selectors.tournament_ended_cached(
         tournament,
-        selectors.tournament_progress(tournament),
-        selectors.tournament_table(tournament),
+        counts,
+        "api",
+        lambda: tournament_detail_data(
+            tournament,
+            selectors.tournament_progress(tournament, counts),
+            selectors.tournament_table(tournament),
+        ),
     )
 
 

@@ -7,13 +7,15 @@ from typing import Any
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from rest_framework import serializers
 
+from arena.api.serializers import BodySerializer
+
 _TOKEN_HELP = (
     "Send as 'Authorization: Token <token>'. Shown once: the arena keeps only a digest of it."
 )
 _EXPIRY_HELP = "When the token stops working (ISO 8601, UTC); null: never."
 
 
-class RegisterInputSerializer(serializers.Serializer[Any]):
+class RegisterInputSerializer(BodySerializer):
     username = serializers.CharField(
         max_length=150, validators=[UnicodeUsernameValidator()]
     )
@@ -23,14 +25,14 @@ class RegisterInputSerializer(serializers.Serializer[Any]):
     email = serializers.EmailField(required=False, allow_blank=True, default="")
 
 
-class TokenInputSerializer(serializers.Serializer[Any]):
+class TokenInputSerializer(BodySerializer):
     username = serializers.CharField(max_length=150)
     password = serializers.CharField(
         write_only=True, max_length=128, trim_whitespace=False
     )
 
 
-class PasswordChangeInputSerializer(serializers.Serializer[Any]):
+class PasswordChangeInputSerializer(BodySerializer):
     old_password = serializers.CharField(write_only=True, max_length=128, trim_whitespace=False)
     new_password = serializers.CharField(write_only=True, max_length=128, trim_whitespace=False)
 

@@ -61,6 +61,16 @@ class RequestTooLarge(ApiError):
     default_detail = "The request body is larger than the limit."
 
 
+class UnknownField(ApiError):
+    """A request body holds a field the endpoint does not take (a misspelt ``time_controll``
+    would otherwise be dropped and its default used): ``details.fields`` names the unknown
+    ones (dotted inside a nested object: ``consent.laddr``), ``details.known`` the accepted
+    ones. Raised by ``arena.api.serializers.BodySerializer``."""
+
+    default_code = "unknown_field"
+    default_detail = "The request body has a field this endpoint does not take."
+
+
 class BadRequest(ApiError):
     """A request Django refuses as suspicious (too many fields or files, a bad host...)."""
 

@@ -4,7 +4,8 @@
 whatever its view declares, from what the view is, so that a new endpoint is documented
 truthfully without listing them by hand (docs/api-errors.md has the codes):
 
-* 400 (``invalid`` and friends: every operation checks its query parameters), 404 (an unknown
+* 400 (``invalid`` and friends: every operation checks its query parameters; request bodies
+  are closed objects, ``unknown_field``), 404 (an unknown
   object in the path, a page past the end), 405 and 406 (content negotiation), everywhere;
 * 401 and 403 where the view authenticates (a wrong token is refused even on a read);
 * 409 (the state forbids it), 413 (body too large) and 415 (``Content-Type`` not read) on
@@ -21,8 +22,11 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
+from drf_spectacular.plumbing import force_instance
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_serializer
 from rest_framework import serializers
+
+from arena.api.serializers import BodySerializer
 
 ErrorSerializer = inline_serializer(
     name="Error",
@@ -51,7 +55,8 @@ UPLOAD_ERROR_RESPONSES = {**ERROR_RESPONSES, 413: _ERROR}
 
 #: Status -> what it means here, in the response's description.
 ERROR_MEANINGS = {
-    400: "Bad input: `invalid` (details per field or query parameter) or a specific code.",
+    400: "Bad input: `invalid` (details per field or query parameter), `unknown_field` (a "
+    "body field the endpoint does not take; `details.fields`) or a specific code.",
     401: "`not_authenticated` or `authentication_failed` (a wrong token).",
     403: "`permission_denied` or a specific code (e.g. `engine_not_yours`).",
     404: "`not_found`: nothing at this path (or a page past the end).",
@@ -82,7 +87,17 @@ def error_statuses(view: Any, method: str) -> list[int]:
 
 
 class AutoSchema(SpectacularAutoSchema):
-    """drf-spectacular's ``AutoSchema`` that documents the error responses (module docstring)."""
+    """drf-spectacular's ``AutoSchema`` that documents the error responses (module docstring)
+    and closes request bodies: a ``BodySerializer`` in a request is an object with
+    ``additionalProperties: false`` (``arena.api.serializers``: other keys are 400
+    ``unknown_field``)."""
+
+    def _map_basic_serializer(self, serializer: Any, direction: Any) -> Any:
+        schema = super()._map_basic_serializer(serializer, direction)  # type: ignore[no-untyped-call]
+        instance = force_instance(serializer)  # type: ignore[no-untyped-call]
+        if direction == "request" and isinstance(instance, BodySerializer):
+            schema["additionalProperties"] = False
+        return schema
 
     def get_operation(self, *args: Any, **kwargs: Any) -> Any:
         operation = super().get_operation(*args, **kwargs)

@@ -42,7 +42,8 @@ class MatchEnded:
 
     ``status`` is the match's new status (``Match.Status.FINISHED`` or ``ABORTED``);
     ``variant`` its variant id; ``tournament_id`` None for a match outside a tournament (a
-    challenge).
+    challenge); ``priority`` its dispatch class (``Match.Priority``; a subscriber may skip the
+    classes its matches are never created in without a query).
     """
 
     match_id: int
@@ -50,6 +51,7 @@ class MatchEnded:
     variant: str
     tournament_id: int | None
     rated: bool
+    priority: int = 0
 
 
 MatchEndedSubscriber = Callable[[MatchEnded], None]

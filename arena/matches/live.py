@@ -9,6 +9,13 @@ failure is logged and the thread goes on with the next batch; the game is never 
 
 The writes (``live_game_start``, ``live_game_moves``, ``live_game_end``) are services like
 any other; the reads live in ``selectors``.
+
+A live row is only needed while its match is played and a little after: a viewer still
+polling learns the end of the game and the id of the stored replay (``Game``), which holds
+everything the live row did. ``live_games_delete_ended`` (the beat job
+``delete_ended_live_games``, every minute) deletes the rows of matches that ended (finished or
+aborted) more than ``settings.BAO_LIVE_KEEP_SECONDS`` ago, so the table holds about the games
+being played rather than every game ever played.
 """
 
 from __future__ import annotations
@@ -16,11 +23,13 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+from datetime import timedelta
 from typing import Any
 
 from django.db import close_old_connections, connection
+from django.utils import timezone
 
-from arena.matches.models import LiveGame, Match
+from arena.matches.models import ENDED_STATUSES, LiveGame, Match
 from arena.referee.match import engine_names
 
 log = logging.getLogger(__name__)
@@ -62,6 +71,16 @@ def live_game_end(live_id: int, result: str, termination: str, detail: str) -> N
     LiveGame.objects.filter(pk=live_id).update(
         status=status, result=result, termination=termination, detail=detail[:2000]
     )
+
+
+def live_games_delete_ended(keep_seconds: float) -> int:
+    """Delete the live rows of matches that ended (``ENDED_STATUSES``) more than
+    ``keep_seconds`` ago (by ``Match.finished_at``); returns how many rows went. Idempotent."""
+    cutoff = timezone.now() - timedelta(seconds=keep_seconds)
+    deleted, _ = LiveGame.objects.filter(
+        match__status__in=ENDED_STATUSES, match__finished_at__lt=cutoff
+    ).delete()
+    return deleted
 
 
 class LivePublisher:

@@ -12,6 +12,8 @@ game with its full move list, so a replay is rebuilt from ``start_position`` and
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 
@@ -34,8 +36,10 @@ class Match(models.Model):
     variant's standard start), drawn once at creation from the suite named ``start_suite``
     (``arena.openings``; ``"standard"`` for none) by the seed, so a retried attempt plays the
     same start; games 1 and 2 play it with colours swapped. ``attempts`` counts claims by
-    workers (bounded retries of infrastructure faults). ``queued_at`` is when a ``run_match``
-    task was last sent, so the requeue job can tell a pending match whose message was lost.
+    workers (bounded retries of infrastructure faults). ``queued_at`` is when the match was last
+    queued (a ``run_match`` wake-up sent for it or for its batch, whose slots chain to the rest:
+    ``arena.matches.services.matches_enqueue_ids``), so the requeue job can tell a pending match
+    whose message was lost.
 
     Dispatch (``arena.matches.dispatch``): ``priority`` is the class (lower first);
     ``submitter`` is the user whose fair share the match uses (the challenger, the tournament's
@@ -147,6 +151,25 @@ class Match(models.Model):
 ENDED_STATUSES = (Match.Status.FINISHED, Match.Status.ABORTED)
 
 
+class MovesField(models.JSONField):
+    """A ``JSONField`` for a game's move list that bulk inserts as plain ``VALUES`` rows.
+
+    On PostgreSQL, Django 5.2 bulk inserts through ``UNNEST`` of one array per column unless a
+    field has ``get_placeholder``. psycopg writes an array of JSON texts by escaping every
+    double quote of every element in Python: for the three 56-ply games of a match (about 11 kB
+    of JSON each) that took 3-10 ms on a loaded machine, against 2-3 ms for the same rows as
+    ``VALUES`` (``benchmarks/README.md``, ``bench_service.py record``). The column is the
+    plain ``jsonb`` of a ``JSONField``, and migrations see one (``deconstruct``).
+    """
+
+    def get_placeholder(self, value: Any, compiler: Any, connection: Any) -> str:
+        return "%s"
+
+    def deconstruct(self) -> Any:
+        name, _path, args, kwargs = super().deconstruct()
+        return name, "django.db.models.JSONField", args, kwargs
+
+
 class Game(models.Model):
     """One refereed game of a match (index 1..3), stored as a replay.
 
@@ -157,7 +180,11 @@ class Game(models.Model):
     ``rated`` is whether the game counts for Elo; ``finished_at`` orders rating updates.
     """
 
-    match = models.ForeignKey(Match, related_name="games", on_delete=models.CASCADE)
+    # No index of its own: the unique (match, index) constraint's index serves every lookup by
+    # match, and one index fewer is one fewer to maintain for each game recorded (issue 19).
+    match = models.ForeignKey(
+        Match, related_name="games", on_delete=models.CASCADE, db_index=False
+    )
     index = models.PositiveSmallIntegerField()
     south = models.ForeignKey("engines.EngineVersion", related_name="+", on_delete=models.PROTECT)
     north = models.ForeignKey("engines.EngineVersion", related_name="+", on_delete=models.PROTECT)
@@ -170,7 +197,7 @@ class Game(models.Model):
     plies = models.PositiveIntegerField(default=0)
     start_position = models.CharField(max_length=256)
     final_position = models.CharField(max_length=256, blank=True)
-    moves = models.JSONField(default=list, blank=True)
+    moves = MovesField(default=list, blank=True)
     scores = models.JSONField(null=True, blank=True)
     seeds_in_hand = models.PositiveIntegerField(default=0)
     engine_errors = models.JSONField(default=dict, blank=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django_celery_beat.models import PeriodicTask
 
-from arena.beat import ensure_interval_task
+from arena.beat import ensure_interval_task, ensure_minute_task
 
 REQUEUE_TASK = "arena.matches.tasks.requeue_expired_leases"
 REQUEUE_ENTRY = "matches: requeue expired leases"
@@ -18,3 +18,13 @@ def ensure_periodic_tasks() -> PeriodicTask:
     return ensure_interval_task(
         REQUEUE_ENTRY, REQUEUE_TASK, seconds=int(settings.BAO_REQUEUE_SCAN_SECONDS)
     )
+
+
+LIVE_CLEANUP_TASK = "arena.matches.tasks.delete_ended_live_games"
+LIVE_CLEANUP_ENTRY = "matches: delete ended live games"
+
+
+def ensure_live_cleanup_task() -> PeriodicTask:
+    """Create or repair the minute ``delete_ended_live_games`` entry (one row by name); the
+    data migration ``0012_live_cleanup_beat_job`` does the same at ``migrate``."""
+    return ensure_minute_task(LIVE_CLEANUP_ENTRY, LIVE_CLEANUP_TASK)

@@ -1,9 +1,11 @@
 """Playing matches on a worker: claim, play with the referee under a lease keeper, record once.
 
 ``execute_next`` is the body of the ``run_match`` task: a free slot claims the match the
-dispatcher picks (``arena.matches.dispatch``; the message's match id is only a hint) and plays
-it. ``execute_match`` claims one given match (tests, tools). Both take a referee configuration
-of their own for tests (``sandbox=off`` for speed). Outcomes:
+dispatcher picks (``arena.matches.dispatch``; the message's match id is only a hint), sends the
+wake-up of the next slot while more is claimable (the chain that runs a batch queued with a
+wake-up per slot, ``services.matches_enqueue_ids``) and plays it. ``execute_match`` claims one
+given match (tests, tools). Both take a referee configuration of their own for tests
+(``sandbox=off`` for speed). Outcomes:
 
 * ``skipped``: nothing claimable (done, aborted, leased by a live worker, out of attempts, gone);
 * ``recorded``: this run wrote the result;
@@ -50,7 +52,12 @@ from arena.matches.leases import (
 from arena.matches.limits import match_limits
 from arena.matches.live import LivePublisher
 from arena.matches.models import Match
-from arena.matches.services import match_abort, match_enqueue, match_record_result
+from arena.matches.services import (
+    match_abort,
+    match_enqueue,
+    match_record_result,
+    match_wake_next,
+)
 from arena.matches.timeloss import report_jump
 from arena.referee import MatchControl, MatchStopped, RefereeConfig, TimeControl, play_match
 from arena.terminations import Termination
@@ -170,7 +177,11 @@ def _db_retry(action: Callable[[], T], *, control: MatchControl, what: str, matc
 
 
 def _give_up_or_retry(
-    claim: Claim, error: str, record: dict[str, Any] | None, control: MatchControl
+    claim: Claim,
+    error: str,
+    record: dict[str, Any] | None,
+    control: MatchControl,
+    match: Match | None = None,
 ) -> RunOutcome:
     """An infrastructure fault on this claim: retry while attempts remain, else abort (keeping
     the games the referee did play, unrated)."""
@@ -189,7 +200,7 @@ def _give_up_or_retry(
         return LOST_LEASE
     log.error("match %s: attempt %s failed (%s); aborting", claim.match_id, claim.attempts, error)
     if record is not None:
-        return _record(claim, {**record, "aborted": True}, control)
+        return _record(claim, {**record, "aborted": True}, control, match)
     done = _db_retry(
         lambda: match_abort(claim.match_id, f"after {claim.attempts} attempts: {error}",
                             claim=claim),
@@ -198,15 +209,18 @@ def _give_up_or_retry(
     return ABORTED if done else LOST_LEASE
 
 
-def _record(claim: Claim, record: dict[str, Any], control: MatchControl) -> RunOutcome:
-    """``match_record_result`` under our lease, retried through database outages:
+def _record(
+    claim: Claim, record: dict[str, Any], control: MatchControl, match: Match | None = None
+) -> RunOutcome:
+    """``match_record_result`` under our lease (``match``: the row we loaded to play it, so it
+    is not read again), retried through database outages:
     ``recorded`` (``aborted`` for an aborted record) or ``lost_lease``. A record it refuses
     (``ValueError``) or the database refuses (``DataError``, e.g. text PostgreSQL cannot hold)
     aborts the match with that reason: the referee plays the same games again on a retry, so
     the refusal would only repeat."""
     try:
         done = _db_retry(
-            lambda: match_record_result(claim.match_id, claim.token, record),
+            lambda: match_record_result(claim.match_id, claim.token, record, match=match),
             control=control, what="recording the result", match_id=claim.match_id,
         )  # fmt: skip
     except (DataError, ValueError) as exc:
@@ -277,9 +291,9 @@ def play_claimed(claim: Claim, *, config: RefereeConfig | None = None) -> RunOut
             error = f"{type(exc).__name__}: {exc}"
         try:
             if error:
-                return _give_up_or_retry(claim, error, record, control)
+                return _give_up_or_retry(claim, error, record, control, match)
             assert record is not None
-            return _record(claim, record, control)
+            return _record(claim, record, control, match)
         except MatchStopped:
             return LOST_LEASE
     finally:
@@ -346,9 +360,17 @@ def claim_next(hint: int | None = None, *, worker: str = "") -> Claim | None:
 def execute_next(
     hint: int | None = None, *, worker: str = "", config: RefereeConfig | None = None
 ) -> RunOutcome:
-    """A free slot's turn: claim the dispatcher's pick (``claim_next``) and play it; ``skipped``
-    when nothing is claimable. Raises ``ClaimUnavailable`` (database down too long)."""
+    """A free slot's turn: claim the dispatcher's pick (``claim_next``), wake the next slot if
+    more is claimable (``services.match_wake_next``: a batch of matches is queued with a
+    wake-up per slot, not per match; tried again once the match is played if the broker or
+    database failed) and play it; ``skipped`` when nothing is claimable. Raises
+    ``ClaimUnavailable`` (database down too long)."""
     claim = claim_next(hint, worker=worker)
     if claim is None:
         return SKIPPED
-    return play_claimed(claim, config=config)
+    woke = match_wake_next()
+    try:
+        return play_claimed(claim, config=config)
+    finally:
+        if woke is None:
+            match_wake_next()

@@ -9,6 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from arena.api.filters import VariantField
+from arena.api.serializers import BodySerializer
 from arena.matches.models import Game, LiveGame, Match
 from arena.matches.replay import moves_with_traces
 from arena.matches.selectors import game_visible_engine_errors, queue_position
@@ -79,7 +80,7 @@ class MatchDetailOutput(MatchListOutput):
         return queue_position(match)
 
 
-class MatchCancelInput(serializers.Serializer[Any]):
+class MatchCancelInput(BodySerializer):
     """``POST /api/matches/{id}/cancel/``: an optional reason (kept in the match's error)."""
 
     reason = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
@@ -147,7 +148,7 @@ class GameReplayOutput(serializers.ModelSerializer[Game]):
         return game_visible_engine_errors(game, getattr(request, "user", None))
 
 
-class ChallengeInput(serializers.Serializer[Any]):
+class ChallengeInput(BodySerializer):
     """``POST /api/matches/``: the caller's engine (by name) against another engine (by name);
     each plays its latest active version."""
 

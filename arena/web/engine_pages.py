@@ -4,7 +4,8 @@ Everyone sees the versions with their validation outcome, the current ratings an
 history (SVG drawn here, ``arena.web.charts``), head-to-head records and recent games. Only
 the owner sees the stderr logs (as the API: ``version_visible_rejection_log``,
 ``game_visible_engine_errors``; staff read logs too, but get no owner controls) and the
-owner's controls: enable/disable, consent settings, upload a new version.
+owner's controls: enable/disable, consent settings (the ladder among them), keeping an older
+version on the ladder, upload a new version. Everyone sees which ladders each version is on.
 """
 
 from __future__ import annotations
@@ -22,13 +23,15 @@ from rest_framework.exceptions import APIException
 from arena.api.errors import NotFoundError
 from arena.matches import selectors as match_selectors
 from arena.web.charts import ChartPoint, rating_chart
-from arena.web.forms import Field, FormErrors, bind, submit
+from arena.web.forms import Field, FieldMap, FormErrors, bind, submit
 from arena.web.views import not_found, refused
 from engines import selectors, services
 from engines.consent import consent_of
 from engines.models import ChallengeConsent, Engine, EngineVersion, RatedPairing
 from engines.serializers import EngineUpdateInputSerializer
+from tournaments import ladder_services
 from tournaments import selectors as rating_selectors
+from tournaments.serializers import LadderKeepInput
 
 RECENT_GAMES = 15
 
@@ -71,8 +74,17 @@ def render_engine(
     owner = is_owner(request, engine)
     user = request.user
     versions = list(engine.versions.all())  # prefetched by engine_get, in number order
+    kept = ladder_services.ladder_kept_versions(engine.pk)
+    on_ladder = ladder_services.engine_ladder_variants(engine, versions, kept)
+    newest_active = max((v.number for v in versions if v.status == EngineVersion.Status.ACTIVE),
+                        default=None)
     version_rows = [
-        {"v": v, "log": selectors.version_visible_rejection_log(v, user)}
+        {"v": v, "log": selectors.version_visible_rejection_log(v, user),
+         "ladder": on_ladder.get(v.pk, []), "kept": v.pk in kept,
+         # The newest active version is on by default; an older active one may be kept on,
+         # and a kept one taken off.
+         "may_keep": owner and (v.pk in kept or (
+             v.status == EngineVersion.Status.ACTIVE and v.number != newest_active))}
         for v in reversed(versions)
     ]
     sees_errors = owner or bool(getattr(user, "is_staff", False))
@@ -95,6 +107,7 @@ def render_engine(
         "h2h": match_selectors.engine_head_to_head(engine.pk),
         "games": game_rows,
         "settings_errors": errors.all_messages() if errors else [],
+        "ladder_off": _ladder_off_reason(engine),
         "consent_fields": bind(CONSENT_FIELDS, {
             k: str(v).lower() if isinstance(v, bool) else v
             for k, v in consent_of(engine).items()}) if owner else [],
@@ -146,3 +159,43 @@ def engine_settings(request: HttpRequest, name: str) -> HttpResponse:
     else:
         messages.success(request, f"The consent settings of {engine.name} are saved.")
     return HttpResponseRedirect(f"/engines/{engine.name}/")
+
+
+def _ladder_off_reason(engine: Engine) -> str:
+    """Why none of the engine's versions is on a ladder whatever it plays ("" if it may be)."""
+    if not engine.is_enabled:
+        return "it is disabled"
+    if not engine.consent_ladder:
+        return "its owner keeps it out of automatic rated play"
+    if engine.consent_rated != RatedPairing.ANYONE:
+        return "its owner lets it play rated games only in their own challenges and tournaments"
+    return ""
+
+
+#: Where the errors of ``POST /api/ladder/keep/`` go: the form has no field but the version.
+LADDER_KEEP_ERRORS: FieldMap = {"not_found": "version"}
+
+
+@login_required
+@require_POST
+def engine_ladder_keep(request: HttpRequest, name: str) -> HttpResponse:
+    """``POST /engines/<name>/ladder/`` (``version``, ``keep`` true or false): the owner keeps
+    an older version on the ladder or takes it off (``POST /api/ladder/keep/``: the same
+    serializer and service)."""
+    try:
+        engine = selectors.engine_for_owner(name, request.user)
+    except APIException as exc:  # not_found, engine_not_yours
+        return refused(request, exc, f"engine named {name!r}")
+    data = {"engine": engine.name, "version": request.POST.get("version", ""),
+            "keep": request.POST.get("keep", "")}
+    result = submit(request, scope=None, serializer=LadderKeepInput, data=data,
+                    call=lambda d: (ladder_services.ladder_keep(
+                        user=request.user, engine_name=d["engine"], number=d["version"],
+                        keep=d["keep"]), bool(d["keep"])),
+                    fields=LADDER_KEEP_ERRORS)
+    if isinstance(result, FormErrors):
+        return render_engine(request, selectors.engine_get(name), result)
+    version, keep = result
+    messages.success(request, f"v{version.number} of {engine.name} is "
+                              f"{'kept on' if keep else 'no longer kept on'} the ladder.")
+    return HttpResponseRedirect(f"/engines/{engine.name}/#version-{version.number}")

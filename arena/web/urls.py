@@ -11,6 +11,8 @@ urlpatterns = [
     path("engines/<slug:name>/", engine_pages.engine_page, name="web-engine"),
     path("engines/<slug:name>/settings/", engine_pages.engine_settings,
          name="web-engine-settings"),
+    path("engines/<slug:name>/ladder/", engine_pages.engine_ladder_keep,
+         name="web-engine-ladder"),
     path("matches/", pages.match_list, name="web-matches"),
     path("matches/new/", actions.challenge, name="web-challenge"),
     path("matches/<int:match_id>/", pages.match_page, name="web-match"),

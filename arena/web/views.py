@@ -142,6 +142,7 @@ def live_game(request: HttpRequest, live_id: int) -> HttpResponse:
         north=live.north,
         live={
             "url": f"/api/live/{live.pk}/",
+            "match": live.match_id,
             "status": live.status,
             "game": game_id,
             "poll_ms": LIVE_POLL_MS,

@@ -7,6 +7,7 @@ from typing import Any
 from rest_framework import serializers
 
 from arena.api.filters import VariantField
+from arena.api.serializers import BodySerializer
 from arena.openings import DEFAULT_SUITE
 from engines.models import EngineVersion
 from tournaments.sprt import Model as SprtModel
@@ -15,7 +16,7 @@ from tournaments.versiontests.selectors import version_test_figures
 from tournaments.versiontests.services import DEFAULT_MAX_PAIRS, MAX_PAIRS_LIMIT
 
 
-class VersionTestCreateInput(serializers.Serializer[Any]):
+class VersionTestCreateInput(BodySerializer):
     """``POST /api/tests/``: ``engine`` v``version`` (default: latest active) against
     ``base_engine`` (default: the same engine) v``base_version`` (default: the latest active
     version below the new one). The bounds and error rates are checked by the service, which
@@ -38,6 +39,10 @@ class VersionTestCreateInput(serializers.Serializer[Any]):
     )
     start_suite = serializers.CharField(max_length=64, default=DEFAULT_SUITE)
     rated = serializers.BooleanField(default=False)
+
+
+class VersionTestStopInput(BodySerializer):
+    """``POST /api/tests/{id}/stop/``: no fields (an empty object, or no body at all)."""
 
 
 class VersionTestListQuery(serializers.Serializer[Any]):

@@ -374,7 +374,11 @@ def _end_pending_pairs(test: VersionTest) -> int:
 
 
 def version_test_match_event(event: MatchEnded) -> None:
-    """The in-transaction ``MatchEnded`` subscriber (``apps.VersionTestsConfig.ready``)."""
+    """The in-transaction ``MatchEnded`` subscriber (``apps.VersionTestsConfig.ready``). A
+    test's pairs are created in the ``VERSION_TEST`` dispatch class (``_top_up``), so a
+    match of another class is no pair and costs no query."""
+    if event.priority != Match.Priority.VERSION_TEST:
+        return
     version_test_match_ended(event.match_id)
 
 

@@ -23,6 +23,7 @@ from tournaments.versiontests.models import VersionTest
 from tournaments.versiontests.serializers import (
     VersionTestCreateInput,
     VersionTestListQuery,
+    VersionTestStopInput,
     version_test_data,
 )
 
@@ -87,8 +88,11 @@ class VersionTestStopApi(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(operation_id="tests_stop", request=None, responses=OpenApiTypes.OBJECT)
+    @extend_schema(
+        operation_id="tests_stop", request=VersionTestStopInput, responses=OpenApiTypes.OBJECT
+    )
     def post(self, request: Request, test_id: int) -> Response:
+        VersionTestStopInput(data=request.data).is_valid(raise_exception=True)
         _get(test_id)  # 404 first: an unknown id is not a permission question
         services.version_test_stop(test_id, user=request.user)
         return Response(version_test_data(_get(test_id), detail=True))

@@ -99,3 +99,40 @@ def test_a_replay_serves_each_moves_trace(greedy, randomer, fast_referee) -> Non
     first = data["moves"][0]["trace"]
     assert first["side"] == "S" and first["steps"][0]["op"] == "reserve"  # namua: reserve seed
     assert first["steps"][-1]["op"] == "end"
+
+
+@pytest.mark.django_db
+def test_the_live_games_of_a_match_go_once_it_ended_longer_ago_than_the_keep_period(
+        greedy, randomer, settings) -> None:
+    import datetime as dt
+
+    from django.utils import timezone
+    from django_celery_beat.models import PeriodicTask
+
+    from arena.matches import tasks
+    from arena.matches.periodic import LIVE_CLEANUP_ENTRY, LIVE_CLEANUP_TASK
+
+    settings.BAO_LIVE_KEEP_SECONDS = 300
+    now = timezone.now()
+    ended_long_ago = now - dt.timedelta(seconds=400)
+    finished = _match(greedy, randomer, status="finished", finished_at=ended_long_ago)
+    aborted = _match(greedy, randomer, status="aborted", finished_at=ended_long_ago)
+    just_finished = _match(greedy, randomer, status="finished",
+                           finished_at=now - dt.timedelta(seconds=10))
+    running = _match(greedy, randomer, status="running")
+    for match, games in ((finished, 2), (aborted, 1), (just_finished, 2), (running, 1)):
+        for index in range(1, games + 1):
+            live_game_start(match.pk, index, greedy.pk, randomer.pk, "")
+
+    assert tasks.delete_ended_live_games() == 3
+    left = sorted(LiveGame.objects.values_list("match_id", "index"))
+    assert left == [(just_finished.pk, 1), (just_finished.pk, 2), (running.pk, 1)]
+    assert Match.objects.filter(pk__in=[finished.pk, aborted.pk]).count() == 2  # only live rows
+    assert tasks.delete_ended_live_games() == 0
+    settings.BAO_LIVE_KEEP_SECONDS = 0
+    assert tasks.delete_ended_live_games() == 2
+    assert list(LiveGame.objects.values_list("match_id", flat=True)) == [running.pk]
+    # The data migration registered the job, every minute.
+    job = PeriodicTask.objects.get(name=LIVE_CLEANUP_ENTRY)
+    assert (job.task, job.enabled, job.interval.every, job.interval.period) == (
+        LIVE_CLEANUP_TASK, True, 1, "minutes")

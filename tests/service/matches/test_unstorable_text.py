@@ -78,7 +78,7 @@ def test_nul_left_in_a_record_is_stored_as_u_fffd(
 def test_a_record_the_database_refuses_aborts_the_match_with_the_reason(
     greedy, randomer, fast_referee, monkeypatch
 ) -> None:
-    def refuse(match_id, token, record):  # type: ignore[no-untyped-def]
+    def refuse(match_id, token, record, match=None):  # type: ignore[no-untyped-def]
         raise DataError("value too long for type character varying(256)")
 
     monkeypatch.setattr(runner, "match_record_result", refuse)

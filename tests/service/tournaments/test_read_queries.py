@@ -17,25 +17,31 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from arena.matches.models import Game, Match
-from tournaments import pairing
+from tournaments import pairing, selectors
 from tournaments.models import Tournament
 from tournaments.rating_services import rating_refit
 
-#: Endpoint -> the most queries one request may make.
+#: Endpoint -> the most queries one request may make. A list of matches reads the engine
+#: versions of its rows in a query of their own (``arena.matches.selectors.attach_versions``).
 BUDGET = {
-    "/api/matches/?page=1": 2,
-    "/api/matches/?engine=E0": 3,
+    "/api/matches/?page=1": 3,
+    "/api/matches/?engine=E0": 4,
     "/api/engines/e0/ratings/": 4,
     "/api/leaderboard/?variant=bao-la-kete": 4,
     # The home page: 3 leaderboards, their trends, running matches, live games, tournaments,
     # recent results and their games (arena.web.pages.home).
-    "/": 9,
+    "/": 10,
     "/api/tournaments/{t}/": 11,
     # The tournament page also lists its live games (arena.web.pages.tournament_page).
-    "/tournaments/{t}/": 14,
+    "/tournaments/{t}/": 15,
     "/api/games/{g}/": 1,
-    "/api/matches/{m}/": 2,
+    "/games/{g}/": 1,
+    "/api/matches/{m}/": 3,
 }
+#: What a request of an ended tournament's pages makes once its answer is cached
+#: (``tournaments.selectors.tournament_ended_cached``): the tournament and its match counts;
+#: the web page also its live games (none).
+CACHED_BUDGET = {"/api/tournaments/{t}/": 2, "/tournaments/{t}/": 3}
 MOVES = [{"ply": 1, "side": "S", "move": "f2-", "time_ms": 5, "clock_ms": 9995, "position": "x"}]
 
 
@@ -89,3 +95,55 @@ def test_lists_and_standings_never_read_the_move_lists(
         assert anon_client.get(url).status_code == 200
     reading_moves = [q["sql"] for q in queries if '"moves"' in q["sql"]]
     assert reading_moves == []
+
+
+@pytest.mark.parametrize("path", list(CACHED_BUDGET))
+def test_an_ended_tournament_is_answered_from_the_cache_with_the_same_body(
+    anon_client: Any, world: Any, django_assert_max_num_queries: Any, monkeypatch: Any,
+    path: str,
+) -> None:  # fmt: skip
+    url = path.format(**world(6))  # finished: 15 matches, every one ended
+    built = anon_client.get(url)
+    monkeypatch.setattr(selectors, "ENDED_CACHE_MIN_MATCHES", 1)
+    first = anon_client.get(url)  # builds and keeps it
+    with django_assert_max_num_queries(CACHED_BUDGET[path]):
+        cached = anon_client.get(url)
+    assert built.status_code == first.status_code == cached.status_code == 200
+    assert built.content == first.content == cached.content
+    assert b"Crosstable" in cached.content or b'"crosstable"' in cached.content
+
+
+def test_a_tournament_is_cached_only_once_nothing_of_it_can_change(
+    world: Any, monkeypatch: Any
+) -> None:
+    monkeypatch.setattr(selectors, "ENDED_CACHE_MIN_MATCHES", 1)
+    t = Tournament.objects.get(pk=world(4)["t"])
+    counts = selectors.tournament_match_counts(t)
+    assert counts == (6, 6, 0)
+    key = selectors.tournament_ended_key(t, counts)
+    assert key is not None and key.startswith(f"tournament-ended:{t.pk}:finished:")
+    assert selectors.tournament_ended_key(t, (7, 6, 0)) is None  # a match not ended
+    assert selectors.tournament_ended_key(t, (6, 5, 1)) is None
+    t.finished_at = dt.datetime(2026, 2, 1, tzinfo=dt.UTC)
+    assert selectors.tournament_ended_key(t, counts) not in (None, key)  # its last change
+    t.status = Tournament.Status.RUNNING
+    assert selectors.tournament_ended_key(t, counts) is None
+    t.status = Tournament.Status.CANCELLED
+    assert selectors.tournament_ended_key(t, counts) is not None
+    monkeypatch.setattr(selectors, "ENDED_CACHE_MIN_MATCHES", 7)
+    assert selectors.tournament_ended_key(t, counts) is None  # too small to be worth it
+
+
+def test_a_result_recorded_after_the_end_is_not_hidden_by_the_cache(
+    anon_client: Any, world: Any, monkeypatch: Any, make_finished_match: Any
+) -> None:
+    monkeypatch.setattr(selectors, "ENDED_CACHE_MIN_MATCHES", 1)
+    t = Tournament.objects.get(pk=world(4)["t"])
+    before = anon_client.get(f"/api/tournaments/{t.pk}/").json()
+    entries = list(t.entries.select_related("engine_version").order_by("seed_no"))
+    a, b = entries[0].engine_version, entries[1].engine_version
+    make_finished_match(a, b, ["1-0", "1-0"], tournament=t, round=1)
+    after = anon_client.get(f"/api/tournaments/{t.pk}/").json()
+    assert after["progress"]["matches_total"] == before["progress"]["matches_total"] + 1
+    assert after["progress"]["games_played"] == before["progress"]["games_played"] + 2
+    assert after["crosstable"] != before["crosstable"]

@@ -197,6 +197,8 @@ def test_setup_periodic_tasks_prints_each_job_and_its_interval_once() -> None:
         "tournaments: ladder matchmaking: tournaments.tasks.ladder_fill_all every minute",
         "matches: requeue expired leases: arena.matches.tasks.requeue_expired_leases "
         "every 10 seconds",
+        "matches: delete ended live games: arena.matches.tasks.delete_ended_live_games "
+        "every minute",
         "version tests: settle and queue pairs: "
         "tournaments.versiontests.tasks.refresh_version_tests every minute",
     ]

@@ -2,7 +2,8 @@
 
 Registers by dotted task name, one django-celery-beat row each, every minute:
 ``tournaments.tasks.start_due_tournaments``, ``tournaments.tasks.refit_stale_ratings``,
-``arena.matches.tasks.requeue_expired_leases`` and
+``arena.matches.tasks.requeue_expired_leases`` (every ``BAO_REQUEUE_SCAN_SECONDS``),
+``arena.matches.tasks.delete_ended_live_games``, ``tournaments.tasks.ladder_fill_all`` and
 ``tournaments.versiontests.tasks.refresh_version_tests``.
 The data migrations do the same at ``migrate``; this command repairs a schedule edited in the
 admin.
@@ -22,7 +23,8 @@ from tournaments.versiontests import periodic as versiontests_periodic
 class Command(BaseCommand):
     help = (
         "Register the beat jobs (start due tournaments, refit stale ratings, requeue expired "
-        "match leases, settle and queue version-test pairs, ladder matchmaking)."
+        "match leases, delete the live games of ended matches, settle and queue version-test "
+        "pairs, ladder matchmaking)."
     )
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -31,6 +33,7 @@ class Command(BaseCommand):
             tournaments_periodic.ensure_refit_task(),
             tournaments_periodic.ensure_ladder_task(),
             matches_periodic.ensure_periodic_tasks(),
+            matches_periodic.ensure_live_cleanup_task(),
             versiontests_periodic.ensure_periodic_tasks(),
         )
         for task in tasks:

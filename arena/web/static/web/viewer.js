@@ -6,7 +6,8 @@
  * notation and the trace steps give into the pits. No dependencies.
  *
  * Keys: Left/Right a ply, Home/End the start/end, space play/pause. Links #ply-N select a ply.
- * Live pages (data.live) poll data.live.url?since=N about once a second until the game ends.
+ * Live pages (data.live) poll data.live.url?since=N about once a second until the game ends
+ *   (or the live row is gone: 404, a few minutes after the match ended).
  */
 (function () {
   "use strict";
@@ -276,7 +277,18 @@
     var live = data.live;
     var url = live.url + "?since=" + moves.length;
     fetch(url, { headers: { Accept: "application/json" } })
-      .then(function (response) { return response.ok ? response.json() : null; })
+      .then(function (response) {
+        if (response.status === 404) {
+          // The live row goes a few minutes after its match ended: the match page has the replay.
+          live.gone = true;
+          var status = $("live-status");
+          status.className = "status finished";
+          status.textContent = "over";
+          $("replay-link").innerHTML = '&middot; <a href="/matches/' + live.match + '/">the match and its replays</a>';
+          return null;
+        }
+        return response.ok ? response.json() : null;
+      })
       .then(function (game) {
         if (!game) return;
         var following = state.ply === moves.length && !state.playing;
@@ -297,6 +309,7 @@
       })
       .catch(function () { /* a missed poll is retried on the next tick */ })
       .then(function () {
+        if (data.live.gone) return;
         if (data.live.status === "running" || !data.live.game) setTimeout(poll, data.live.poll_ms);
       });
   }

@@ -57,7 +57,9 @@ def test_each_recorded_pair_is_counted_once_and_replaced(
     assert (test.wins, test.draws, test.losses) == (1, 1, 0)
     assert test.pairs_created == 4 and len(_pending(test)) == pairs_in_flight
     # The hook again (a redelivered message, a second call) and the same record again: no-ops.
-    publish_match_ended(MatchEnded(first.pk, "finished", "bao-la-kete", None, False))
+    publish_match_ended(
+        MatchEnded(first.pk, "finished", "bao-la-kete", None, False, first.priority)
+    )
     assert services.version_test_match_ended(first.pk) is False
     assert record_pair(first, "WD") is False
     assert record_pair(second, "LL") is True

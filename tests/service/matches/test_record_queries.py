@@ -1,0 +1,143 @@
+"""Recording a result costs a fixed, small number of queries (issue 19): the games in one
+insert, the status in one conditional UPDATE (the lease check), the tournament's progress
+without a query per entry or match, and after commit only the rating refit request.
+
+Inside a test the recording transaction is a savepoint of the test's: each count below includes
+its SAVEPOINT and RELEASE statements (two that production does not send).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from arena.matches.leases import Claim, match_claim
+from arena.matches.models import Game, Match
+from arena.matches.services import match_create, match_record_result
+from tournaments.models import RatingPool
+
+pytestmark = pytest.mark.django_db
+
+PLIES = 56
+
+
+@pytest.fixture(autouse=True)
+def _no_broker(monkeypatch: Any) -> list[tuple[str, Any]]:
+    """Tasks sent are noted, not sent (run_match, the refit, the ladder's top-up)."""
+    from arena.matches import tasks as match_tasks
+    from tournaments import tasks as tournament_tasks
+
+    sent: list[tuple[str, Any]] = []
+    for task in (match_tasks.run_match, tournament_tasks.refit_ratings,
+                 tournament_tasks.ladder_fill):  # fmt: skip
+        monkeypatch.setattr(
+            task, "apply_async", lambda name=task.name, **kw: sent.append((name, kw["args"]))
+        )
+    return sent
+
+
+def _record(match: Match) -> dict[str, Any]:
+    """A referee record of three 56-ply games: A wins game 1, B game 2, game 3 drawn."""
+    a, b = str(match.engine_a), str(match.engine_b)
+    moves = [
+        {"ply": n, "side": "S" if n % 2 else "N", "move": "f2-", "time_ms": 40,
+         "clock_ms": 9_000, "position": "p" * 70, "info": ["depth 6 score 12"]}
+        for n in range(1, PLIES + 1)
+    ]  # fmt: skip
+    games = [
+        {"index": i, "south": s, "north": n, "winner": s if r == "1-0" else None, "result": r,
+         "termination": "bao_hamna", "plies": PLIES, "moves": moves, "start_position": "s",
+         "final_position": "f", "started_at": "2026-01-01T00:00:00+00:00", "duration_ms": 9000}
+        for i, (s, n, r) in enumerate(((a, b, "1-0"), (b, a, "1-0"), (a, b, "1/2-1/2")), 1)
+    ]  # fmt: skip
+    return {"engines": [a, b], "games": games, "score": [1.5, 1.5], "winner": None}
+
+
+def _claimed(match: Match) -> tuple[Match, Claim]:
+    claim = match_claim(match.pk, lease_seconds=900)
+    assert claim is not None
+    # What the runner holds when it records (arena.matches.runner.play_claimed).
+    loaded = Match.objects.select_related("engine_a__engine", "engine_b__engine").get(pk=match.pk)
+    return loaded, claim
+
+
+def _assert_recorded(match: Match) -> None:
+    match.refresh_from_db()
+    assert (match.status, match.score_a, match.score_b, match.winner_id) == (
+        "finished", 1.5, 1.5, None
+    )
+    games = list(Game.objects.filter(match=match).order_by("index"))
+    assert [(g.index, g.south_id, g.north_id, g.winner_id, g.result, g.rated) for g in games] == [
+        (1, match.engine_a_id, match.engine_b_id, match.engine_a_id, "1-0", True),
+        (2, match.engine_b_id, match.engine_a_id, match.engine_b_id, "1-0", True),
+        (3, match.engine_a_id, match.engine_b_id, None, "1/2-1/2", True),
+    ]
+    assert all(len(g.moves) == PLIES for g in games)
+
+
+def test_a_rated_result_takes_four_queries_and_two_after_commit(
+    greedy: Any, randomer: Any, django_assert_max_num_queries: Any,
+    django_capture_on_commit_callbacks: Any, _no_broker: Any,
+) -> None:  # fmt: skip
+    RatingPool.objects.create(variant="bao-la-kete")
+    match, claim = _claimed(match_create(
+        engine_a=greedy, engine_b=randomer, variant="kete", time_control="10+0.1"
+    ))  # fmt: skip
+    _no_broker.clear()
+    record = _record(match)
+    # SAVEPOINT, the status UPDATE, the games' INSERT, RELEASE; then the refit request.
+    with (
+        django_capture_on_commit_callbacks(execute=False) as after_commit,
+        django_assert_max_num_queries(4),
+    ):
+        assert match_record_result(match.pk, claim.token, record, match=match)
+    with django_assert_max_num_queries(2):
+        for callback in after_commit:
+            callback()
+    _assert_recorded(match)
+    assert RatingPool.objects.get(variant="bao-la-kete").requested == 1
+    assert sorted(name for name, _ in _no_broker) == [
+        "tournaments.tasks.ladder_fill", "tournaments.tasks.refit_ratings"
+    ]
+    # Exactly once: the same result again writes nothing, with the row or without.
+    match = Match.objects.select_related("engine_a__engine", "engine_b__engine").get(pk=match.pk)
+    with django_assert_max_num_queries(6):  # UPDATE, SELECT: nothing is ours any more
+        assert not match_record_result(match.pk, claim.token, record, match=match)
+        assert not match_record_result(match.pk, claim.token, record)
+    assert Game.objects.filter(match=match).count() == 3
+
+
+def test_without_the_row_one_query_reads_it(
+    greedy: Any, randomer: Any, django_assert_max_num_queries: Any
+) -> None:
+    match, claim = _claimed(match_create(
+        engine_a=greedy, engine_b=randomer, variant="kete", time_control="10+0.1"
+    ))  # fmt: skip
+    with django_assert_max_num_queries(5):
+        assert match_record_result(match.pk, claim.token, _record(match))
+    _assert_recorded(match)
+
+
+def test_a_round_robin_result_adds_three_queries_for_its_tournament(
+    greedy: Any, randomer: Any, searcher: Any, alice: Any,
+    django_assert_max_num_queries: Any, django_capture_on_commit_callbacks: Any,
+) -> None:  # fmt: skip
+    from tournaments.services import tournament_create, tournament_start
+
+    alice.is_staff = True
+    alice.save()
+    cup = tournament_create(
+        name="Cup", variant="kete", engines=["greedy", "random", "search"],
+        time_control="10+0.1", created_by=alice,
+    )  # fmt: skip
+    assert tournament_start(cup.pk)
+    first, *rest = cup.matches.order_by("id")
+    match, claim = _claimed(first)
+    # As a rated match, and the tournament row locked with its creator, its entries read
+    # once (withdrawals), one EXISTS for an unfinished match: no query per entry or match.
+    with django_capture_on_commit_callbacks(execute=True), django_assert_max_num_queries(7):
+        assert match_record_result(match.pk, claim.token, _record(match), match=match)
+    _assert_recorded(match)
+    cup.refresh_from_db()
+    assert cup.status == "running" and len(rest) == 2
