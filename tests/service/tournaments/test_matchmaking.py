@@ -141,6 +141,27 @@ def test_simulate_prints_checkpoints_as_json(capsys):
     assert json.loads(capsys.readouterr().out)["checkpoints"] == checkpoints  # seeded
 
 
+def test_spread_replays_the_same_true_ratings_under_other_draws(capsys):
+    argv = ["spread", "--players", "10", "--matches", "400", "--seed", "2", "--draws", "3",
+            "--json"]  # fmt: skip
+    assert ladder.main(argv) == 0
+    rows = json.loads(capsys.readouterr().out)["draws"]
+    assert [r["draw"] for r in rows] == [1, 2, 3]
+    reached = [r[k] for r in rows for k in ("ladder", "round_robin") if r[k] is not None]
+    assert reached and all(x % 100 == 0 and 100 <= x <= 400 for x in reached)
+    # Each draw is the simulation of the same players under that draw's results: the first
+    # crossing it reports is the one its checkpoints show.
+    checkpoints = ladder.simulate(10, 400, 2, draw="/draw-2")
+    assert rows[1]["round_robin"] == ladder.matches_to_reach(checkpoints, "tau_round_robin")
+    assert ladder.simulate(10, 100, 2, draw="/draw-1") != ladder.simulate(10, 100, 2)
+    assert ladder.main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["draws"] == rows  # seeded
+    with pytest.raises(SystemExit) as caught:
+        ladder.main(["spread", "--players", "10", "--matches", "100", "--seed", "1",
+                     "--draws", "0"])  # fmt: skip
+    assert caught.value.code == 2
+
+
 def test_simulate_refuses_a_field_of_one(capsys):
     with pytest.raises(SystemExit) as caught:
         ladder.main(["simulate", "--players", "1", "--matches", "10", "--seed", "1"])
