@@ -19,7 +19,8 @@ Two sections:
   ``GET /api/tournaments/{id}/`` and ``GET /api/leaderboard/`` through the test client.
 * ``start``: starting a round robin of ``--engines`` (``tournament_start``: every round's
   matches created, and queued when the transaction commits on ``CELERY_BROKER_URL``, default
-  an in-memory broker), s, and its number of queries.
+  an in-memory broker), s, its number of queries, the split create / commit / publish and the
+  broker messages sent; ``--repeat`` times (a new tournament each time), best and median.
 * ``record``: recording results as a worker does once the referee is done
   (``match_record_result`` under the match's lease with the row the runner loaded, then the
   metrics the runner counts): every
@@ -38,7 +39,7 @@ Usage::
     python benchmarks/bench_service.py [endpoints] [--games 1000 20000] [--repeat 5]
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/bao_w19 python benchmarks/bench_service.py
     python benchmarks/bench_service.py tournament [--engines 16] [--seed 1]
-    python benchmarks/bench_service.py start [--engines 64]
+    python benchmarks/bench_service.py start [--engines 64] [--repeat 5]
     python benchmarks/bench_service.py record [--engines 12] [--matches 60]
 """
 
@@ -623,9 +624,11 @@ def tournament_section(engines: int, seed: int) -> None:
 # --- the start section -----------------------------------------------------------------------
 
 
-def start_section(engines: int) -> None:
+def start_section(engines: int, repeat: int) -> None:
     """Time starting a round robin of ``engines`` (``tournament_start``: every round's matches
-    created and queued on a memory broker) and count its queries."""
+    created, and queued when the transaction commits on ``CELERY_BROKER_URL``, default an
+    in-memory broker), ``repeat`` times (a new tournament of the same engines each time), with
+    its queries, its split (create / commit / publish) and the broker messages it sent."""
     var = tempfile.mkdtemp(prefix="bao-bench-service-")
     url = os.environ.get("DATABASE_URL", "")
     if url.startswith(("postgres://", "postgresql://")):
@@ -636,37 +639,80 @@ def start_section(engines: int) -> None:
     from django.db import connection
 
     call_command("migrate", verbosity=0)
+    from arena.celery import registered_task
     from arena.matches.models import Match
+    from arena.matches.services import RUN_MATCH_TASK
     from engines.models import Engine, EngineVersion
     from tournaments import services
 
-    for i in range(engines):
+    broker = os.environ["CELERY_BROKER_URL"].split("://")[0]
+    names = [f"engine{i:02d}" for i in range(engines)]
+    for i, name in enumerate(names):
         owner = get_user_model().objects.create(username=f"owner{i}")
-        engine = Engine.objects.create(owner=owner, name=f"engine{i:02d}")
+        engine = Engine.objects.create(owner=owner, name=name)
         EngineVersion.objects.create(engine=engine, number=1, status="active",
                                      original_filename="x", sha256="0" * 64, size_bytes=1,
                                      storage_path="x", variants=[VARIANT])  # fmt: skip
-    t = services.tournament_create(
-        name="bench", variant=VARIANT, engines=[f"engine{i:02d}" for i in range(engines)],
-        time_control="10+0.1", start_at=dt.datetime.now(dt.UTC) + dt.timedelta(days=1),
-    )  # fmt: skip
+    # Loading the Celery app (its first registered_task: about 0.5 s) is left out: a worker
+    # (where beat's start job runs) or a web process that queued anything before has paid it.
+    run_match = registered_task(RUN_MATCH_TASK)
+    real_commit, real_hooks = connection.commit, connection.run_and_clear_commit_hooks
+    real_send = run_match.apply_async
     executed: list[str] = []
+    # The split: the commit of tournament_start's transaction, and the publish pass of its
+    # on-commit callbacks (the run_match wake-ups and their bookkeeping); the rest is creating
+    # (pairing, checks, the bulk insert).
+    spent = {"commit": 0.0, "publish": 0.0, "sends": 0.0}
 
     def count(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
         executed.append(sql)
         return execute(sql, params, many, context)
 
-    start = time.perf_counter()
-    with connection.execute_wrapper(count):
-        services.tournament_start(t.pk, now=dt.datetime.now(dt.UTC) + dt.timedelta(days=2))
-    elapsed = time.perf_counter() - start
-    matches = Match.objects.filter(tournament=t).count()
-    queued = Match.objects.filter(tournament=t, queued_at__isnull=False).count()
-    print(
-        f"{connection.vendor}: starting a {engines}-engine round robin ({matches:,} matches, "
-        f"{queued:,} queued): {elapsed:.2f} s, {len(executed):,} queries; "
-        f"load average {os.getloadavg()[0]:.1f}"
-    )
+    def timed_commit() -> None:
+        began = time.perf_counter()
+        real_commit()
+        spent["commit"] += time.perf_counter() - began
+
+    def timed_hooks() -> None:
+        began = time.perf_counter()
+        try:
+            real_hooks()
+        finally:
+            spent["publish"] += time.perf_counter() - began
+
+    def counted_send(*args: Any, **kwargs: Any) -> Any:
+        spent["sends"] += 1
+        return real_send(*args, **kwargs)
+
+    connection.commit = timed_commit  # type: ignore[method-assign]
+    connection.run_and_clear_commit_hooks = timed_hooks  # type: ignore[method-assign]
+    run_match.apply_async = counted_send  # type: ignore[method-assign]
+    totals: list[float] = []
+    for run in range(1, repeat + 1):
+        t = services.tournament_create(
+            name=f"bench {run}", variant=VARIANT, engines=names, time_control="10+0.1",
+            start_at=dt.datetime.now(dt.UTC) + dt.timedelta(days=1),
+        )  # fmt: skip
+        executed.clear()
+        spent.update(commit=0.0, publish=0.0, sends=0.0)
+        start = time.perf_counter()
+        with connection.execute_wrapper(count):
+            services.tournament_start(t.pk, now=dt.datetime.now(dt.UTC) + dt.timedelta(days=2))
+        elapsed = time.perf_counter() - start
+        totals.append(elapsed)
+        matches = Match.objects.filter(tournament=t).count()
+        queued = Match.objects.filter(tournament=t, queued_at__isnull=False).count()
+        create = elapsed - spent["commit"] - spent["publish"]
+        print(
+            f"{connection.vendor}, broker {broker}: starting a {engines}-engine round robin "
+            f"({matches:,} matches, {queued:,} queued): {elapsed:.2f} s, {len(executed):,} "
+            f"queries (create {create:.2f} s, commit {spent['commit']:.2f} s, publish "
+            f"{spent['publish']:.2f} s: {int(spent['sends']):,} broker messages); "
+            f"load average {os.getloadavg()[0]:.1f}"
+        )
+    if repeat > 1:
+        print(f"best {min(totals):.2f} s, median {statistics.median(totals):.2f} s "
+              f"over {repeat}")  # fmt: skip
     shutil.rmtree(var, ignore_errors=True)
 
 
@@ -851,7 +897,7 @@ def main() -> None:
     if args.section == "tournament":
         tournament_section(args.engines, args.seed)
     elif args.section == "start":
-        start_section(args.engines)
+        start_section(args.engines, args.repeat)
     elif args.section == "record":
         record_section(args.engines, args.matches, args.seed)
     elif args.section == "gunicorn":

@@ -35,8 +35,9 @@ class UidLease:
 
     On lease, leftovers of a crashed referee still running under the uid are killed first:
     ``/proc`` is scanned for them, unless the last holder released the uid as clean (it saw
-    every process of it gone; a holder that died never did, so its uid is scanned). The scan
-    costs milliseconds on a busy host, at every engine start.
+    every process of it gone; a holder that died never did, so its uid is scanned) or the uid
+    was never leased from ``lock_dir`` (its lock file is made by this lease). The scan costs
+    milliseconds on a busy host.
     Raises ``LookupError`` when every uid of the range is leased.
     """
 
@@ -46,14 +47,22 @@ class UidLease:
         start = (os.getpid() * 7919 + time.monotonic_ns()) % count
         for i in range(count):
             uid = base + (start + i) % count
-            fd = os.open(lock_dir / str(uid), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            path = lock_dir / str(uid)
+            try:
+                # A lock file made now: no referee of this lock_dir ever held the uid, so none
+                # can have left a process under it (a crashed holder leaves its file behind).
+                fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+                fresh = True
+            except FileExistsError:
+                fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+                fresh = False
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 os.close(fd)
                 continue
             self.uid, self._fd = uid, fd
-            clean = os.pread(fd, len(CLEAN) + 1, 0) == CLEAN
+            clean = fresh or os.pread(fd, len(CLEAN) + 1, 0) == CLEAN
             os.ftruncate(fd, 0)  # dirty while held, until a clean release
             if not clean and pids_of_uid(uid):
                 kill_uid(uid)

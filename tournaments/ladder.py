@@ -19,6 +19,13 @@ engine not yet rated counts at the pool mean).
 Output: one line per checkpoint, then for each schedule the matches it needed to reach tau 0.9
 (``--json``: ``{"checkpoints": [{"matches", "games", "tau_ladder", "tau_round_robin"}, ...]}``;
 ``games`` is the ladder's game count).
+
+``python -m tournaments.ladder spread --players N --matches M --seed S --draws D [--json]``
+keeps the true ratings of seed ``S`` and plays both schedules again under ``D`` other draws of
+the game results (and of the matchmaker's own choices), printing for each draw the first
+checkpoint at which each schedule reaches tau 0.9, then their means. It separates what the
+schedule does from the luck of one draw: on one set of true ratings the round robin alone
+crosses anywhere in a range about three times as wide as its low end.
 """
 
 from __future__ import annotations
@@ -144,16 +151,25 @@ def round_robin_schedule(
                 yield best_of_three(true, players[pairing.a], players[pairing.b], rng)
 
 
-def simulate(players: int, matches: int, seed: int, slots: int = 4) -> list[dict[str, float]]:
-    """The checkpoints of one simulation (see the module docstring). Raises ``ValueError`` for
-    fewer than 2 players, fewer than 1 match or fewer than 1 slot."""
-    if players < 2 or matches < 1 or slots < 1:
-        raise ValueError("need at least 2 players, 1 match and 1 slot")
+def true_ratings(players: int, seed: int) -> dict[str, float]:
+    """The simulated players ``p01..pNN`` of ``seed`` with their true ratings (Elo)."""
     names = [f"p{i:02d}" for i in range(1, players + 1)]
     rng = random.Random(f"bao-arena/ladder-simulate/{seed}")
-    true = {n: rng.gauss(TRUE_MEAN, TRUE_SD) for n in names}
-    ladder = ladder_schedule(names, true, slots, random.Random(f"{seed}/ladder"))
-    baseline = round_robin_schedule(names, true, random.Random(f"{seed}/round-robin"))
+    return {n: rng.gauss(TRUE_MEAN, TRUE_SD) for n in names}
+
+
+def simulate(
+    players: int, matches: int, seed: int, slots: int = 4, draw: str = ""
+) -> list[dict[str, float]]:
+    """The checkpoints of one simulation (see the module docstring). ``draw`` names another
+    draw of the results on the same true ratings ("" is the seed's own). Raises ``ValueError``
+    for fewer than 2 players, fewer than 1 match or fewer than 1 slot."""
+    if players < 2 or matches < 1 or slots < 1:
+        raise ValueError("need at least 2 players, 1 match and 1 slot")
+    true = true_ratings(players, seed)
+    names = list(true)
+    ladder = ladder_schedule(names, true, slots, random.Random(f"{seed}{draw}/ladder"))
+    baseline = round_robin_schedule(names, true, random.Random(f"{seed}{draw}/round-robin"))
     ladder_games: list[Game] = []
     baseline_games: list[Game] = []
     checkpoints: list[dict[str, float]] = []
@@ -177,18 +193,64 @@ def matches_to_reach(checkpoints: Sequence[dict[str, float]], key: str) -> int |
     return next((int(c["matches"]) for c in checkpoints if c[key] >= TARGET_TAU), None)
 
 
+def spread(
+    players: int, matches: int, seed: int, draws: int, slots: int = 4
+) -> list[dict[str, int | None]]:
+    """For each of ``draws`` draws of the results on the true ratings of ``seed``:
+    ``{"draw", "ladder", "round_robin"}``, the matches each schedule needed to reach tau 0.9
+    (None: not within ``matches``). Raises ``ValueError`` as :func:`simulate`, and for fewer
+    than 1 draw."""
+    if draws < 1:
+        raise ValueError("need at least 1 draw")
+    out: list[dict[str, int | None]] = []
+    for k in range(1, draws + 1):
+        checkpoints = simulate(players, matches, seed, slots, draw=f"/draw-{k}")
+        out.append(
+            {
+                "draw": k,
+                "ladder": matches_to_reach(checkpoints, "tau_ladder"),
+                "round_robin": matches_to_reach(checkpoints, "tau_round_robin"),
+            }
+        )
+    return out
+
+
+def _spread_main(args: argparse.Namespace) -> int:
+    rows = spread(args.players, args.matches, args.seed, args.draws, args.slots)
+    if args.json:
+        print(json.dumps({"draws": rows}))
+        return 0
+    print(f"{'draw':>5} {'ladder':>7} {'round robin':>12}")
+    for row in rows:
+        print(f"{row['draw']:>5} {row['ladder'] or '-':>7} {row['round_robin'] or '-':>12}")
+    reached = [(r["ladder"], r["round_robin"]) for r in rows if r["ladder"] and r["round_robin"]]
+    if reached:
+        ladder = sum(a for a, _ in reached) / len(reached)
+        baseline = sum(b for _, b in reached) / len(reached)
+        print(
+            f"mean over {len(reached)} draws reaching tau {TARGET_TAU}: ladder {ladder:.0f}, "
+            f"round robin {baseline:.0f} (ratio {ladder / baseline:.2f})"
+        )
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line; exit status 0, or 2 with a one-line error for bad arguments."""
     parser = argparse.ArgumentParser(prog="python -m tournaments.ladder")
     commands = parser.add_subparsers(dest="command", required=True)
     sim = commands.add_parser("simulate", help="matchmaker against a round robin, simulated")
-    sim.add_argument("--players", type=int, required=True)
-    sim.add_argument("--matches", type=int, required=True)
-    sim.add_argument("--seed", type=int, required=True)
-    sim.add_argument("--slots", type=int, default=4, help="ladder matches per batch (4)")
-    sim.add_argument("--json", action="store_true")
+    spr = commands.add_parser("spread", help="the same true ratings under other draws")
+    for sub in (sim, spr):
+        sub.add_argument("--players", type=int, required=True)
+        sub.add_argument("--matches", type=int, required=True)
+        sub.add_argument("--seed", type=int, required=True)
+        sub.add_argument("--slots", type=int, default=4, help="ladder matches per batch (4)")
+        sub.add_argument("--json", action="store_true")
+    spr.add_argument("--draws", type=int, default=8, help="draws of the results (8)")
     args = parser.parse_args(argv)
     try:
+        if args.command == "spread":
+            return _spread_main(args)
         checkpoints = simulate(args.players, args.matches, args.seed, args.slots)
     except ValueError as error:
         parser.error(str(error))

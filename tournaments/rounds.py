@@ -205,25 +205,43 @@ def _pair_round(
 ) -> list[dict[str, Any]]:
     """Write round ``step``'s byes and forfeits and make it the current round; returns its
     matches to create (``match_create`` arguments) for ``_create_matches``."""
-    for player in step.byes:
+    unplayed, specs = _round_rows(tournament, entries, step)
+    for row in unplayed:
         UnplayedResult.objects.get_or_create(
-            tournament=tournament, round=step.number, entry=entries[player],
-            defaults={"kind": UnplayedResult.Kind.BYE},
-        )
-    for p in step.forfeits:
-        UnplayedResult.objects.get_or_create(
-            tournament=tournament, round=step.number, entry=entries[p.a],
-            defaults={"kind": UnplayedResult.Kind.FORFEIT, "opponent": entries[p.b]},
-        )
-    Tournament.objects.filter(pk=tournament.pk).update(current_round=step.number)
-    tournament.current_round = step.number
-    return [
+            tournament=tournament, round=row.round, entry=row.entry,
+            defaults={"kind": row.kind, "opponent": row.opponent},
+        )  # fmt: skip
+    _set_current_round(tournament, step.number)
+    return specs
+
+
+def _round_rows(
+    tournament: Tournament, entries: Sequence[TournamentEntry], step: Round
+) -> tuple[list[UnplayedResult], list[dict[str, Any]]]:
+    """Round ``step`` as rows, nothing written: its byes and forfeits (unsaved), and its
+    matches to create (``match_create`` arguments)."""
+    unplayed = [
+        UnplayedResult(tournament=tournament, round=step.number, entry=entries[player],
+                       kind=UnplayedResult.Kind.BYE)
+        for player in step.byes
+    ] + [
+        UnplayedResult(tournament=tournament, round=step.number, entry=entries[p.a],
+                       kind=UnplayedResult.Kind.FORFEIT, opponent=entries[p.b])
+        for p in step.forfeits
+    ]  # fmt: skip
+    specs = [
         {"engine_a": entries[p.a].engine_version, "engine_b": entries[p.b].engine_version,
          "variant": tournament.variant, "time_control": tournament.time_control,
          "rated": tournament.rated, "tournament": tournament, "round": step.number,
          "best_of": step.best_of, "start_suite": _start_suite(tournament, step)}
         for p in step.pairings
     ]  # fmt: skip
+    return unplayed, specs
+
+
+def _set_current_round(tournament: Tournament, number: int) -> None:
+    Tournament.objects.filter(pk=tournament.pk).update(current_round=number)
+    tournament.current_round = number
 
 
 def _create_matches(tournament: Tournament, specs: list[dict[str, Any]]) -> int:
@@ -264,11 +282,18 @@ def start_rounds(tournament: Tournament) -> int:
     fmt = get_format(tournament.format)
     if not fmt.known_up_front:
         return _pair_until_busy(tournament)
+    # Every round at once: one bulk insert of the byes and forfeits, one of the matches, and
+    # the last round's number (a round adds no query).
+    unplayed: list[UnplayedResult] = []
     specs: list[dict[str, Any]] = []
-    step = fmt.first_round(field_of(tournament, entries))
-    while isinstance(step, Round):
-        specs += _pair_round(tournament, entries, step)
-        step = fmt.next_round(field_of(tournament, entries), ())
+    steps = fmt.rounds_up_front(field_of(tournament, entries))
+    for step in steps:
+        round_unplayed, round_specs = _round_rows(tournament, entries, step)
+        unplayed += round_unplayed
+        specs += round_specs
+    UnplayedResult.objects.bulk_create(unplayed, ignore_conflicts=True)
+    if steps:
+        _set_current_round(tournament, steps[-1].number)
     created = _create_matches(tournament, specs)
     if not _busy(tournament):
         _finish(tournament)

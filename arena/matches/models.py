@@ -36,8 +36,10 @@ class Match(models.Model):
     variant's standard start), drawn once at creation from the suite named ``start_suite``
     (``arena.openings``; ``"standard"`` for none) by the seed, so a retried attempt plays the
     same start; games 1 and 2 play it with colours swapped. ``attempts`` counts claims by
-    workers (bounded retries of infrastructure faults). ``queued_at`` is when a ``run_match``
-    task was last sent, so the requeue job can tell a pending match whose message was lost.
+    workers (bounded retries of infrastructure faults). ``queued_at`` is when the match was last
+    queued (a ``run_match`` wake-up sent for it or for its batch, whose slots chain to the rest:
+    ``arena.matches.services.matches_enqueue_ids``), so the requeue job can tell a pending match
+    whose message was lost.
 
     Dispatch (``arena.matches.dispatch``): ``priority`` is the class (lower first);
     ``submitter`` is the user whose fair share the match uses (the challenger, the tournament's

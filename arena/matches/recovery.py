@@ -4,10 +4,15 @@
 A match can be left behind in two ways: its worker died or hung (killed, out of memory, machine
 lost, referee loop stuck), so it stays ``running`` with a lease that is no longer renewed; or its
 ``run_match`` message never reached the broker (broker down at commit time) or was lost, so it
-stays ``pending``. The job sends a new message for each (a message only wakes a slot, which
-claims by the dispatcher's order, so extra messages are harmless). A pending match queued more
-than ``settings.BAO_LOST_MESSAGE_SECONDS`` ago may just be waiting behind others: those are
-re-sent at most ``LOST_BATCH`` per scan, enough to wake idle slots without flooding the broker.
+stays ``pending``. The job queues them again in one pass (``matches_enqueue_ids``: a wake-up
+per worker slot at most, since a message only wakes a slot, which claims by the dispatcher's
+order and wakes the next while work remains; extra messages are harmless). A pending match
+queued more than ``settings.BAO_LOST_MESSAGE_SECONDS`` ago may just be waiting behind others
+(a batch's matches share a few wake-ups): those are queued again at most ``LOST_BATCH`` per
+scan, and, once workers have announced their slots, only as many as there are idle slots: while
+every slot is busy the chain of wake-ups is alive (each claim wakes the next), and a re-wake
+would only add a message that chains on until the queue drains, one more per scan for as long
+as a backlog lasts. Slots idle while matches wait is what a lost chain looks like.
 A match that has used up its attempts is aborted instead of being tried forever. The same job
 re-sends engine validations that never reached a worker (``engines.services``).
 """
@@ -24,7 +29,8 @@ from django.utils import timezone
 
 from arena.matches.leases import max_attempts, pending_or_expired
 from arena.matches.models import Match
-from arena.matches.services import match_abort, match_enqueue
+from arena.matches.selectors import live_slots
+from arena.matches.services import match_abort, matches_enqueue_ids
 from engines.services import validations_resend_lost
 
 log = logging.getLogger(__name__)
@@ -70,6 +76,18 @@ def long_queued() -> Q:
     return Q(status=Match.Status.PENDING, queued_at__lt=timezone.now() - _lost_message_age())
 
 
+def _idle_slots(most: int) -> int:
+    """How many long-queued matches to wake (module docstring): ``most`` while no worker has
+    announced its slots, else the live slots not playing a match with a valid lease, at most
+    ``most``."""
+    slots = live_slots()
+    if slots == 0:
+        return most
+    now = timezone.now()
+    busy = Match.objects.filter(status=Match.Status.RUNNING, lease_expires_at__gte=now).count()
+    return max(0, min(most, slots - busy))
+
+
 def matches_requeue_stale() -> RequeueReport:
     """Abort the matches nobody plays that have used up their attempts, then queue again every
     other stale match (``stale_matches``). Idempotent: a second run finds nothing to do."""
@@ -84,10 +102,8 @@ def matches_requeue_stale() -> RequeueReport:
         Match.objects.filter(stale_matches(), attempts__lt=limit).values_list("pk", flat=True)
     )
     waiting = Match.objects.filter(long_queued(), attempts__lt=limit).order_by("queued_at", "pk")
-    stale += list(waiting.values_list("pk", flat=True)[:LOST_BATCH])
-    for match_id in stale:
-        if match_enqueue(match_id):
-            report.requeued.append(match_id)
+    stale += list(waiting.values_list("pk", flat=True)[: _idle_slots(LOST_BATCH)])
+    report.requeued = matches_enqueue_ids(stale)  # one pass: a wake-up per slot at most
     if report.requeued or report.aborted:
         log.info("requeue: queued %s, aborted %s", report.requeued, report.aborted)
     report.validations = validations_resend_lost()

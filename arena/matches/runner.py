@@ -1,9 +1,11 @@
 """Playing matches on a worker: claim, play with the referee under a lease keeper, record once.
 
 ``execute_next`` is the body of the ``run_match`` task: a free slot claims the match the
-dispatcher picks (``arena.matches.dispatch``; the message's match id is only a hint) and plays
-it. ``execute_match`` claims one given match (tests, tools). Both take a referee configuration
-of their own for tests (``sandbox=off`` for speed). Outcomes:
+dispatcher picks (``arena.matches.dispatch``; the message's match id is only a hint), sends the
+wake-up of the next slot while more is claimable (the chain that runs a batch queued with a
+wake-up per slot, ``services.matches_enqueue_ids``) and plays it. ``execute_match`` claims one
+given match (tests, tools). Both take a referee configuration of their own for tests
+(``sandbox=off`` for speed). Outcomes:
 
 * ``skipped``: nothing claimable (done, aborted, leased by a live worker, out of attempts, gone);
 * ``recorded``: this run wrote the result;
@@ -50,7 +52,12 @@ from arena.matches.leases import (
 from arena.matches.limits import match_limits
 from arena.matches.live import LivePublisher
 from arena.matches.models import Match
-from arena.matches.services import match_abort, match_enqueue, match_record_result
+from arena.matches.services import (
+    match_abort,
+    match_enqueue,
+    match_record_result,
+    match_wake_next,
+)
 from arena.matches.timeloss import report_jump
 from arena.referee import MatchControl, MatchStopped, RefereeConfig, TimeControl, play_match
 from arena.terminations import Termination
@@ -353,9 +360,17 @@ def claim_next(hint: int | None = None, *, worker: str = "") -> Claim | None:
 def execute_next(
     hint: int | None = None, *, worker: str = "", config: RefereeConfig | None = None
 ) -> RunOutcome:
-    """A free slot's turn: claim the dispatcher's pick (``claim_next``) and play it; ``skipped``
-    when nothing is claimable. Raises ``ClaimUnavailable`` (database down too long)."""
+    """A free slot's turn: claim the dispatcher's pick (``claim_next``), wake the next slot if
+    more is claimable (``services.match_wake_next``: a batch of matches is queued with a
+    wake-up per slot, not per match; tried again once the match is played if the broker or
+    database failed) and play it; ``skipped`` when nothing is claimable. Raises
+    ``ClaimUnavailable`` (database down too long)."""
     claim = claim_next(hint, worker=worker)
     if claim is None:
         return SKIPPED
-    return play_claimed(claim, config=config)
+    woke = match_wake_next()
+    try:
+        return play_claimed(claim, config=config)
+    finally:
+        if woke is None:
+            match_wake_next()

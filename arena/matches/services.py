@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any, NamedTuple
+from functools import partial
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -26,7 +27,13 @@ from django.utils.dateparse import parse_datetime
 from arena.engine_text import storable
 from arena.matches import errors
 from arena.matches.events import MatchEnded, publish_match_ended
-from arena.matches.leases import Claim, max_attempts, pending_or_expired, release_rows
+from arena.matches.leases import (
+    Claim,
+    claimable,
+    max_attempts,
+    pending_or_expired,
+    release_rows,
+)
 from arena.matches.limits import (
     fits_worker,
     longest_clock_ms,
@@ -34,6 +41,7 @@ from arena.matches.limits import (
     max_task_seconds,
 )
 from arena.matches.models import Game, Match
+from arena.matches.selectors import live_slots
 from arena.openings import (
     STANDARD,
     OpeningError,
@@ -58,6 +66,8 @@ SEED_BOUND = 2**31
 
 #: The task that plays a match (``arena.matches.tasks.run_match``), sent by name.
 RUN_MATCH_TASK = "arena.matches.tasks.run_match"
+
+T = TypeVar("T")
 
 
 def normalize_time_control(text: str, variant: str) -> str:
@@ -130,20 +140,22 @@ def _new_match(
     priority: int = Match.Priority.INTERACTIVE,
     submitter: User | None = None,
     start_index: int | None = None,
+    checks: dict[tuple[Any, ...], Any] | None = None,
 ) -> Match:
-    """The checked, unsaved match ``match_create`` describes (same arguments and errors)."""
-    try:
-        variant_id = canonical_variant_id(variant)
-    except UnknownVariantError as exc:
-        raise errors.UnknownVariant(str(exc), details={"variant": str(variant)}) from None
+    """The checked, unsaved match ``match_create`` describes (same arguments and errors).
+    ``checks``: a memo shared by the matches of one batch (``matches_create``), so each
+    variant, time control, suite and version is checked once, not once per match."""
     if engine_a.pk == engine_b.pk:
         raise errors.SameEngine(
             f"{engine_a} cannot play against itself.", details={"engine": engine_a.engine.name}
         )
+    variant_id, tc_text, start_suite = _checked(
+        checks, ("params", variant, time_control, start_suite),
+        lambda: _checked_params(variant, time_control, start_suite),
+    )  # fmt: skip
     for version in (engine_a, engine_b):
-        check_playable(version, variant_id)
-    tc_text = normalize_time_control(time_control, variant_id)
-    start_suite = normalize_start_suite(start_suite, variant_id)
+        _checked(checks, ("playable", version.pk, variant_id),
+                 partial(check_playable, version, variant_id))  # fmt: skip
     if seed is None:
         seed = secrets.randbelow(SEED_BOUND)
     try:
@@ -171,6 +183,35 @@ def _new_match(
         priority=priority,
         submitter_id=_submitter_id(submitter or challenger, tournament),
     )
+
+
+def _checked_params(variant: str, time_control: str, start_suite: str) -> tuple[str, str, str]:
+    """(variant id, time control text, start suite) after the checks of ``match_create``."""
+    try:
+        variant_id = canonical_variant_id(variant)
+    except UnknownVariantError as exc:
+        raise errors.UnknownVariant(str(exc), details={"variant": str(variant)}) from None
+    return (
+        variant_id,
+        normalize_time_control(time_control, variant_id),
+        normalize_start_suite(start_suite, variant_id),
+    )
+
+
+def _checked(memo: dict[tuple[Any, ...], Any] | None, key: tuple[Any, ...],
+             check: Callable[[], T]) -> T:
+    """``check()``, or its memoized value or ``ApiError`` (raised again) from ``memo``."""
+    if memo is None:
+        return check()
+    if key not in memo:
+        try:
+            memo[key] = check()
+        except errors.ApiError as exc:
+            memo[key] = exc
+    value = memo[key]
+    if isinstance(value, errors.ApiError):
+        raise value
+    return cast(T, value)
 
 
 def match_create(
@@ -231,16 +272,33 @@ def matches_create(
     matches in spec order, [(spec, error)] for the refused ones)."""
     matches: list[Match] = []
     refused: list[tuple[dict[str, Any], errors.ApiError]] = []
+    checks: dict[tuple[Any, ...], Any] = {}
+    # Queued as they are written: the wake-ups go out when the transaction commits
+    # (``_wake_batch``), which takes ``queued_at`` back if the broker refuses them all.
+    queued_at = timezone.now()
     for spec in specs:
         try:
-            matches.append(_new_match(**spec))
+            match = _new_match(**spec, checks=checks)
         except errors.ApiError as exc:
             refused.append((spec, exc))
+            continue
+        match.queued_at = queued_at
+        matches.append(match)
     created = Match.objects.bulk_create(matches, batch_size=500)
     ids = [m.pk for m in created]
     if ids:
-        transaction.on_commit(lambda: matches_enqueue(ids))
+        transaction.on_commit(lambda: _wake_batch(ids, queued_at))
     return created, refused
+
+
+def _wake_batch(ids: list[int], queued_at: datetime) -> None:
+    """The on-commit half of ``matches_create``: ``wake_ups_for(len(ids))`` wake-ups for the
+    matches ``ids`` just written, pending and marked queued at ``queued_at``. If the broker
+    refuses the first one, ``queued_at`` is cleared again, so the requeue job queues them after
+    its grace (``recovery.UNQUEUED_GRACE_S``)."""
+    if _send_wake_ups(len(ids), hint=ids[0] if len(ids) == 1 else None):
+        return
+    Match.objects.filter(pk__in=ids, queued_at=queued_at).update(queued_at=None)
 
 
 def _submitter_id(user: User | None, tournament: Model | None) -> int | None:
@@ -276,42 +334,110 @@ def queue_admit(user: User | None, adding: int) -> None:
 
 
 def match_enqueue(match_id: int, *, countdown: float | None = None) -> bool:
-    """Send a ``run_match`` message ("a slot may be free"; the match id is a hint for the
-    dispatcher) for a match nobody plays (pending, or running with an expired lease), and note
-    when (``queued_at``). Returns False if the broker refused (the requeue job sends it later)
-    or the match is played, done or out of attempts. Safe to call twice: a message that finds
-    nothing to claim does nothing.
+    """Queue one match nobody plays (pending, or running with an expired lease): a
+    ``run_match`` wake-up whose hint is this match, and ``queued_at`` noted. Returns False if
+    the broker refused (the requeue job sends it later) or the match is played, done or out of
+    attempts. Safe to call twice: a message that finds nothing to claim does nothing.
     """
-    return matches_enqueue([match_id], countdown=countdown) == 1
+    return len(matches_enqueue_ids([match_id], countdown=countdown)) == 1
 
 
 def matches_enqueue(match_ids: Sequence[int], *, countdown: float | None = None) -> int:
-    """``match_enqueue`` for many matches in one pass: one query reads the claimable ones,
-    one task is sent per match, one UPDATE notes ``queued_at`` of those sent. A broker that
-    refuses stops the pass (the requeue job sends the rest later). Returns how many were sent.
+    """``matches_enqueue_ids`` for callers that need only how many were queued."""
+    return len(matches_enqueue_ids(match_ids, countdown=countdown))
+
+
+def wake_ups_for(queued: int) -> int:
+    """How many ``run_match`` wake-ups a batch of ``queued`` matches sends: one per worker slot
+    (the live workers' announced slots, ``selectors.live_slots``; before any worker announced
+    itself, ``settings.BAO_WORKER_SLOTS``), at most one per match. More slots than that are
+    woken by the chain (``match_wake_next``). Tasks run in-process (``task_always_eager``:
+    no worker, no chain): one per match."""
+    from django.conf import settings
+
+    from arena.celery import registered_task
+
+    if queued <= 1:
+        return queued
+    if registered_task(RUN_MATCH_TASK).app.conf.task_always_eager:
+        return queued
+    slots = live_slots() or int(settings.BAO_WORKER_SLOTS)
+    return min(queued, max(1, slots))
+
+
+def matches_enqueue_ids(match_ids: Sequence[int], *, countdown: float | None = None) -> list[int]:
+    """Queue many matches in one pass: one query reads the ones nobody plays among
+    ``match_ids`` (as ``match_enqueue``), ``wake_ups_for`` of them ``run_match`` wake-ups are
+    sent, and one UPDATE notes ``queued_at`` of all of them. Returns their ids (ascending);
+    [] if the broker refused the first wake-up (they stay unqueued for the requeue job).
+
+    The rows of ``Match`` are the queue and a message only says "a slot may be free, work is
+    waiting": a slot claims the dispatcher's pick (``arena.matches.dispatch``), not the
+    message's match, and wakes the next slot when it claims (``match_wake_next``), so a batch
+    of 2,016 matches sends a message per worker slot, not per match. A single match's wake-up
+    carries its id as the hint (a worker's redelivered message waits for that match's expiring
+    lease, ``runner.claim_next``); a batch's carry none. A broker that refuses a later wake-up
+    stops the pass: the ones sent already wake the slots, which chain to the rest.
     """
+    ids = list(
+        Match.objects.filter(
+            pending_or_expired(timezone.now()), attempts__lt=max_attempts(), pk__in=match_ids
+        ).order_by("id").values_list("id", flat=True)
+    )
+    if not ids:
+        return []
+    if not _send_wake_ups(len(ids), hint=ids[0] if len(ids) == 1 else None,
+                          countdown=countdown):  # fmt: skip
+        return []
+    Match.objects.filter(pk__in=ids).update(queued_at=timezone.now())
+    return ids
+
+
+def _send_wake_ups(queued: int, *, hint: int | None, countdown: float | None = None) -> int:
+    """Send ``wake_ups_for(queued)`` ``run_match`` wake-ups carrying ``hint``; returns how many
+    went out (a broker that refuses one stops the pass, logged)."""
     # Imported here: importing the Celery app resolves the broker (and may start the embedded
     # one), which a web or management process that never queues a match must not pay for.
     from arena.celery import registered_task
 
-    rows = Match.objects.filter(
-        pending_or_expired(timezone.now()), attempts__lt=max_attempts(), pk__in=match_ids
-    ).order_by("id").values_list("id", flat=True)
     run_match = registered_task(RUN_MATCH_TASK)
-    sent: list[int] = []
-    for match_id in rows:
+    sent = 0
+    for _ in range(wake_ups_for(queued)):
         try:
             run_match.apply_async(
-                args=[match_id],  # type: ignore[arg-type]  # any sequence; celery-types: tuple
+                args=[hint],  # type: ignore[arg-type]  # any sequence; celery-types: tuple
                 countdown=countdown,  # type: ignore[arg-type]  # None means now; stubs: float
             )
-        except Exception:  # broker down: the rest stay pending, unqueued, for the requeue job
-            log.exception("match %s: could not queue run_match", match_id)
+        except Exception:  # broker down: the caller leaves the rest to the requeue job
+            log.exception("could not queue run_match (%s matches waiting)", queued)
             break
-        sent.append(match_id)
-    if sent:
-        Match.objects.filter(pk__in=sent).update(queued_at=timezone.now())
-    return len(sent)
+        sent += 1
+    return sent
+
+
+def match_wake_next() -> bool | None:
+    """The chain of wake-ups: a slot that has just claimed a match sends one ``run_match``
+    wake-up (no hint) if any match is still claimable, so a free slot (of any worker) takes the
+    next one; the last claim of a drained queue sends none. So every claimable match has a
+    wake-up waiting for it while any remains, however few messages queued it
+    (``matches_enqueue_ids``). Returns True if one was sent, False if nothing is claimable (or
+    under ``task_always_eager``, where every match of a batch has its own in-process run), None
+    if the broker or the database failed: logged, never raised (the runner tries again once
+    its match is played; the requeue job re-wakes a queue whose messages were lost).
+    """
+    from arena.celery import registered_task
+
+    try:
+        run_match = registered_task(RUN_MATCH_TASK)
+        if run_match.app.conf.task_always_eager:
+            return False
+        if not Match.objects.filter(claimable(timezone.now())).exists():
+            return False
+        run_match.apply_async(args=[None])  # type: ignore[arg-type]  # celery-types: tuple
+    except Exception:
+        log.exception("could not send the next wake-up")
+        return None
+    return True
 
 
 # --------------------------------------------------------------------------- recording

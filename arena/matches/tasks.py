@@ -1,9 +1,11 @@
 """Celery tasks of the matches app: thin, take ids, idempotent.
 
-``run_match`` says "a slot may be free": the slot that receives it claims the match the
-dispatcher picks (``arena.matches.dispatch``; the id in the message is a hint) and plays it
-(``runner.execute_next``). It runs under the task's decorator limits (the ceiling of any match;
-each match's own limit is enforced by its lease keeper). ``acks_late`` +
+``run_match`` says "a slot may be free, work is waiting": the slot that receives it claims the
+match the dispatcher picks (``arena.matches.dispatch``; the id in the message, if any, is a
+hint), wakes the next slot while more is claimable and plays it (``runner.execute_next``); a
+batch of matches is queued with one message per worker slot, not per match. It runs under the
+task's decorator limits (the ceiling of any match; each match's own limit is enforced by its
+lease keeper). ``acks_late`` +
 ``reject_on_worker_lost``: a message is acknowledged only after the task returns, so a worker
 killed mid-match leaves it to be delivered again, and the lease decides what the new delivery
 plays (exactly-once is the database's job, not the broker's). A database outage before the

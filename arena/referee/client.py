@@ -31,7 +31,7 @@ import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import NoReturn
+from typing import NamedTuple, NoReturn
 
 from arena import terminations as T
 
@@ -49,6 +49,7 @@ MS = 1_000_000  # ns per ms
 #: Longest wait between two calls of ``EngineClient.watch`` while a reply is awaited, in ms.
 #: Short enough to stop a flood promptly, long enough that idle waits cost nothing measurable.
 WATCH_INTERVAL_MS = 20
+_WATCH_INTERVAL_NS = WATCH_INTERVAL_MS * MS
 #: A read that starts within this many ns of the last ``watch`` call does not call it again:
 #: the lines of one move come in quick reads, and the watch costs more than the read.
 WATCH_GAP_NS = 1_000_000
@@ -81,11 +82,10 @@ class EngineId:
     variants: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class BestMove:
+class BestMove(NamedTuple):
     """A ``bestmove`` reply: ``token`` as sent, ``info`` lines (without the ``info `` prefix)
     read after the fence's ``readyok``, ``sent_ns``/``received_ns`` the monotonic instants of
-    the ``go`` written and the ``bestmove`` line read."""
+    the ``go`` written and the ``bestmove`` line read. (A named tuple: one is made per ply.)"""
 
     token: str
     info: list[str]
@@ -153,17 +153,21 @@ class EngineClient:
         """``transport.read_line(deadline_ns)``, in slices of ``WATCH_INTERVAL_MS`` with the
         ``watch`` called before each (unless it ran less than ``WATCH_GAP_NS`` ago; its
         exceptions propagate)."""
-        if self.watch is None:
+        watch = self.watch
+        if watch is None:
             result = self.transport.read_line(deadline_ns)
         else:
             while True:
                 now = self.clock()
                 if now >= self._watch_due:
-                    self.watch()
+                    watch()
                     self._watch_due = now + WATCH_GAP_NS
-                step = min(deadline_ns, now + WATCH_INTERVAL_MS * MS)
+                step = now + _WATCH_INTERVAL_NS
+                if step >= deadline_ns:
+                    result = self.transport.read_line(deadline_ns)
+                    break
                 result = self.transport.read_line(step)
-                if result.status != TIMEOUT or step >= deadline_ns:
+                if result.status != TIMEOUT:
                     break
         if result.status == LINE:
             self.lines_read += 1
@@ -194,6 +198,8 @@ class EngineClient:
         """The lines ignored since the last call (at most ``IGNORED_KEEP``, each cut to
         ``IGNORED_CHARS``; a last entry ``(N more lines)`` counts the rest), and forget them."""
         taken = self._ignored
+        if not taken:
+            return []  # the usual case on the move path: nothing to hand over
         if self._ignored_dropped:
             taken.append(f"({self._ignored_dropped} more lines)")
         self._ignored, self._ignored_dropped = [], 0
@@ -326,11 +332,16 @@ class EngineClient:
         self.owes_bestmove = True
         clock_deadline = sent + budget_ns
         info: list[str] = []
+        next_line = self._next
         while self.owed_readyok:
             # A silent engine is waited for up to the ready timeout even past its clock, so a
             # stuck one (stall) is told from a slow one (time_forfeit).
-            line = self._read(sent + ready_ns, "readyok", T.STALL, since)
-            if line.strip() == "readyok":
+            result = next_line(sent + ready_ns)
+            if result.status != LINE:
+                self._raise_for(result, "readyok", T.STALL, since)
+            line = result.line
+            assert line is not None
+            if line == "readyok" or line.strip() == "readyok":
                 self.owed_readyok -= 1
             else:
                 self._ignore(line)
@@ -341,17 +352,21 @@ class EngineClient:
             )
         since = self.lines_read  # a timeout quotes what came after the readyok
         while True:
-            result = self._next(clock_deadline)
-            line = self._read_result(result, "bestmove", T.TIME_FORFEIT, since)
+            result = next_line(clock_deadline)
+            if result.status != LINE:
+                self._raise_for(result, "bestmove", T.TIME_FORFEIT, since)
+            line = result.line
+            assert line is not None
             words = line.split()
             if not words:
                 continue
-            if words[0] == "bestmove":
+            head = words[0]
+            if head == "bestmove":
                 self.owes_bestmove = False
                 if len(words) != 2:
                     raise EngineFault(T.INVALID_OUTPUT, f"malformed bestmove line {_quote(line)}")
                 return BestMove(words[1], info, sent, result.at_ns)
-            if words[0] == "info":
+            if head == "info":
                 info.append(line[4:].strip())
             else:
                 self._ignore(line)

@@ -9,10 +9,11 @@ its memory cap with ``memory_limit``, even during the opponent's turn), (2) ``po
 ``isready`` is taken for its reply), (4) ``info`` lines until ``bestmove`` before clock + what
 is left of the grace (``time_forfeit``), (5) the clock is charged from the write to the
 ``bestmove`` read, an overrun taken from the game's grace, then the Fischer increment added,
-(6) the token is parsed (``invalid_output``) and (7) checked against ``legal_moves``
-(``illegal_move``), (8) applied through ``arena.rules.Game``, whose outcome gives the rules
-endings (``bao_hamna``, ``no_legal_move``, ``score``, ``repetition``, ``ply_cap``). Any
-engine fault ends the game and the opponent wins it.
+(6) the token is parsed (``invalid_output``), (7) checked against the legal moves
+(``illegal_move``) and (8) applied, both by ``arena.rules.Game.play`` (the legal moves are the
+set the rules engine generated when it judged the position: no list is built per ply), whose
+outcome gives the rules endings (``bao_hamna``, ``no_legal_move``, ``score``, ``repetition``,
+``ply_cap``). Any engine fault ends the game and the opponent wins it.
 
 The grace (``RefereeConfig.grace_ms``) absorbs measurement noise once per game, not per move:
 each side's overruns (time past its clock, or past the movetime) add up, and a side whose
@@ -242,7 +243,11 @@ def _play_plies(
     overrun_ns = {SOUTH: 0, NORTH: 0}  # time used past the clock, summed over the game
     inc_ns = tc.increment_ms * MS
     grace_ns = config.grace_ms * MS
-    head = _position_head(v, game)
+    # The position command grows by one token per ply instead of being joined anew.
+    position_cmd = _position_command(_position_head(v, game), game)
+    on_metric = config.on_metric
+    ready_timeout_ms = config.ready_timeout_ms
+    parse_move = v.parse_move
     while game.outcome is None:
         ply_began = time.monotonic_ns()
         side = game.position.side
@@ -264,10 +269,7 @@ def _play_plies(
                 )
             grace_left_ns = grace_ns - overrun_ns[side]
             try:
-                reply = client.go(
-                    _position_command(head, game), go, budget_ns + grace_left_ns,
-                    config.ready_timeout_ms,
-                )
+                reply = client.go(position_cmd, go, budget_ns + grace_left_ns, ready_timeout_ms)
             except EngineFault as fault:
                 if fault.code != T.TIME_FORFEIT or not overrun_ns[side]:
                     raise
@@ -293,18 +295,17 @@ def _play_plies(
                 clocks_ns[side] = max(0, clocks_ns[side] - elapsed) + inc_ns
                 clock_after = clocks_ns[side]
             try:
-                move = v.parse_move(reply.token)
+                move = parse_move(reply.token)
             except InvalidMoveError as exc:
                 raise EngineFault(
                     T.INVALID_OUTPUT, f"not a move token: {reply.token[:100]!r} ({exc})"
                 ) from exc
-            if move not in game.legal_moves():
-                raise EngineFault(
-                    T.ILLEGAL_MOVE, f"{move} is not legal in {game.position.to_text()}"
-                )
             try:
+                # Checked against the legal moves the rules engine generated for this position
+                # when it judged it (a cached set: no list is built per ply); an illegal move
+                # raises "<move> is not legal in <position>" and leaves the game unchanged.
                 after = game.play(move)
-            except (IllegalMoveError, InvalidMoveError) as exc:  # defensive: checked above
+            except (IllegalMoveError, InvalidMoveError) as exc:
                 raise EngineFault(T.ILLEGAL_MOVE, str(exc)) from exc
         except EngineFault as fault:
             if fault.code == T.TIME_FORFEIT and record.time_loss is None:
@@ -313,19 +314,26 @@ def _play_plies(
                 record.time_loss = _time_loss(slot, grace_left_ms, budget_ns, answered=False)
             _fault(record, game, slots, side, fault)
             return
+        position_cmd = (
+            f"{position_cmd} {move}" if len(game.moves) > 1 else f"{position_cmd} moves {move}"
+        )
         entry = MoveRecord(
-            ply=len(game.moves),
-            side=side,
-            move=str(move),
-            time_ms=elapsed // MS,
-            clock_ms=clock_after // MS,
-            position=after.to_text(),
-            info=reply.info,
-            ignored=client.take_ignored(),
+            len(game.moves),
+            side,
+            str(move),
+            elapsed // MS,
+            clock_after // MS,
+            after.to_text(),
+            reply.info,
+            client.take_ignored(),
         )
         record.moves.append(entry)
-        # The referee's own time on this ply: what is not the engine thinking (docs/referee.md).
-        config.metric("move_overhead_seconds", (time.monotonic_ns() - ply_began - elapsed) / 1e9)
+        if on_metric is not None:
+            # The referee's own time on this ply: what is not the engine thinking
+            # (docs/referee.md).
+            config.metric(
+                "move_overhead_seconds", (time.monotonic_ns() - ply_began - elapsed) / 1e9
+            )
         if on_event is not None:  # the event dict is not built for nobody
             emit(
                 on_event,

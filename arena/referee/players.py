@@ -27,6 +27,10 @@ from .watchdog import MemoryWatchdog
 
 log = logging.getLogger(__name__)
 
+#: How often ``EngineSlot.check_limits`` asks the kernel whether it OOM-killed the engine, in
+#: ns: the memory watchdog's sampling period (``RefereeConfig.memory_interval_ms``, 20 ms).
+OOM_CHECK_INTERVAL_NS = 20_000_000
+
 
 class StartError(RuntimeError):
     """The engine could not be started for a reason that is not its fault (``SandboxError``,
@@ -55,6 +59,7 @@ class EngineSlot:
         self._last_stderr = ""  # the stderr tail of a process killed since the last start
         self._handshake: tuple[int, int] | None = None  # begun by launch, read by prepare
         self._launched_at = 0.0  # time.monotonic() when launch started the process
+        self._oom_check_due = 0  # time.monotonic_ns() from which check_limits asks the kernel
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -66,6 +71,7 @@ class EngineSlot:
             return
         self.kill()
         self.watchdog = None
+        self._oom_check_due = 0
         self._last_stderr = ""
         began = time.monotonic()
         starter = self.config.starter
@@ -178,9 +184,22 @@ class EngineSlot:
             raise fault
 
     def check_limits(self) -> None:
-        """``check_stderr`` and ``check_memory``: the engine client's ``watch``."""
-        self.check_stderr()
-        self.check_memory()
+        """``check_stderr`` and ``check_memory``: the engine client's ``watch``, run every ply.
+
+        The kernel's OOM record (``EngineProcess.oom_killed``: a file read when the engine has
+        a cgroup) is asked at most every ``OOM_CHECK_INTERVAL_NS``, the watchdog's own
+        sampling period; an OOM kill takes the whole engine down (``memory.oom.group``), and
+        ``fault_cause`` always asks, so the crash it causes is still ``memory_limit``."""
+        if getattr(self.process, "stderr_overflow", False):
+            self.check_stderr()
+        dog = self.watchdog
+        if dog is not None and dog.exceeded_bytes is not None:
+            self.check_memory()
+            return
+        now = time.monotonic_ns()
+        if now >= self._oom_check_due:
+            self._oom_check_due = now + OOM_CHECK_INTERVAL_NS
+            self.check_memory()
 
     def fault_cause(self, fault: EngineFault) -> EngineFault:
         """The fault to record for ``fault``: ``memory_limit`` if the watchdog killed the

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import select
 import time
 from collections import deque
@@ -28,6 +29,8 @@ OVERFLOW = "overflow"
 
 #: Longest engine line accepted, in bytes (without the newline). Long pv lines fit easily.
 DEFAULT_MAX_LINE_BYTES = 64 * 1024
+#: A run of complete lines that decodes to itself: printable ASCII, tabs, newlines (no ``\r``).
+_PLAIN_LINES = re.compile(rb"[\t\n\x20-\x7e]*")
 #: Total stdout bytes accepted from one engine process before ``OVERFLOW``.
 DEFAULT_MAX_STDOUT_BYTES = 16 * 2**20
 
@@ -124,8 +127,8 @@ class PipeTransport:
         os.set_blocking(self._in, False)
         self.max_line_bytes = max_line_bytes
         self.max_stdout_bytes = max_stdout_bytes
-        self._buf = bytearray()
-        self._lines: deque[bytes] = deque()
+        self._buf = bytearray()  # the start of a line whose newline has not arrived yet
+        self._lines: deque[str] = deque()  # complete lines, already decoded
         self._eof = False
         self._overflow = ""
         self.stdout_bytes = 0
@@ -146,10 +149,11 @@ class PipeTransport:
 
     def write_line(self, line: str, deadline_ns: int | None = None) -> int:
         data = (line + "\n").encode("utf-8")
-        view = memoryview(data)
-        while view:
+        done = 0
+        while done < len(data):
             try:
-                written = os.write(self._in, view)
+                # Usually one write takes it all (no copy); a full pipe takes part of it.
+                written = os.write(self._in, data[done:] if done else data)
             except BlockingIOError:
                 # The engine is not reading: wait for room until the deadline.
                 timeout_ms = _remaining_ms(deadline_ns)
@@ -163,13 +167,13 @@ class PipeTransport:
                 if exc.errno == errno.EBADF:
                     raise TransportClosed(errno.EBADF, "engine stdin is closed") from exc
                 raise
-            view = view[written:]
+            done += written
         return time.monotonic_ns()
 
     def read_line(self, deadline_ns: int) -> ReadResult:
         while True:
             if self._lines:
-                return ReadResult(LINE, _decode(self._lines.popleft()), time.monotonic_ns())
+                return ReadResult(LINE, self._lines.popleft(), time.monotonic_ns())
             if self._overflow:
                 return ReadResult(OVERFLOW, None, time.monotonic_ns(), self._overflow)
             if self._eof:
@@ -192,27 +196,51 @@ class PipeTransport:
         if not chunk:
             self._eof = True
             if self._buf:  # a last line without newline still counts
-                self._lines.append(bytes(self._buf))
+                self._lines.append(_decode(bytes(self._buf)))
                 self._buf.clear()
             return
         self.stdout_bytes += len(chunk)
         if self.stdout_bytes > self.max_stdout_bytes:
             self._overflow = f"more than {self.max_stdout_bytes} bytes on stdout"
             return
-        self._buf += chunk
-        while True:
-            cut = self._buf.find(b"\n")
-            if cut < 0:
-                break
-            if cut > self.max_line_bytes:
-                break
-            raw = bytes(self._buf[:cut])
-            del self._buf[: cut + 1]
-            self._lines.append(raw[:-1] if raw.endswith(b"\r") else raw)
-        if self._buf.find(b"\n") > self.max_line_bytes or (
-            b"\n" not in self._buf and len(self._buf) > self.max_line_bytes
-        ):
-            self._overflow = f"a line longer than {self.max_line_bytes} bytes on stdout"
+        if b"\n" not in chunk:
+            self._buf += chunk  # a line arriving in pieces (amortised: a bytearray)
+            if len(self._buf) > self.max_line_bytes:
+                self._overflow = f"a line longer than {self.max_line_bytes} bytes on stdout"
+            return
+        # One split per read (a reply usually arrives whole: readyok, info, bestmove), and
+        # one decode when the read holds nothing to replace.
+        data = bytes(self._buf) + chunk if self._buf else chunk
+        cut = data.rfind(b"\n")
+        rest = data[cut + 1 :]  # the unfinished next line
+        cap = self.max_line_bytes
+        if _PLAIN_LINES.fullmatch(data, 0, cut):  # ASCII: as many characters as bytes
+            lines = data[:cut].decode("ascii").split("\n")
+            raws: list[bytes] | None = None
+        else:
+            raws = data[:cut].split(b"\n")
+            lines = []
+        if cut > cap:  # a line may be too long
+            for i, raw in enumerate(raws if raws is not None else lines):
+                if len(raw) > cap:
+                    # Overflow is sticky: the lines before this one are still read, none after.
+                    self._overflow = f"a line longer than {cap} bytes on stdout"
+                    if raws is None:
+                        del lines[i:]
+                    else:
+                        del raws[i:]
+                    break
+        if raws is not None:
+            lines = [_decode(raw[:-1] if raw.endswith(b"\r") else raw) for raw in raws]
+        self._lines.extend(lines)
+        if self._overflow:
+            return
+        if rest:
+            self._buf = bytearray(rest)
+        else:
+            self._buf.clear()
+        if len(rest) > cap:
+            self._overflow = f"a line longer than {cap} bytes on stdout"
 
     def close(self) -> None:
         # The process owner closes the fds; we only stop using them.

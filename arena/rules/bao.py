@@ -182,6 +182,10 @@ class _Bao(Variant):
         """
         return list(self._legal(position)[1])
 
+    def _legal_set(self, position: Position) -> dict[Move, RawResult]:
+        """The cached token -> raw result dict of ``position`` (``Variant._legal_set``)."""
+        return self._legal(position)[2]
+
     def _legal(self, position: Position) -> tuple[BaoPosition, list[Move], dict[Move, RawResult]]:
         """``(position, sorted legal moves, raw results)``; the first item is ``position`` itself,
         typed as a ``BaoPosition`` (callers use it to skip a second type check).

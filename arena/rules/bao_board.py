@@ -92,6 +92,13 @@ def parse_token(token: object) -> Move:
     return move
 
 
+#: ``BaoPosition.to_text``: the four ranks of 8 counts, then side, reserves, stage, houses,
+#: mark and ply.
+_BPN_FORMAT = "/".join([",".join(["%d"] * 8)] * 4) + " %s %d:%d %s %s %s %d"
+_HOUSES_TEXT = {(s, n): ("H" if s else "-") + ("H" if n else "-") for s in (True, False)
+                for n in (True, False)}
+
+
 def mark_square(mark: int) -> str:
     """The BPN mark field for an encoded mark (``"-"`` for ``NO_MARK``)."""
     return "-" if mark < 0 else SQUARES[mark >> 4][mark & 15]
@@ -138,18 +145,21 @@ class BaoPosition(NamedTuple):
     def to_text(self) -> str:
         """Canonical BPN: ``<rank4>/<rank3>/<rank2>/<rank1> <side> <resS>:<resN> <stage>
         <houses> <mark> <ply>`` (README 5.1)."""
+        # One %-format of every field (the referee writes this text for every ply).
         south, north = self.pits
-        ranks = (
-            north[8:16],
-            north[7::-1],
-            south[0:8],
-            south[15:7:-1],
-        )
-        board = "/".join(",".join(map(str, row)) for row in ranks)
-        houses = ("H" if self.houses[0] else "-") + ("H" if self.houses[1] else "-")
-        return (
-            f"{board} {self.side} {self.reserves[0]}:{self.reserves[1]} {self.stage}"
-            f" {houses} {mark_square(self.mark)} {self.ply}"
+        res_s, res_n = self.reserves
+        return _BPN_FORMAT % (
+            *north[8:16],
+            *north[7::-1],
+            *south[0:8],
+            *south[15:7:-1],
+            self.side,
+            res_s,
+            res_n,
+            "n" if res_s or res_n else "m",
+            _HOUSES_TEXT[self.houses],
+            mark_square(self.mark),
+            self.ply,
         )
 
     def __str__(self) -> str:

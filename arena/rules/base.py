@@ -11,7 +11,7 @@ Django service alike, and must never need Django settings.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Container, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
@@ -188,6 +188,12 @@ class Variant(ABC):
     def _apply_legal(self, position: Position, move: Move) -> Position:
         """Execute a move already known to be legal."""
 
+    def _legal_set(self, position: Position) -> Container[str]:
+        """The legal moves of ``position`` for a membership test (``move in ...``): what
+        ``apply`` checks. Variants whose generator already holds them in a dict or set return
+        that (no list is built per move); the default is ``legal_moves``."""
+        return self.legal_moves(position)
+
     @abstractmethod
     def outcome(self, position: Position) -> Outcome | None:
         """The rules result of ``position`` (``bao_hamna``, ``no_legal_move``, ``score``) or None.
@@ -224,7 +230,7 @@ class Variant(ABC):
         ``legal_moves(position)`` (including when the game is already over).
         """
         parsed = self.parse_move(move)
-        if parsed not in self.legal_moves(position):
+        if parsed not in self._legal_set(position):
             raise IllegalMoveError(f"{parsed} is not legal in {position.to_text()}")
         return self._apply_legal(position, parsed)
 
@@ -270,7 +276,7 @@ class Game:
         self.moves: list[Move] = []
         self.positions: list[Position] = [self.start]
         self._seen: dict[Hashable, int] = {self.start.repetition_key: 1}
-        self.outcome: Outcome | None = self._judge(self.start)
+        self.outcome: Outcome | None = self._judge(self.start, 1)
 
     @property
     def position(self) -> Position:
@@ -291,19 +297,22 @@ class Game:
         """
         if self.outcome is not None:
             raise IllegalMoveError(f"the game is over ({self.outcome.reason})")
-        after = self.variant.apply(self.position, move)
-        self.moves.append(self.variant.parse_move(move))
+        parsed = self.variant.parse_move(move)  # parsed once: the referee plays every ply here
+        after = self.variant.apply(self.positions[-1], parsed)
+        self.moves.append(parsed)
         self.positions.append(after)
         key = after.repetition_key
-        self._seen[key] = self._seen.get(key, 0) + 1
-        self.outcome = self._judge(after)
+        seen = self._seen.get(key, 0) + 1
+        self._seen[key] = seen
+        self.outcome = self._judge(after, seen)
         return after
 
-    def _judge(self, position: Position) -> Outcome | None:
+    def _judge(self, position: Position, seen: int) -> Outcome | None:
+        """The outcome of ``position``, which has now occurred ``seen`` times."""
         ruled = self.variant.outcome(position)
         if ruled is not None:
             return ruled
-        if self._seen.get(position.repetition_key, 0) >= self.repetitions:
+        if seen >= self.repetitions:
             return self.variant.limit_outcome(position, REPETITION)
         if position.ply >= self.ply_cap:
             return self.variant.limit_outcome(position, PLY_CAP)

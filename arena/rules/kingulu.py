@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from operator import itemgetter
 from typing import ClassVar
 
 from .base import (
@@ -84,12 +85,16 @@ _RING_OF_SQUARE = {f"{f}1": i for i, f in enumerate(_FILES)} | {
 _SQUARE_OF_RING = tuple(sorted(_RING_OF_SQUARE, key=_RING_OF_SQUARE.__getitem__))
 # KPN lists rank 2 a..f (ring 11..6), then rank 1 a..f (ring 0..5).
 _TEXT_ORDER = (11, 10, 9, 8, 7, 6, 0, 1, 2, 3, 4, 5)
+#: ``KinguluPosition.to_text``: the 12 cells (two ranks of 6), side, banks, ply.
+_KPN_FORMAT = ",".join(["%s"] * 6) + "/" + ",".join(["%s"] * 6) + " %s %d:%d %d"
+_IN_TEXT_ORDER = itemgetter(*_TEXT_ORDER)
 
 _NUM = r"([0-9]+)"
 _CELL = r"([0-9]+)([sn]?)"
 _RANK = ",".join([_CELL] * 6)
 _KPN_RE = re.compile(rf"{_RANK}/{_RANK} ([SN]) {_NUM}:{_NUM} {_NUM}")
-_TOKEN_RE = re.compile(r"[a-f][12]")
+#: Every token ``^[a-f][12]$`` -> its ``Move`` (``parse_move`` is one lookup per ply).
+_MOVES = {square: Move(square) for square in _RING_OF_SQUARE}
 
 
 class KinguluPosition:
@@ -154,12 +159,13 @@ class KinguluPosition:
 
     def to_text(self) -> str:
         """Canonical KPN, e.g. ``4,4,4,4,4,4/4,4,4,4,4,4 S 0:0 0``."""
-        b, o = self.board, self.owners
-        cells = [f"{b[k]}{_SUFFIX_OF[o[k]]}" for k in _TEXT_ORDER]
-        return (
-            f"{','.join(cells[:6])}/{','.join(cells[6:])} "
-            f"{self.side} {self.banks[0]}:{self.banks[1]} {self.ply}"
-        )
+        # One %-format of every field (the referee writes this text for every ply).
+        cells: list[int | str] = list(_IN_TEXT_ORDER(self.board))
+        if any(self.owners):  # reserved holes (a few at most) get their suffix
+            for i, owner in enumerate(_IN_TEXT_ORDER(self.owners)):
+                if owner:
+                    cells[i] = f"{cells[i]}{_SUFFIX_OF[owner]}"
+        return _KPN_FORMAT % (*cells, self.side, self.banks[0], self.banks[1], self.ply)
 
     def __str__(self) -> str:
         return self.to_text()
@@ -373,9 +379,10 @@ class BaoKingulu(Variant):
 
     def parse_move(self, token: str) -> Move:
         """A token ``^[a-f][12]$`` (README 4.2); raises ``InvalidMoveError`` otherwise."""
-        if not isinstance(token, str) or _TOKEN_RE.fullmatch(token) is None:
+        move = _MOVES.get(token) if isinstance(token, str) else None
+        if move is None:
             raise InvalidMoveError(f"not a Bao Kingulu move (expected a1..f2): {token!r}")
-        return token if type(token) is Move else Move(token)
+        return move
 
     def legal_moves(self, position: Position) -> list[Move]:
         """Legal tokens in ASCII order: the mover's playable non-empty holes whose move neither
@@ -384,6 +391,10 @@ class BaoKingulu(Variant):
         Raises ``InvalidPositionError`` if ``position`` is not a ``KinguluPosition``.
         """
         return [Move(token) for token in _successors(_checked(position))]
+
+    def _legal_set(self, position: Position) -> dict[str, KinguluPosition]:
+        """The memoised token -> successor dict of ``position`` (``Variant._legal_set``)."""
+        return _successors(_checked(position))
 
     def _apply_legal(self, position: Position, move: Move) -> KinguluPosition:
         return _successors(_checked(position))[move]

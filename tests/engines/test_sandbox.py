@@ -761,6 +761,7 @@ def test_a_uid_released_clean_is_leased_again_without_a_scan(
     scans: list[int] = []
     monkeypatch.setattr(sandbox_procs, "pids_of_uid", lambda uid: scans.append(uid) or set())
     uid = sandbox.UID_BASE + sandbox.UID_COUNT  # one uid of our own, outside the real range
+    (tmp_path / str(uid)).write_bytes(b"")  # leased before, by a holder that died
     # A holder that dies (or releases without checking) leaves the uid to be scanned.
     sandbox_procs.UidLease(tmp_path, uid, 1).release()
     sandbox_procs.UidLease(tmp_path, uid, 1).release(clean=True)
@@ -771,6 +772,23 @@ def test_a_uid_released_clean_is_leased_again_without_a_scan(
     lease.release()
     sandbox_procs.UidLease(tmp_path, uid, 1).release()
     assert scans == [uid, uid, uid]
+
+
+def test_a_uid_never_leased_before_is_not_scanned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engines import sandbox_procs
+
+    scans: list[int] = []
+    monkeypatch.setattr(sandbox_procs, "pids_of_uid", lambda uid: scans.append(uid) or set())
+    uid = sandbox.UID_BASE + sandbox.UID_COUNT  # one uid of our own, outside the real range
+    # Its lock file does not exist yet: no holder of this lock directory can have left a
+    # process under it.
+    sandbox_procs.UidLease(tmp_path, uid, 1).release()
+    assert scans == []
+    # Released without a check, it is scanned on its next lease.
+    sandbox_procs.UidLease(tmp_path, uid, 1).release()
+    assert scans == [uid]
 
 
 @pytest.mark.parametrize("mode", SANDBOXED)

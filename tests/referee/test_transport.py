@@ -89,6 +89,30 @@ def test_a_line_over_the_cap_is_an_overflow_and_it_sticks(pipes: Pipes) -> None:
     assert pipes.t.read_line(_soon()).status == OVERFLOW
 
 
+def test_lines_before_an_overlong_one_in_the_same_read_are_still_read(pipes: Pipes) -> None:
+    pipes.say(b"readyok\n" + b"info " + b"x" * 40 + b"\nbestmove a1\n")
+    assert pipes.t.read_line(_soon()).line == "readyok"
+    result = pipes.t.read_line(_soon())
+    assert (result.status, result.detail) == (OVERFLOW, "a line longer than 32 bytes on stdout")
+    assert pipes.t.read_line(_soon()).status == OVERFLOW
+
+
+def test_a_read_with_control_characters_is_cleaned_line_by_line(pipes: Pipes) -> None:
+    # One read holding a CRLF line, a stray CR and a NUL inside lines, and a clean line.
+    pipes.say(b"readyok\r\ninfo a\rb\ninfo \x00\nbestmove a1\n")
+    lines = [pipes.t.read_line(_soon()).line for _ in range(4)]
+    assert lines == ["readyok", "info a\ufffdb", "info \ufffd", "bestmove a1"]
+
+
+def test_a_line_in_pieces_is_joined_across_reads(pipes: Pipes) -> None:
+    pipes.say(b"best")
+    assert pipes.t.read_line(time.monotonic_ns() + 5 * MS).status == TIMEOUT
+    pipes.say(b"move")
+    assert pipes.t.read_line(time.monotonic_ns() + 5 * MS).status == TIMEOUT
+    pipes.say(b" a1\r\n\n")
+    assert [pipes.t.read_line(_soon()).line for _ in range(2)] == ["bestmove a1", ""]
+
+
 def test_too_much_stdout_in_total_is_an_overflow(pipes: Pipes) -> None:
     statuses = []
     for _ in range(12):

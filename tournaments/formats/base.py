@@ -175,6 +175,18 @@ class TournamentFormat:
             return Finished()
         return with_withdrawals(field, field.round + 1, schedule[field.round])
 
+    def rounds_up_front(self, field: Field) -> list[Round]:
+        """Every round after ``field.round`` of a format known up front, under the withdrawal
+        policy: what ``next_round`` gives one call at a time, from one schedule (a 64-engine
+        round robin's is 2,016 pairings: made once, not once per round)."""
+        if not self.known_up_front:
+            raise NotImplementedError
+        schedule = self.schedule(field.n)
+        return [
+            with_withdrawals(field, number, pairings)
+            for number, pairings in enumerate(schedule[field.round :], start=field.round + 1)
+        ]
+
     def schedule(self, n: int) -> list[list[Pairing]]:
         """Every round of a format known up front (``known_up_front``)."""
         raise NotImplementedError

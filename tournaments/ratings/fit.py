@@ -36,9 +36,9 @@ Choices:
 * **Likelihood of superiority** of a over b: ``Φ((r_a - r_b) / sqrt(I⁺_aa + I⁺_bb - 2 I⁺_ab))``
   (the normal approximation of the posterior under a flat prior).
 
-Numerics: the log-likelihood is concave; Newton's method with step halving from all-equal
-ratings, on games aggregated per pair of engines (10^5 games between 500 engines take a few
-tens of ms; ``benchmarks/bench_ratings.py``).
+Numerics: the log-likelihood is concave; Newton's method with step halving (no rating moving
+more than 400 Elo in one step) from all-equal ratings, on games aggregated per pair of engines
+(10^5 games between 500 engines take a few tens of ms; ``benchmarks/bench_ratings.py``).
 """
 
 from __future__ import annotations
@@ -73,6 +73,12 @@ SOUTH_SCORE = SOUTH_POINTS
 _BETA = math.log(10.0) / 400.0  # natural-log odds per Elo point
 _MAX_ITERATIONS = 200
 _TOLERANCE = 1e-7  # Elo: stop when no rating moves more than this
+# Elo: the most one Newton step may move a rating. Far from the maximum (an engine with
+# lopsided results) a full step can overshoot by thousands of Elo into a region where every
+# p (1 - p) underflows and the information is numerically singular (seen in
+# ``python -m tournaments.ladder simulate --players 40 --matches 3000 --seed 18``); a shorter
+# step in the same direction still climbs the concave log-likelihood.
+_MAX_STEP = 400.0
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -355,9 +361,20 @@ class _Problem:
 
     def _solve(self, info: FloatArray, rhs: FloatArray) -> FloatArray:
         # info is positive semi-definite and singular along the all-ones vector only (the pool
-        # is connected); adding 11^T/m makes it positive definite without changing the answer
-        # on the rest, so Cholesky applies.
-        factor = cho_factor(info + 1.0 / self.m, overwrite_a=True, check_finite=False)
+        # is connected); adding c 11^T (any c > 0) makes it positive definite without changing
+        # the answer on the rest, so Cholesky applies. c is taken on the scale of info's own
+        # entries: a fixed c = 1/m dwarfs an information of ~1e-12 (ratings thousands of Elo
+        # apart, a chain of decisive wins) and rounding then breaks the factorization.
+        scale = float(np.mean(np.diag(info)))
+        try:
+            factor = cho_factor(
+                info + (scale if scale > 0.0 else 1.0) / self.m, check_finite=False
+            )
+        except np.linalg.LinAlgError:
+            # Numerically singular beyond the all-ones direction (some p (1 - p) underflowed):
+            # the pseudo-inverse still gives the step, or the covariance, on the rest.
+            pinv = np.linalg.pinv(info, hermitian=True)
+            return np.asarray(pinv @ rhs, dtype=np.float64)
         return np.asarray(cho_solve(factor, rhs, check_finite=False), dtype=np.float64)
 
     def maximise(self) -> tuple[FloatArray, int]:
@@ -366,7 +383,7 @@ class _Problem:
         value = self.log_likelihood(r)
         for iteration in range(1, _MAX_ITERATIONS + 1):
             step = self._solve(self.information(r), self.gradient(r))
-            t = 1.0
+            t = min(1.0, _MAX_STEP / max(float(np.max(np.abs(step), initial=0.0)), 1e-300))
             while True:
                 candidate = r + t * step
                 new_value = self.log_likelihood(candidate)

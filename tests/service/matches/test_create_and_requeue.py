@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from arena.matches import recovery, services
-from arena.matches.models import Match
+from arena.matches.models import Match, WorkerNode
 from arena.matches.periodic import REQUEUE_ENTRY, REQUEUE_TASK, ensure_periodic_tasks
 
 from .conftest import make_version
@@ -202,3 +202,21 @@ def test_pending_matches_queued_minutes_ago_are_sent_again_a_few_per_scan(
     assert first == [m.pk for m in matches[: recovery.LOST_BATCH]]
     assert recovery.matches_requeue_stale().requeued == [m.pk for m in matches[-2:]]
     assert recovery.matches_requeue_stale().requeued == []
+
+
+def test_long_queued_matches_wake_only_idle_slots(greedy, randomer, sent, settings) -> None:
+    # A backlog behind busy slots is a live chain, not a lost one: re-waking it would add a
+    # message per scan that chains on until the queue drains. Idle slots get one each.
+    settings.BAO_LOST_MESSAGE_SECONDS = 180
+    now = timezone.now()
+    WorkerNode.objects.create(name="celery@a", slots=2, cores=2, started_at=now, last_seen=now)
+    playing = [_create(greedy, randomer) for _ in range(2)]
+    waiting = [_create(greedy, randomer) for _ in range(5)]
+    for i, match in enumerate(waiting):
+        _aged(match, queued_at=now - timedelta(minutes=4) + timedelta(seconds=i))
+    Match.objects.filter(pk__in=[m.pk for m in playing]).update(
+        status=Match.Status.RUNNING, lease_expires_at=now + timedelta(seconds=30)
+    )
+    assert recovery.matches_requeue_stale().requeued == []
+    Match.objects.filter(pk=playing[0].pk).update(status=Match.Status.FINISHED)
+    assert recovery.matches_requeue_stale().requeued == [waiting[0].pk]

@@ -173,3 +173,103 @@ def test_a_cancelled_match_is_aborted_with_no_games(greedy, randomer) -> None:
         "aborted", "", "cancelled: by alice")
     assert running.games.count() == 0
     assert services.match_cancel(running.pk, reason="again") is False
+
+
+# --------------------------------------------------------------------------- wake-ups
+
+
+def _batch(a, b, count: int, capture, **kw):  # type: ignore[no-untyped-def]
+    specs = [{"engine_a": a, "engine_b": b, "variant": "kete", "time_control": "2+0.1"} | kw
+             for _ in range(count)]  # fmt: skip
+    with capture(execute=True):
+        created, refused = services.matches_create(specs)
+    assert refused == []
+    return created
+
+
+def _one_slot(sent: list, monkeypatch, played: list) -> list[str]:  # type: ignore[type-arg, no-untyped-def]
+    """Deliver the waiting messages in order to one slot that plays a match by finishing it;
+    returns the outcomes. ``played``: (match id, messages sent before it was played)."""
+    from arena.matches import runner
+
+    def play(claim, config=None):  # type: ignore[no-untyped-def]
+        played.append((claim.match_id, len(sent)))
+        Match.objects.filter(pk=claim.match_id).update(status="finished",
+                                                       finished_at=timezone.now())
+        return runner.RECORDED
+
+    monkeypatch.setattr(runner, "play_claimed", play)
+    outcomes = []
+    while sent:
+        outcomes.append(str(runner.execute_next(sent.pop(0), worker="w1")))
+    return outcomes
+
+
+def test_a_batch_gets_a_wake_up_per_slot_and_the_chain_plays_every_match(
+    greedy, randomer, no_broker, monkeypatch, settings, django_capture_on_commit_callbacks
+) -> None:
+    settings.BAO_WORKER_SLOTS = 2
+    matches = _batch(greedy, randomer, 5, django_capture_on_commit_callbacks)
+    assert no_broker == [None, None]  # two wake-ups, no match named
+    assert not Match.objects.filter(pk__in=[m.pk for m in matches], queued_at=None).exists()
+    played: list[tuple[int, int]] = []
+    outcomes = _one_slot(no_broker, monkeypatch, played)
+    # Each claim woke the next slot while more was claimable (before playing its own match),
+    # so two messages never grew into more: five matches, one wake-up left over.
+    assert outcomes == ["recorded"] * 5 + ["skipped"]
+    assert [match_id for match_id, _ in played] == [m.pk for m in matches]
+    assert [waiting for _, waiting in played] == [2, 2, 2, 2, 1]
+    assert not Match.objects.filter(status="pending").exists()
+
+
+def test_a_challenge_queued_behind_a_batch_goes_first_on_the_chains_next_wake_up(
+    greedy, randomer, alice, bob, no_broker, monkeypatch, settings,
+    django_capture_on_commit_callbacks,
+) -> None:
+    settings.BAO_WORKER_SLOTS = 1
+    gauntlet = _batch(greedy, randomer, 3, django_capture_on_commit_callbacks, submitter=alice)
+    Match.objects.filter(pk=gauntlet[0].pk).update(started_at=timezone.now())  # alice used time
+    Match.objects.filter(pk=gauntlet[0].pk).update(
+        status="finished", started_at=timezone.now() - timedelta(seconds=60),
+        finished_at=timezone.now())
+    with django_capture_on_commit_callbacks(execute=True):
+        challenge = services.match_create(engine_a=greedy, engine_b=randomer, variant="kete",
+                                          time_control="2+0.1", challenger=bob)
+    assert no_broker == [None, challenge.pk]
+    played: list[tuple[int, int]] = []
+    assert _one_slot(no_broker, monkeypatch, played) == ["recorded"] * 3 + ["skipped"]
+    assert [match_id for match_id, _ in played] == [challenge.pk, gauntlet[1].pk, gauntlet[2].pk]
+
+
+def test_the_last_claim_of_a_drained_queue_wakes_nobody(greedy, randomer, no_broker) -> None:
+    match = _match(greedy, randomer)
+    assert services.match_wake_next() is True  # a pending match: wake a slot for it
+    assert dispatch.match_claim_next() is not None
+    assert services.match_wake_next() is False
+    assert no_broker == [None] and match.pk
+
+
+def test_a_wake_up_the_broker_refused_is_sent_again_once_the_match_is_played(
+    greedy, randomer, monkeypatch
+) -> None:
+    from arena.matches import runner, tasks
+
+    first, second = _match(greedy, randomer), _match(greedy, randomer)
+    sent: list[object] = []
+    refusals = iter([True])
+
+    def send(args, **kw):  # type: ignore[no-untyped-def]
+        if next(refusals, False):
+            raise ConnectionError("broker down")
+        sent.append(args[0])
+
+    monkeypatch.setattr(tasks.run_match, "apply_async", send)
+
+    def play(claim, config=None):  # type: ignore[no-untyped-def]
+        assert sent == []  # the wake-up before playing was refused
+        return runner.RECORDED
+
+    monkeypatch.setattr(runner, "play_claimed", play)
+    assert runner.execute_next(None) == runner.RECORDED
+    assert sent == [None]  # the chain goes on: the second match has its wake-up
+    assert Match.objects.get(pk=second.pk).status == "pending" and first.pk

@@ -1,12 +1,22 @@
 """The ladder's matchmaker (tournaments.matchmaking) and its simulation (tournaments.ladder)."""
 
 import json
+import math
 import random
 
+import numpy as np
 import pytest
 
 from tournaments import ladder
-from tournaments.matchmaking import PLACEMENT_MATCHES, LadderEntry, choose_pairings
+from tournaments.matchmaking import (
+    GAMES_PER_MATCH,
+    PLACEMENT_MATCHES,
+    UNRATED_SE,
+    LadderEntry,
+    choose_pairings,
+    discordance_drop,
+    rating_covariance,
+)
 
 
 def entry(key, rating=1500.0, half_width=50.0, matches=10, placement_left=0, last=None):
@@ -131,6 +141,27 @@ def test_simulate_prints_checkpoints_as_json(capsys):
     assert json.loads(capsys.readouterr().out)["checkpoints"] == checkpoints  # seeded
 
 
+def test_spread_replays_the_same_true_ratings_under_other_draws(capsys):
+    argv = ["spread", "--players", "10", "--matches", "400", "--seed", "2", "--draws", "3",
+            "--json"]  # fmt: skip
+    assert ladder.main(argv) == 0
+    rows = json.loads(capsys.readouterr().out)["draws"]
+    assert [r["draw"] for r in rows] == [1, 2, 3]
+    reached = [r[k] for r in rows for k in ("ladder", "round_robin") if r[k] is not None]
+    assert reached and all(x % 100 == 0 and 100 <= x <= 400 for x in reached)
+    # Each draw is the simulation of the same players under that draw's results: the first
+    # crossing it reports is the one its checkpoints show.
+    checkpoints = ladder.simulate(10, 400, 2, draw="/draw-2")
+    assert rows[1]["round_robin"] == ladder.matches_to_reach(checkpoints, "tau_round_robin")
+    assert ladder.simulate(10, 100, 2, draw="/draw-1") != ladder.simulate(10, 100, 2)
+    assert ladder.main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["draws"] == rows  # seeded
+    with pytest.raises(SystemExit) as caught:
+        ladder.main(["spread", "--players", "10", "--matches", "100", "--seed", "1",
+                     "--draws", "0"])  # fmt: skip
+    assert caught.value.code == 2
+
+
 def test_simulate_refuses_a_field_of_one(capsys):
     with pytest.raises(SystemExit) as caught:
         ladder.main(["simulate", "--players", "1", "--matches", "10", "--seed", "1"])
@@ -159,3 +190,24 @@ def test_engines_that_must_not_meet_are_never_paired():
     assert all(owners[a] != owners[b] for a, b in pairings)
     alone = [entry("a1", matches=0), entry("a2", matches=0)]
     assert choose_pairings(alone, 1, random.Random(4), compatible=lambda x, y: False) == []
+
+
+def test_the_covariance_of_two_engines_comes_from_their_meetings():
+    # Two level engines met 4 times (10 games of information beta^2 / 4 each), and both
+    # intervals say no more than that: each keeps only the weak prior 1 / (2 * 350)^2 besides.
+    beta = math.log(10) / 400
+    link = 4 * GAMES_PER_MATCH * beta**2 / 4
+    prior = 1 / (2 * UNRATED_SE) ** 2
+    entries = [entry("a", half_width=500), entry("b", half_width=500)]
+    cov = rating_covariance(entries, {frozenset(("a", "b")): 4})
+    difference = cov[0, 0] + cov[1, 1] - 2 * cov[0, 1]
+    assert difference == pytest.approx(2 / (prior + 2 * link))
+    assert math.sqrt(difference) == pytest.approx(109.2, abs=0.1)  # Elo
+
+
+def test_a_match_is_worth_more_between_strangers_than_between_old_rivals():
+    entries = [entry("a", 1500), entry("rival", 1520), entry("stranger", 1480)]
+    ratings = np.array([e.rating for e in entries])
+    cov = rating_covariance(entries, {frozenset(("a", "rival")): 6})
+    rival, stranger = discordance_drop(ratings, cov, 0, [1, 2])
+    assert stranger > rival > 0

@@ -49,3 +49,27 @@ def test_a_round_robin_needs_two_players() -> None:
 
 def test_the_gauntlet_engine_meets_everyone_alternating_sides() -> None:
     assert gauntlet(4) == [[Pairing(0, 1)], [Pairing(2, 0)], [Pairing(0, 3)]]
+
+
+@pytest.mark.parametrize("format_id", ["round_robin", "double_round_robin", "gauntlet"])
+@pytest.mark.parametrize("after", [0, 2])
+def test_the_rounds_up_front_are_the_rounds_next_round_gives_one_by_one(
+    format_id: str, after: int
+) -> None:
+    from dataclasses import replace
+
+    from tournaments.formats import Entrant, Field, Round, get_format
+
+    fmt = get_format(format_id)
+    # Seven engines, the third withdrawn: its pairings are forfeits in their rounds.
+    field = Field(tuple(Entrant(i, withdrawn=i == 2) for i in range(7)), round=after)
+    one_by_one = []
+    step = fmt.next_round(field, ())
+    while isinstance(step, Round):
+        one_by_one.append(step)
+        step = fmt.next_round(replace(field, round=step.number), ())
+    rounds = fmt.rounds_up_front(field)
+    assert rounds == one_by_one
+    assert [r.number for r in rounds] == list(range(after + 1, len(fmt.schedule(7)) + 1))
+    if after == 0:
+        assert any(r.forfeits for r in rounds)

@@ -109,6 +109,30 @@ def test_an_engine_with_a_mixed_record_keeps_its_plain_ml_value() -> None:
     assert {r.engine: r.prior for r in f.ratings} == {"a": False, "b": False, "c": False, "d": True}
 
 
+def test_a_pool_whose_maximum_lies_thousands_of_elo_apart_is_still_fitted() -> None:
+    # Found by ``python -m tournaments.ladder simulate --players 40 --matches 3000 --seed 18``
+    # (placement games, shrunk): p08 and p23 only drew each other and beat p10, so the
+    # maximum puts them thousands of Elo above the pool mean. A full Newton step overshot into a
+    # region where the information underflowed and Cholesky failed (LinAlgError).
+    games: list[Game] = [
+        ("p08", "p23", 0.5), ("p11", "p05", 0.5), ("p31", "p38", 0.0), ("p24", "p11", 1.0),
+        ("p10", "p28", 0.5), ("p18", "p05", 0.5), ("p24", "p25", 0.0), ("p18", "p40", 0.5),
+        ("p32", "p29", 1.0), ("p09", "p22", 1.0), ("p29", "p04", 0.5), ("p02", "p40", 0.5),
+        ("p29", "p21", 0.0), ("p29", "p27", 0.0), ("p22", "p14", 1.0), ("p04", "p13", 1.0),
+        ("p13", "p39", 1.0), ("p40", "p06", 0.5), ("p02", "p37", 1.0), ("p35", "p37", 0.0),
+        ("p26", "p14", 0.5), ("p03", "p26", 0.0), ("p15", "p27", 1.0), ("p32", "p07", 0.5),
+        ("p25", "p28", 0.0), ("p39", "p35", 1.0), ("p10", "p23", 0.0), ("p10", "p31", 0.0),
+        ("p03", "p06", 1.0), ("p18", "p34", 1.0), ("p18", "p34", 0.0), ("p21", "p01", 0.0),
+        ("p17", "p06", 1.0), ("p06", "p17", 0.0),
+    ]  # fmt: skip
+    result = fit(games)
+    ratings = {r.engine: r.rating for r in result.ratings}
+    assert all(math.isfinite(r) for r in ratings.values())
+    assert ratings["p08"] == pytest.approx(ratings["p23"])
+    assert ratings["p08"] > 4000
+    assert sum(ratings.values()) / len(ratings) == pytest.approx(1500)
+
+
 def test_engines_not_connected_to_the_pool_are_reported_not_rated() -> None:
     games = [*_two(3, 1, 2), ("b", "c", 1.0), ("c", "b", 0.5), ("x", "y", 1.0)]
     f = fit(games)
