@@ -8,7 +8,9 @@ Two sections:
   history points per match, a leaderboard; from 10,000 games on, a finished 48-engine round
   robin among them), then each read endpoint is fetched in-process with the Django test
   client: a warm-up, then ``--repeat`` timed requests. Printed per endpoint: min / p50 / p95
-  in ms and the number of SQL queries one request makes. With ``DATABASE_URL`` set to a
+  in ms and the number of SQL queries one request makes; the tournament pages, which the
+  cache keeps once the event has ended, also with the cache cleared before each request
+  (``CACHED_ENDPOINTS``, rows ``..., not cached``). With ``DATABASE_URL`` set to a
   PostgreSQL URL, its database (e.g. ``.../bao_w19``) is dropped and created again for each
   size; without it, a throw-away SQLite file is used. Each size runs in its own process.
 * ``tournament``: the older round-robin figures (``--engines``): ``match_finished`` per match
@@ -239,19 +241,26 @@ def _built_info() -> dict[str, Any]:
 
     games = Game.objects.count()
     event = Tournament.objects.filter(name="bench round robin").values_list("pk", flat=True)
+    game, match = Game.objects.order_by("id").values_list("pk", "match_id")[games // 2]
     return {
         "engine": "engine07",
         "tournament": event.first(),
-        "game": Game.objects.order_by("id").values_list("pk", flat=True)[games // 2],
+        "game": game,
+        "match": match,
         "matches": Match.objects.count(),
         "games": games,
     }
 
 
-def _time_endpoint(client: Any, url: str, repeat: int) -> dict[str, Any]:
+def _time_endpoint(
+    client: Any, url: str, repeat: int, *, uncached: bool = False
+) -> dict[str, Any]:
     """One GET of ``url`` (the first: caches still empty), then ``repeat`` timed ones:
     ``first`` its ms, ``runs`` the ms of the others, ``queries`` the queries of the first and
-    ``warm_queries`` of the last as (sql, ms), ``response`` the first response."""
+    ``warm_queries`` of the last as (sql, ms), ``response`` the first response. ``uncached``:
+    the cache is cleared before each request (outside the timing), as after a restart or for
+    a tournament still running."""
+    from django.core.cache import cache
     from django.db import connection
 
     def timed(executed: list[Any]) -> tuple[Any, float]:
@@ -262,6 +271,8 @@ def _time_endpoint(client: Any, url: str, repeat: int) -> dict[str, Any]:
             finally:
                 executed.append((sql, (time.perf_counter() - start) * 1000))
 
+        if uncached:
+            cache.clear()
         start = time.perf_counter()
         with connection.execute_wrapper(count):
             response = client.get(url)
@@ -294,6 +305,7 @@ def _endpoint_urls(built: dict[str, Any]) -> list[tuple[str, str]]:
         ("GET /api/leaderboard/", f"/api/leaderboard/?variant={VARIANT}"),
         ("GET /api/games/ID/ (replay)", f"/api/games/{built['game']}/"),
         ("GET /games/ID/ (replay page)", f"/games/{built['game']}/"),
+        ("GET /api/matches/ID/", f"/api/matches/{built['match']}/"),
     ]
     if built["tournament"] is not None:
         urls.append(
@@ -304,6 +316,12 @@ def _endpoint_urls(built: dict[str, Any]) -> list[tuple[str, str]]:
             ("GET /tournaments/ID/ (page)", f"/tournaments/{built['tournament']}/")
         )
     return urls
+
+
+#: Endpoints whose answer the cache may keep (an ended tournament's,
+#: ``tournaments.selectors.tournament_ended_cached``): timed twice, the second time with the
+#: cache cleared before each request.
+CACHED_ENDPOINTS = ("tournaments/ID",)
 
 
 def _slug(label: str) -> str:
@@ -348,12 +366,17 @@ def endpoints_one(total_games: int, repeat: int, seed: int, opts: argparse.Names
         f"({how}), {VERSIONS} engine versions, {PLIES} plies a game; "
         f"load average {os.getloadavg()[0]:.1f}"
     )
-    urls = [u for u in _endpoint_urls(built) if not opts.only or any(o in u[0] for o in opts.only)]
+    urls = _endpoint_urls(built)
+    timed = [(label, path, False) for label, path in urls]
+    timed += [(f"{label}, not cached", path, True)
+              for label, path in urls if any(c in label for c in CACHED_ENDPOINTS)]  # fmt: skip
+    if opts.only:
+        timed = [t for t in timed if any(o in t[0] for o in opts.only)]
     client = Client()
     print(f"| what | min / p50 / p95 ms ({repeat} runs) | first ms | queries (first, warm) |")
     print("| --- | --- | --- | --- |")
-    for label, path in urls:
-        t = _time_endpoint(client, path, repeat)
+    for label, path, uncached in timed:
+        t = _time_endpoint(client, path, repeat, uncached=uncached)
         runs, response = t["runs"], t["response"]
         shown = "" if response.status_code == 200 else f" (status {response.status_code})"
         print(
@@ -368,10 +391,13 @@ def endpoints_one(total_games: int, repeat: int, seed: int, opts: argparse.Names
         if opts.dump:
             Path(opts.dump).mkdir(parents=True, exist_ok=True)
             Path(opts.dump, _slug(label)).write_bytes(response.content)
-        if opts.profile:
+        if opts.profile and (uncached or not any(c in label for c in CACHED_ENDPOINTS)):
             import cProfile
             import pstats
 
+            from django.core.cache import cache
+
+            cache.clear()  # the request that builds the answer
             profiler = cProfile.Profile()
             profiler.runcall(client.get, path)
             pstats.Stats(profiler).sort_stats("cumulative").print_stats(opts.profile)

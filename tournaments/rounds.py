@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from django.db import transaction
@@ -73,15 +73,30 @@ def field_of(tournament: Tournament, entries: Sequence[TournamentEntry]) -> Fiel
 def history_of(tournament: Tournament, entries: Sequence[TournamentEntry]) -> list[Played]:
     """What was played and awarded so far, as the format reads it: matches (their engine_a's
     match points, None while unfinished or if aborted), byes and forfeit wins. A match a
-    forfeit replaced is left out (the forfeit stands for it)."""
+    forfeit replaced is left out (the forfeit stands for it). Two queries
+    (``history_from`` on what they read)."""
+    unplayed = list(tournament.unplayed_results.all())
+    matches = tournament.matches.order_by("round", "id").values_list(*HISTORY_MATCH_FIELDS)
+    return history_from(entries, matches, unplayed)
+
+
+#: The columns of a match ``history_from`` reads, in its rows' order.
+HISTORY_MATCH_FIELDS = (
+    "id", "round", "engine_a_id", "engine_b_id", "status", "score_a", "score_b", "best_of",
+)  # fmt: skip
+
+
+def history_from(
+    entries: Sequence[TournamentEntry],
+    matches: Iterable[tuple[Any, ...]],
+    unplayed: Sequence[UnplayedResult],
+) -> list[Played]:
+    """``history_of`` from what was read: ``matches`` rows of ``HISTORY_MATCH_FIELDS`` in
+    (round, id) order, the tournament's ``unplayed`` results in (round, id) order."""
     index = {e.engine_version_id: i for i, e in enumerate(entries)}
     by_entry = {e.pk: i for i, e in enumerate(entries)}
-    unplayed = list(tournament.unplayed_results.all())
     replaced = {u.match_id for u in unplayed if u.match_id is not None}
     history: list[Played] = []
-    matches = tournament.matches.order_by("round", "id").values_list(
-        "id", "round", "engine_a_id", "engine_b_id", "status", "score_a", "score_b", "best_of"
-    )
     for match_id, round_no, a, b, status, score_a, score_b, best_of in matches:
         if match_id in replaced or a not in index or b not in index:
             continue

@@ -241,7 +241,7 @@ def tournament_detail_data(
                 "round": rnd.number,
                 "matches": [
                     {
-                        "id": m.pk,
+                        "id": m.id,
                         "south": m.engine_a.engine.name,
                         "north": m.engine_b.engine.name,
                         "best_of": m.best_of,

@@ -94,16 +94,13 @@ class TournamentListCreateApi(_ListApi):
 
 def _detail(tournament: Tournament) -> dict[str, Any]:
     counts = selectors.tournament_match_counts(tournament)
-    return selectors.tournament_ended_cached(
-        tournament,
-        counts,
-        "api",
-        lambda: tournament_detail_data(
-            tournament,
-            selectors.tournament_progress(tournament, counts),
-            selectors.tournament_table(tournament),
-        ),
-    )
+
+    def build() -> dict[str, Any]:
+        table = selectors.tournament_table(tournament)
+        progress = selectors.tournament_progress(tournament, counts, table.games_played)
+        return tournament_detail_data(tournament, progress, table)
+
+    return selectors.tournament_ended_cached(tournament, counts, "api", build)
 
 
 class TournamentDetailApi(APIView):

@@ -31,9 +31,11 @@ BUDGET = {
     # The home page: 3 leaderboards, their trends, running matches, live games, tournaments,
     # recent results and their games (arena.web.pages.home).
     "/": 10,
-    "/api/tournaments/{t}/": 11,
+    # The tournament, its match counts, entries, matches, games (results only) and byes and
+    # forfeits (tournaments.selectors.tournament_table).
+    "/api/tournaments/{t}/": 6,
     # The tournament page also lists its live games (arena.web.pages.tournament_page).
-    "/tournaments/{t}/": 15,
+    "/tournaments/{t}/": 7,
     "/api/games/{g}/": 1,
     "/games/{g}/": 1,
     "/api/matches/{m}/": 3,
