@@ -25,7 +25,9 @@ keeps the true ratings of seed ``S`` and plays both schedules again under ``D`` 
 the game results (and of the matchmaker's own choices), printing for each draw the first
 checkpoint at which each schedule reaches tau 0.9, then their means. It separates what the
 schedule does from the luck of one draw: on one set of true ratings the round robin alone
-crosses anywhere in a range about three times as wide as its low end.
+crosses anywhere in a range about three times as wide as its low end. ``--yardstick K`` adds
+a third schedule no matchmaker can have: it knows the true order and plays only pairs at most
+``K`` places apart in it (shuffled, cycled), a yardstick for what close pairings can gain.
 """
 
 from __future__ import annotations
@@ -151,6 +153,34 @@ def round_robin_schedule(
                 yield best_of_three(true, players[pairing.a], players[pairing.b], rng)
 
 
+def neighbour_schedule(
+    players: list[str], true: dict[str, float], reach: int, rng: random.Random
+) -> Iterator[list[Game]]:
+    """The yardstick of ``spread --yardstick``: every pair at most ``reach`` places apart in
+    the true order, shuffled, cycled; one list of games per match, without end."""
+    order = sorted(players, key=lambda p: true[p])
+    pairs = [
+        (order[i], order[i + d]) for d in range(1, reach + 1) for i in range(len(order) - d)
+    ]
+    while True:
+        rng.shuffle(pairs)
+        for a, b in pairs:
+            yield best_of_three(true, a, b, rng)
+
+
+def _first_reach(
+    true: dict[str, float], schedule: Iterator[list[Game]], matches: int
+) -> int | None:
+    """The first checkpoint (every ``CHECKPOINT_EVERY`` matches) at which ``schedule``'s fit
+    reaches tau :data:`TARGET_TAU`, None if not within ``matches``."""
+    games: list[Game] = []
+    for played in range(1, matches + 1):
+        games.extend(next(schedule))
+        if played % CHECKPOINT_EVERY == 0 and kendall_tau(true, games) >= TARGET_TAU:
+            return played
+    return None
+
+
 def true_ratings(players: int, seed: int) -> dict[str, float]:
     """The simulated players ``p01..pNN`` of ``seed`` with their true ratings (Elo)."""
     names = [f"p{i:02d}" for i in range(1, players + 1)]
@@ -194,43 +224,52 @@ def matches_to_reach(checkpoints: Sequence[dict[str, float]], key: str) -> int |
 
 
 def spread(
-    players: int, matches: int, seed: int, draws: int, slots: int = 4
+    players: int, matches: int, seed: int, draws: int, slots: int = 4, yardstick: int = 0
 ) -> list[dict[str, int | None]]:
     """For each of ``draws`` draws of the results on the true ratings of ``seed``:
-    ``{"draw", "ladder", "round_robin"}``, the matches each schedule needed to reach tau 0.9
+    ``{"draw", "ladder", "round_robin"}`` (and ``"yardstick"`` when ``yardstick`` > 0: the
+    neighbour schedule of that reach), the matches each schedule needed to reach tau 0.9
     (None: not within ``matches``). Raises ``ValueError`` as :func:`simulate`, and for fewer
-    than 1 draw."""
-    if draws < 1:
-        raise ValueError("need at least 1 draw")
+    than 1 draw or a negative reach."""
+    if draws < 1 or yardstick < 0:
+        raise ValueError("need at least 1 draw and a reach of at least 0")
     out: list[dict[str, int | None]] = []
     for k in range(1, draws + 1):
         checkpoints = simulate(players, matches, seed, slots, draw=f"/draw-{k}")
-        out.append(
-            {
-                "draw": k,
-                "ladder": matches_to_reach(checkpoints, "tau_ladder"),
-                "round_robin": matches_to_reach(checkpoints, "tau_round_robin"),
-            }
-        )
+        row: dict[str, int | None] = {
+            "draw": k,
+            "ladder": matches_to_reach(checkpoints, "tau_ladder"),
+            "round_robin": matches_to_reach(checkpoints, "tau_round_robin"),
+        }
+        if yardstick:
+            true = true_ratings(players, seed)
+            rng = random.Random(f"{seed}/draw-{k}/yardstick")
+            row["yardstick"] = _first_reach(
+                true, neighbour_schedule(list(true), true, yardstick, rng), matches
+            )
+        out.append(row)
     return out
 
 
 def _spread_main(args: argparse.Namespace) -> int:
-    rows = spread(args.players, args.matches, args.seed, args.draws, args.slots)
+    rows = spread(args.players, args.matches, args.seed, args.draws, args.slots, args.yardstick)
     if args.json:
         print(json.dumps({"draws": rows}))
         return 0
-    print(f"{'draw':>5} {'ladder':>7} {'round robin':>12}")
+    keys = ["ladder", "round_robin"] + (["yardstick"] if args.yardstick else [])
+    print(f"{'draw':>5}" + "".join(f" {k.replace('_', ' '):>12}" for k in keys))
     for row in rows:
-        print(f"{row['draw']:>5} {row['ladder'] or '-':>7} {row['round_robin'] or '-':>12}")
-    reached = [(r["ladder"], r["round_robin"]) for r in rows if r["ladder"] and r["round_robin"]]
-    if reached:
-        ladder = sum(a for a, _ in reached) / len(reached)
-        baseline = sum(b for _, b in reached) / len(reached)
-        print(
-            f"mean over {len(reached)} draws reaching tau {TARGET_TAU}: ladder {ladder:.0f}, "
-            f"round robin {baseline:.0f} (ratio {ladder / baseline:.2f})"
-        )
+        print(f"{row['draw']:>5}" + "".join(f" {row[k] or '-':>12}" for k in keys))
+    baseline = [r["round_robin"] for r in rows if r["round_robin"]]
+    for key in keys:
+        reached = [r[key] for r in rows if r[key]]
+        if reached and baseline and key != "round_robin":
+            mean = sum(reached) / len(reached)
+            base = sum(baseline) / len(baseline)
+            print(
+                f"{key}: mean {mean:.0f} over {len(reached)} draws reaching tau {TARGET_TAU}, "
+                f"round robin {base:.0f} over {len(baseline)} (ratio {mean / base:.2f})"
+            )
     return 0
 
 
@@ -247,6 +286,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         sub.add_argument("--slots", type=int, default=4, help="ladder matches per batch (4)")
         sub.add_argument("--json", action="store_true")
     spr.add_argument("--draws", type=int, default=8, help="draws of the results (8)")
+    spr.add_argument(
+        "--yardstick", type=int, default=0, metavar="K",
+        help="also the schedule that knows the true order, pairs at most K places apart",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     try:
         if args.command == "spread":

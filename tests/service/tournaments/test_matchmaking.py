@@ -156,10 +156,22 @@ def test_spread_replays_the_same_true_ratings_under_other_draws(capsys):
     assert ladder.simulate(10, 100, 2, draw="/draw-1") != ladder.simulate(10, 100, 2)
     assert ladder.main(argv) == 0
     assert json.loads(capsys.readouterr().out)["draws"] == rows  # seeded
+    assert ladder.main([*argv, "--yardstick", "2"]) == 0
+    with_yardstick = json.loads(capsys.readouterr().out)["draws"]
+    assert [{k: r[k] for k in rows[0]} for r in with_yardstick] == rows
+    assert all(r["yardstick"] is None or r["yardstick"] % 100 == 0 for r in with_yardstick)
     with pytest.raises(SystemExit) as caught:
         ladder.main(["spread", "--players", "10", "--matches", "100", "--seed", "1",
                      "--draws", "0"])  # fmt: skip
     assert caught.value.code == 2
+
+
+def test_the_yardstick_plays_only_pairs_close_in_the_true_order():
+    true = {"a": 1000.0, "b": 1200.0, "c": 1400.0, "d": 1600.0, "e": 1800.0}
+    schedule = ladder.neighbour_schedule(list(true), true, 1, random.Random(4))
+    pairs = [frozenset(next(schedule)[0][:2]) for _ in range(8)]
+    assert set(pairs) == {frozenset(p) for p in ("ab", "bc", "cd", "de")}
+    assert sorted(map(sorted, pairs[:4])) == [["a", "b"], ["b", "c"], ["c", "d"], ["d", "e"]]
 
 
 def test_simulate_refuses_a_field_of_one(capsys):
