@@ -260,9 +260,9 @@ def _spread_main(args: argparse.Namespace) -> int:
     print(f"{'draw':>5}" + "".join(f" {k.replace('_', ' '):>12}" for k in keys))
     for row in rows:
         print(f"{row['draw']:>5}" + "".join(f" {row[k] or '-':>12}" for k in keys))
-    baseline = [r["round_robin"] for r in rows if r["round_robin"]]
+    baseline = [x for r in rows if (x := r["round_robin"])]
     for key in keys:
-        reached = [r[key] for r in rows if r[key]]
+        reached = [x for r in rows if (x := r[key])]
         if reached and baseline and key != "round_robin":
             mean = sum(reached) / len(reached)
             base = sum(baseline) / len(baseline)
