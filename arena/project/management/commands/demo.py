@@ -294,6 +294,7 @@ class Command(BaseCommand):
         call_command("setup_periodic_tasks", stdout=self.stdout)
         for variant in VARIANTS:  # the ladder plays by itself, as on the real service
             ladder_services.ladder_pause(variant, paused=False)
+        ladder_services.ladder_fill_all()  # at once, not at beat's first minute
         beat_log = Path(settings.VAR_DIR) / "demo-beat.log"
         beat = BeatProcess.start(
             env=worker_environment(
