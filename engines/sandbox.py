@@ -54,7 +54,10 @@ process of the leased uid, finally ``kill(-1)`` run as that uid, which the kerne
 atomically against a fork bomb) and reaps it. If the referee process dies, the parent-death
 signal kills the sandbox, and the pid namespace takes every descendant with it. Note that
 Linux sends the parent-death signal when the *thread* that started the engine exits: start
-engines from a thread that lives as long as the game.
+engines from a thread that lives as long as the game. bwrap gets that signal before its exec
+(``_die_with_this_thread``), not only from ``--die-with-parent`` after its ``clone``; its
+namespace child, stuck waiting for a killed outer bwrap, is left to ``sweep_orphaned_uids``,
+which kills the processes of every uid whose holder died.
 
 Finding and killing an engine's processes through its uid, and the uid leases, live in
 ``engines/sandbox_procs.py``. The service must run as root to lease uids (as it does in CI and in
@@ -65,6 +68,7 @@ Standard library only; no Django.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import logging
 import os
@@ -78,7 +82,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Self, TypedDict
@@ -88,7 +92,15 @@ from engines.package import EnginePackage
 from engines.sandbox_cgroup import CgroupError, EngineCgroup
 from engines.sandbox_files import give_to_uid, library_dir
 from engines.sandbox_memory import tree_pids, usage_bytes
-from engines.sandbox_procs import UidLease, kill_uid, pids_of_uid, proc_status, scan, sigkill
+from engines.sandbox_procs import (
+    UidLease,
+    kill_uid,
+    pids_of_uid,
+    proc_status,
+    scan,
+    sigkill,
+    sweep_orphans,
+)
 
 LOG = logging.getLogger(__name__)
 
@@ -387,6 +399,31 @@ def _bwrap_argv(
         "--chdir",
         _ENGINE_ROOT_IN,
     ]
+
+
+_PR_SET_PDEATHSIG = 1
+_prctl = ctypes.CDLL(None, use_errno=True).prctl
+
+
+def _die_with_this_thread() -> Callable[[], None]:
+    """A ``preexec_fn`` giving the child a parent-death ``SIGKILL`` before it execs bwrap.
+
+    bwrap's ``--die-with-parent`` sets that signal only after its ``clone``: a referee that
+    dies in the milliseconds between our ``fork`` and that point would leave an unwatched
+    sandbox, which goes on to start the engine. Set here (after ``subprocess`` switched to the
+    engine uid, which would clear it; an exec of the non-setuid bwrap keeps it) the window
+    closes: if the referee died even before the ``prctl``, ``getppid`` tells, and the child
+    exits. Runs in the forked child: no allocation beyond the call, no lock taken."""
+    parent = os.getpid()
+    sig = int(signal.SIGKILL)
+
+    def preexec() -> None:
+        if _prctl(_PR_SET_PDEATHSIG, sig, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+        if os.getppid() != parent:
+            os._exit(1)
+
+    return preexec
 
 
 def _args_file(args: list[str]) -> int:
@@ -773,6 +810,7 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
         env = _base_env()
         pass_fds: tuple[int, ...] = ()
         executable: str | None = None
+        preexec: Callable[[], None] | None = None
         mounts: tuple[tuple[str, int], ...] = ()
         tmp, scratch_cap = config.limits.tmp_bytes, config.limits.scratch_bytes
         if lease is not None:
@@ -800,6 +838,7 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
                 *package.argv,
             ]
             executable = BWRAP
+            preexec = _die_with_this_thread()
             pass_fds = (args_fd, info_w)
             ids = {"user": lease.uid, "group": lease.uid, "extra_groups": []}
             mounts = ((_SCRATCH_IN, scratch_cap), ("/tmp", tmp), ("/dev/shm", tmp))
@@ -838,6 +877,7 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
             start_new_session=True,
             close_fds=True,
             pass_fds=pass_fds,
+            preexec_fn=preexec,
             **ids,
         )
     except (OSError, subprocess.SubprocessError, ValueError) as exc:
@@ -887,6 +927,15 @@ def _undo_start(
             shutil.rmtree(path, ignore_errors=True)
     if lease is not None:
         lease.release()
+
+
+def sweep_orphaned_uids() -> list[int]:
+    """Kill the processes left under engine uids whose holder died, host-wide (every checkout
+    leases from ``STATE_DIR``), and mark those uids clean (``sandbox_procs.sweep_orphans``).
+    Returns the uids whose processes were killed. Run by a worker when it starts and by the
+    periodic requeue job: an orphan is otherwise killed only when its uid is leased again.
+    Sweeps nothing without root (the lock files are root's)."""
+    return sweep_orphans(STATE_DIR / "uids")
 
 
 def _lease() -> UidLease:
