@@ -54,10 +54,12 @@ process of the leased uid, finally ``kill(-1)`` run as that uid, which the kerne
 atomically against a fork bomb) and reaps it. If the referee process dies, the parent-death
 signal kills the sandbox, and the pid namespace takes every descendant with it. Note that
 Linux sends the parent-death signal when the *thread* that started the engine exits: start
-engines from a thread that lives as long as the game. bwrap gets that signal before its exec
-(``_die_with_this_thread``), not only from ``--die-with-parent`` after its ``clone``; its
-namespace child, stuck waiting for a killed outer bwrap, is left to ``sweep_orphaned_uids``,
-which kills the processes of every uid whose holder died.
+engines from a thread that lives as long as the game. bwrap sets that signal (``--die-with-
+parent``) only after its ``clone``: a referee killed in those first milliseconds leaves a
+namespace child waiting for ever for its killed outer bwrap, under the leased uid. That is left
+to ``sweep_orphaned_uids``, which kills the processes of every uid whose holder died (a
+``preexec_fn`` setting the signal before the exec would narrow the window but is unsafe in the
+referee's threaded process).
 
 Finding and killing an engine's processes through its uid, and the uid leases, live in
 ``engines/sandbox_procs.py``. The service must run as root to lease uids (as it does in CI and in
@@ -68,7 +70,6 @@ Standard library only; no Django.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import json
 import logging
 import os
@@ -82,7 +83,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Self, TypedDict
@@ -399,31 +400,6 @@ def _bwrap_argv(
         "--chdir",
         _ENGINE_ROOT_IN,
     ]
-
-
-_PR_SET_PDEATHSIG = 1
-_prctl = ctypes.CDLL(None, use_errno=True).prctl
-
-
-def _die_with_this_thread() -> Callable[[], None]:
-    """A ``preexec_fn`` giving the child a parent-death ``SIGKILL`` before it execs bwrap.
-
-    bwrap's ``--die-with-parent`` sets that signal only after its ``clone``: a referee that
-    dies in the milliseconds between our ``fork`` and that point would leave an unwatched
-    sandbox, which goes on to start the engine. Set here (after ``subprocess`` switched to the
-    engine uid, which would clear it; an exec of the non-setuid bwrap keeps it) the window
-    closes: if the referee died even before the ``prctl``, ``getppid`` tells, and the child
-    exits. Runs in the forked child: no allocation beyond the call, no lock taken."""
-    parent = os.getpid()
-    sig = int(signal.SIGKILL)
-
-    def preexec() -> None:
-        if _prctl(_PR_SET_PDEATHSIG, sig, 0, 0, 0) != 0:
-            raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
-        if os.getppid() != parent:
-            os._exit(1)
-
-    return preexec
 
 
 def _args_file(args: list[str]) -> int:
@@ -810,7 +786,6 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
         env = _base_env()
         pass_fds: tuple[int, ...] = ()
         executable: str | None = None
-        preexec: Callable[[], None] | None = None
         mounts: tuple[tuple[str, int], ...] = ()
         tmp, scratch_cap = config.limits.tmp_bytes, config.limits.scratch_bytes
         if lease is not None:
@@ -838,7 +813,6 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
                 *package.argv,
             ]
             executable = BWRAP
-            preexec = _die_with_this_thread()
             pass_fds = (args_fd, info_w)
             ids = {"user": lease.uid, "group": lease.uid, "extra_groups": []}
             mounts = ((_SCRATCH_IN, scratch_cap), ("/tmp", tmp), ("/dev/shm", tmp))
@@ -877,7 +851,6 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
             start_new_session=True,
             close_fds=True,
             pass_fds=pass_fds,
-            preexec_fn=preexec,
             **ids,
         )
     except (OSError, subprocess.SubprocessError, ValueError) as exc:

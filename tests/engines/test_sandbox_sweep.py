@@ -128,17 +128,3 @@ def test_a_clean_uid_is_not_scanned_and_a_dirty_empty_one_is_marked_clean(
 
 def test_a_missing_lock_directory_sweeps_nothing(tmp_path: Path) -> None:
     assert sweep_orphans(tmp_path / "none") == []
-
-
-@needs_root
-def test_the_bwrap_child_gets_a_parent_death_signal_before_exec(tmp_path: Path) -> None:
-    # What bwrap inherits from the preexec_fn: PR_GET_PDEATHSIG (2) reads SIGKILL, under the uid.
-    script = (
-        "import ctypes, os; v = ctypes.c_int(); "
-        "ctypes.CDLL(None).prctl(2, ctypes.byref(v), 0, 0, 0); print(os.getuid(), v.value)"
-    )
-    out = subprocess.run(
-        [sandbox.ENGINE_PYTHON, "-I", "-c", script], user=UID, group=UID, extra_groups=[],
-        preexec_fn=sandbox._die_with_this_thread(), capture_output=True, check=True,
-    ).stdout.split()
-    assert out == [str(UID).encode(), str(int(signal.SIGKILL)).encode()]
