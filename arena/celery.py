@@ -69,6 +69,7 @@ def _connect_worker_hooks() -> None:
 
     signals.celeryd_after_setup.connect(worker_hooks.check_pool_size, weak=False)
     signals.worker_shutting_down.connect(worker_hooks.hand_back_matches, weak=False)
+    signals.worker_ready.connect(worker_hooks.sweep_sandbox_orphans, weak=False)
     signals.worker_ready.connect(worker_hooks.announce_presence, weak=False)
     app.steps["worker"].add(BeatPool)
 

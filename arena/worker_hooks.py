@@ -2,8 +2,10 @@
 
 * start (``celeryd_after_setup``): the pool's size is checked against the host's cores
   (``arena.capacity.check_slots``); a worker asked for too many slots logs why and exits.
-* ready (``worker_ready``): the worker announces its slots (``WorkerNode``) and refreshes that
-  row every ``PRESENCE_S`` seconds from a thread of its main process (the queue view's "slots");
+* ready (``worker_ready``): processes left under engine uids whose referee died (a worker
+  stopped mid-game) are killed (``engines.sandbox.sweep_orphaned_uids``); the worker announces
+  its slots (``WorkerNode``) and refreshes that row every ``PRESENCE_S`` seconds from a thread
+  of its main process (the queue view's "slots");
 * warm shutdown (``worker_shutting_down``, in the main process): its row is removed and the
   matches this worker plays are handed back at once
   (``arena.matches.services.matches_hand_back``): pending again, the claim not counted, a
@@ -61,6 +63,14 @@ def announce_presence(sender: Any = None, **kwargs: Any) -> None:
     threading.Thread(
         target=_announce, args=(name, slots), name="worker-presence", daemon=True
     ).start()
+
+
+def sweep_sandbox_orphans(sender: Any = None, **kwargs: Any) -> None:
+    from engines.sandbox import sweep_orphaned_uids
+
+    swept = sweep_orphaned_uids()
+    if swept:
+        log.warning("worker %s: killed processes left under engine uids %s", sender, swept)
 
 
 def check_pool_size(sender: Any = None, instance: Any = None, **kwargs: Any) -> None:

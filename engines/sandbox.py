@@ -54,7 +54,12 @@ process of the leased uid, finally ``kill(-1)`` run as that uid, which the kerne
 atomically against a fork bomb) and reaps it. If the referee process dies, the parent-death
 signal kills the sandbox, and the pid namespace takes every descendant with it. Note that
 Linux sends the parent-death signal when the *thread* that started the engine exits: start
-engines from a thread that lives as long as the game.
+engines from a thread that lives as long as the game. bwrap sets that signal (``--die-with-
+parent``) only after its ``clone``: a referee killed in those first milliseconds leaves a
+namespace child waiting for ever for its killed outer bwrap, under the leased uid. That is left
+to ``sweep_orphaned_uids``, which kills the processes of every uid whose holder died (a
+``preexec_fn`` setting the signal before the exec would narrow the window but is unsafe in the
+referee's threaded process).
 
 Finding and killing an engine's processes through its uid, and the uid leases, live in
 ``engines/sandbox_procs.py``. The service must run as root to lease uids (as it does in CI and in
@@ -88,7 +93,15 @@ from engines.package import EnginePackage
 from engines.sandbox_cgroup import CgroupError, EngineCgroup
 from engines.sandbox_files import give_to_uid, library_dir
 from engines.sandbox_memory import tree_pids, usage_bytes
-from engines.sandbox_procs import UidLease, kill_uid, pids_of_uid, proc_status, scan, sigkill
+from engines.sandbox_procs import (
+    UidLease,
+    kill_uid,
+    pids_of_uid,
+    proc_status,
+    scan,
+    sigkill,
+    sweep_orphans,
+)
 
 LOG = logging.getLogger(__name__)
 
@@ -887,6 +900,15 @@ def _undo_start(
             shutil.rmtree(path, ignore_errors=True)
     if lease is not None:
         lease.release()
+
+
+def sweep_orphaned_uids() -> list[int]:
+    """Kill the processes left under engine uids whose holder died, host-wide (every checkout
+    leases from ``STATE_DIR``), and mark those uids clean (``sandbox_procs.sweep_orphans``).
+    Returns the uids whose processes were killed. Run by a worker when it starts and by the
+    periodic requeue job: an orphan is otherwise killed only when its uid is leased again.
+    Sweeps nothing without root (the lock files are root's)."""
+    return sweep_orphans(STATE_DIR / "uids")
 
 
 def _lease() -> UidLease:

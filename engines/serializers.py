@@ -42,7 +42,7 @@ class EngineUploadInputSerializer(BodySerializer):
         "your own existing name adds a version.",
     )
     file = serializers.FileField(
-        allow_empty_file=False,
+        allow_empty_file=True,  # an empty file is refused as `bad_upload` by the service
         help_text="A single executable (#! script or ELF binary; the arena sets the executable "
         "bit, since browsers do not send file modes) or a .zip/.tar.gz holding bao-engine.json.",
     )

@@ -14,7 +14,9 @@ every slot is busy the chain of wake-ups is alive (each claim wakes the next), a
 would only add a message that chains on until the queue drains, one more per scan for as long
 as a backlog lasts. Slots idle while matches wait is what a lost chain looks like.
 A match that has used up its attempts is aborted instead of being tried forever. The same job
-re-sends engine validations that never reached a worker (``engines.services``).
+re-sends engine validations that never reached a worker (``engines.services``), and kills the
+processes left on this host under engine uids whose referee died
+(``engines.sandbox.sweep_orphaned_uids``: a stat per uid lock file when there are none).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from arena.matches.leases import max_attempts, pending_or_expired
 from arena.matches.models import Match
 from arena.matches.selectors import live_slots
 from arena.matches.services import match_abort, matches_enqueue_ids
+from engines.sandbox import sweep_orphaned_uids
 from engines.services import validations_resend_lost
 
 log = logging.getLogger(__name__)
@@ -48,6 +51,9 @@ class RequeueReport:
     requeued: list[int] = field(default_factory=list)
     aborted: list[int] = field(default_factory=list)
     validations: list[int] = field(default_factory=list)
+    #: Engine uids whose leftover processes were killed (``sweep_orphaned_uids``): host state,
+    #: not the matches', so left out of comparisons.
+    orphans: list[int] = field(default_factory=list, compare=False)
 
 
 def _lost_message_age() -> timedelta:
@@ -107,4 +113,7 @@ def matches_requeue_stale() -> RequeueReport:
     if report.requeued or report.aborted:
         log.info("requeue: queued %s, aborted %s", report.requeued, report.aborted)
     report.validations = validations_resend_lost()
+    report.orphans = sweep_orphaned_uids()
+    if report.orphans:
+        log.warning("requeue: killed processes left under engine uids %s", report.orphans)
     return report

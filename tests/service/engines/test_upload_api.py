@@ -264,10 +264,8 @@ def test_it_rejects_a_missing_file_and_a_bad_name_with_field_details(
 def test_it_rejects_an_empty_file(alice_client, engines_dir):
     response = upload(alice_client, file=SimpleUploadedFile("engine.py", b""))
     assert response.status_code == 400
-    assert response.json()["error"]["code"] == "invalid"
-    assert response.json()["error"]["details"] == {
-        "file": ["The submitted file is empty."]
-    }
+    assert response.json()["error"]["code"] == "bad_upload"  # docs/api-errors.md
+    assert response.json()["error"]["message"] == "The uploaded file is empty."
     assert_nothing_stored(engines_dir)
 
 
