@@ -195,15 +195,18 @@ def ladder_fill(variant: str) -> list[int]:
 
     Serialized per variant (the variant's ``RatingPool`` row is locked), so two runs never pair
     the same engine twice. A pairing the matches service refuses (an engine disabled a moment
-    ago) is skipped and logged. Nothing is made while ``BAO_LADDER_ENABLED`` is off. Raises
-    ``UnknownVariant`` for an unknown variant.
+    ago) is skipped and logged. Nothing is made while ``BAO_LADDER_ENABLED`` is off in this
+    process, nor while the variant's ladder is paused (``ladder_pause``, read under the lock).
+    Raises ``UnknownVariant`` for an unknown variant.
     """
     variant = ladder_variant(variant)
     if not settings.BAO_LADDER_ENABLED:
         return []
     with transaction.atomic():
         RatingPool.objects.get_or_create(variant=variant)
-        RatingPool.objects.select_for_update().get(variant=variant)
+        pool = RatingPool.objects.select_for_update().get(variant=variant)
+        if pool.ladder_paused:
+            return []
         wanted = ladder_wanted()
         if wanted == 0:
             return []
@@ -248,6 +251,32 @@ def ladder_fill(variant: str) -> list[int]:
     return created
 
 
+def ladder_pause(variant: str, *, paused: bool = True) -> None:
+    """Pause (or resume, ``paused=False``) the ladder of ``variant`` for every process: a
+    switch in the database, so a worker topping the ladder up after a match reads it too.
+
+    Taken under the same row lock as ``ladder_fill``: once this returns, every fill that ran
+    before has committed its matches and no later one makes any, so the caller may abort the
+    ladder's pending matches knowing no new one follows (``manage.py demo --ladder``). Raises
+    ``UnknownVariant``.
+    """
+    variant = ladder_variant(variant)
+    with transaction.atomic():
+        RatingPool.objects.get_or_create(variant=variant)
+        RatingPool.objects.select_for_update().filter(variant=variant).update(
+            ladder_paused=paused
+        )
+
+
+def ladder_enabled(variant: str) -> bool:
+    """Whether the ladder of ``variant`` makes matches: ``BAO_LADDER_ENABLED`` (this process's
+    setting) and not paused (``ladder_pause``). Raises ``UnknownVariant``."""
+    variant = ladder_variant(variant)
+    return bool(settings.BAO_LADDER_ENABLED) and not RatingPool.objects.filter(
+        variant=variant, ladder_paused=True
+    ).exists()
+
+
 def ladder_match_ended(event: MatchEnded) -> None:
     """``MatchEnded`` subscriber (after commit): a match ended, so a worker slot is free; send
     ``ladder_fill`` for its variant. A broker failure is logged (the minute job fills)."""
@@ -285,9 +314,10 @@ def ladder_keep(*, user: Any, engine_name: str, number: int, keep: bool) -> Engi
 
 
 def ladder_state(variant: str) -> dict[str, Any]:
-    """What the ladder of ``variant`` looks like now (``GET /api/ladder/``): its time control,
-    the engines on it (rating, interval, ladder matches, placement owed, whether it plays now),
-    its matches queued and running, and the worker slots.
+    """What the ladder of ``variant`` looks like now (``GET /api/ladder/``): whether it makes
+    matches (``enabled``: ``ladder_enabled``), its time control, the engines on it (rating,
+    interval, ladder matches, placement owed, whether it plays now), its matches queued and
+    running, and the worker slots.
 
     Raises ``UnknownVariant``.
     """
@@ -318,6 +348,7 @@ def ladder_state(variant: str) -> dict[str, Any]:
     engines.sort(key=lambda r: (r["rating"] is None, -float(r["rating"] or 0), str(r["engine"])))
     return {
         "variant": variant,
+        "enabled": ladder_enabled(variant),
         "time_control": ladder_time_control(variant),
         "start_suite": DEFAULT_SUITE,
         "engines": engines,

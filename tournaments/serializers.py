@@ -469,6 +469,10 @@ class LadderOutput(serializers.Serializer[Any]):
     """The ladder of one variant (``tournaments.ladder_services.ladder_state``)."""
 
     variant = serializers.CharField()
+    enabled = serializers.BooleanField(
+        help_text="Whether the ladder makes matches now: false when switched off on this "
+        "service (BAO_LADDER_ENABLED) or paused for this variant"
+    )
     time_control = serializers.CharField()
     start_suite = serializers.CharField()
     engines = LadderEngineOutput(many=True)

@@ -4,6 +4,7 @@ a round robin, the printed leaderboard and crosstable, and no process left behin
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 import shutil
@@ -172,6 +173,18 @@ def test_serve_keeps_the_server_worker_and_beat_running_until_ctrl_c(
             except OSError:
                 time.sleep(0.1)
         assert '"status":"finished"' in page
+        # The web process, the worker and beat agree: the ladder plays at the demo's time
+        # control once the tournament is over, and its first match is made at once.
+        ladder: dict[str, Any] = {}
+        for _ in range(100):
+            url = f"http://127.0.0.1:{port}/api/ladder/?variant=bao-la-kete"
+            with urllib.request.urlopen(url) as r:
+                ladder = json.loads(r.read())
+            if ladder["matches"]["queued"] + ladder["matches"]["running"]:
+                break
+            time.sleep(0.1)
+        assert (ladder["enabled"], ladder["time_control"]) == (True, "1+0.01"), ladder
+        assert ladder["matches"]["queued"] + ladder["matches"]["running"] == 1, ladder
         assert process_tree(pids["Worker"]) != set() and process_tree(pids["Beat"]) != set()
         assert "beat: Starting..." in (var_dir / "demo-beat.log").read_text()
     finally:

@@ -182,3 +182,45 @@ def test_nothing_is_made_while_the_ladder_is_switched_off(
     assert ladder_services.ladder_fill("kete") == []
     settings.BAO_LADDER_ENABLED = True
     assert len(ladder_services.ladder_fill("kete")) == 1
+
+
+def test_a_paused_ladder_makes_nothing_in_the_workers_path_and_the_api_says_so(
+    make_version: Any, slots: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker tops the ladder up after every match (``ladder_match_ended`` sends the
+    ``ladder_fill`` task); once paused, that path and beat's make nothing, whatever
+    ``BAO_LADDER_ENABLED`` says in the process (``manage.py demo --ladder`` winds down so)."""
+    from arena.matches.events import MatchEnded
+    from tournaments import tasks
+
+    make_version("a")
+    make_version("b")
+    make_version("c")
+    make_version("d")
+    sent: list[tuple[str, ...]] = []
+
+    class RunsAtOnce:  # the task as the worker would run it, in this process
+        def apply_async(self, args: tuple[str, ...]) -> None:
+            sent.append(args)
+            tasks.ladder_fill(*args)
+
+    monkeypatch.setattr(ladder_services, "registered_task", lambda name: RunsAtOnce())
+    (first,) = ladder_services.ladder_fill("kete")[:1]
+    slots(2)
+    Match.objects.filter(pk=first).update(status=Match.Status.FINISHED)
+    ladder_services.ladder_pause("kete")
+    ended = MatchEnded(
+        match_id=first, status=Match.Status.FINISHED, variant="bao-la-kete",
+        tournament_id=None, rated=True, priority=Match.Priority.RATED_PLAY,
+    )  # fmt: skip
+    made = LadderMatch.objects.count()
+    ladder_services.ladder_match_ended(ended)
+    assert sent == [("bao-la-kete",)]
+    assert ladder_services.ladder_fill("kete") == []  # as the minute job would
+    assert LadderMatch.objects.count() == made
+    body = APIClient().get("/api/ladder/?variant=kete").json()
+    assert body["enabled"] is False
+    ladder_services.ladder_pause("kete", paused=False)
+    assert APIClient().get("/api/ladder/?variant=kete").json()["enabled"] is True
+    ladder_services.ladder_match_ended(ended)
+    assert LadderMatch.objects.count() == made + 1

