@@ -139,6 +139,8 @@ _ENGINE_ROOT_IN = "/engine"
 _SCRATCH_IN = "/scratch"
 _LIB_IN = "/bao/lib"
 _STDERR_CHUNK = 1 << 16
+#: How long ``stderr_tail`` waits, once the process exited, for the drainer to reach EOF (s).
+_STDERR_SETTLE_S = 0.5
 #: How long kill() waits for the init of an exited bwrap's pid namespace before it scans.
 _INIT_WAIT_S = 1.0
 
@@ -575,7 +577,12 @@ class EngineProcess:
     def stderr_tail(self) -> str:
         """The last ``stderr_keep_bytes`` of stderr as text for the record: UTF-8, with
         undecodable bytes and control characters other than tab and newline (NUL included)
-        replaced by U+FFFD (``arena.engine_text.decode_engine_output``)."""
+        replaced by U+FFFD (``arena.engine_text.decode_engine_output``). Once the process
+        has exited, waits up to ``_STDERR_SETTLE_S`` for the drainer to read the rest: what
+        an engine wrote just before it died must reach the record (under load the drainer
+        thread was seen to lag behind the referee that noticed the exit)."""
+        if self._drainer.is_alive() and self._popen.poll() is not None:
+            self._drainer.join(_STDERR_SETTLE_S)
         with self._tail_lock:
             raw = bytes(self._tail)
         return decode_engine_output(raw, multiline=True)
