@@ -18,7 +18,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q, TextField
+from django.db.models import Count, Q, TextField
 from django.db.models.functions import Cast
 
 from arena.api.errors import ApiError, NotFoundError, UnknownVariant
@@ -39,8 +39,9 @@ from tournaments.models import LadderKeep, LadderMatch, Rating, RatingPool
 LOG = logging.getLogger(__name__)
 
 OPEN = (Match.Status.PENDING, Match.Status.RUNNING)
-#: The task that tops up one variant's ladder (tournaments.tasks), sent by name.
-LADDER_FILL_TASK = "tournaments.tasks.ladder_fill"
+#: The task that tops up every variant's ladder, sharing the free slots (tournaments.tasks),
+#: sent by name after every match.
+LADDER_FILL_TASK = "tournaments.tasks.ladder_fill_all"
 
 
 def ladder_variant(variant: str) -> str:
@@ -190,8 +191,9 @@ def ladder_wanted() -> int:
     return max(0, slots - open_matches)
 
 
-def ladder_fill(variant: str) -> list[int]:
-    """Create the ladder matches ``variant`` should have queued now; returns their match ids.
+def ladder_fill(variant: str, *, most: int | None = None) -> list[int]:
+    """Create the ladder matches ``variant`` should have queued now (at most ``most``, when
+    given); returns their match ids.
 
     Serialized per variant (the variant's ``RatingPool`` row is locked), so two runs never pair
     the same engine twice. A pairing the matches service refuses (an engine disabled a moment
@@ -207,8 +209,8 @@ def ladder_fill(variant: str) -> list[int]:
         pool = RatingPool.objects.select_for_update().get(variant=variant)
         if pool.ladder_paused:
             return []
-        wanted = ladder_wanted()
-        if wanted == 0:
+        wanted = ladder_wanted() if most is None else min(most, ladder_wanted())
+        if wanted <= 0:
             return []
         members = ladder_members(variant)
         by_id = {v.pk: v for v in members}
@@ -279,16 +281,42 @@ def ladder_enabled(variant: str) -> bool:
 
 def ladder_match_ended(event: MatchEnded) -> None:
     """``MatchEnded`` subscriber (after commit): a match ended, so a worker slot is free; send
-    ``ladder_fill`` for its variant. A broker failure is logged (the minute job fills)."""
+    ``ladder_fill_all``, which gives it to whichever variant's ladder is owed it (not only the
+    ended match's: one busy variant would keep the others waiting). A broker failure is logged
+    (the minute job fills)."""
     try:
-        registered_task(LADDER_FILL_TASK).apply_async(args=(event.variant,))
+        registered_task(LADDER_FILL_TASK).apply_async()
     except Exception:  # broker down: the minute job tops the ladder up
-        LOG.warning("ladder %s: fill task not sent", event.variant, exc_info=True)
+        LOG.warning("ladder: fill task not sent after match %s", event.match_id, exc_info=True)
 
 
 def ladder_fill_all() -> dict[str, list[int]]:
-    """``ladder_fill`` for every variant (the beat job)."""
-    return {variant: ladder_fill(variant) for variant in VARIANTS}
+    """Top up every variant's ladder, sharing the free slots among the variants: one match at
+    a time, to the variant with the fewest open ladder matches, then the fewest ladder matches
+    made so far, then ``VARIANTS`` order, until no slot is free or no variant can pair two
+    engines. So one variant with many engines cannot take every slot while another's engines
+    (a new version owed its placement matches there) wait. Returns variant -> match ids made.
+    (The beat job, every minute, and the task sent after every match.)"""
+    made: dict[str, list[int]] = {variant: [] for variant in VARIANTS}
+    if not settings.BAO_LADDER_ENABLED:
+        return made
+    stuck: set[str] = set()
+    while len(stuck) < len(VARIANTS) and ladder_wanted() > 0:
+        rows = LadderMatch.objects.values("variant").annotate(
+            total=Count("pk"), open=Count("pk", filter=Q(match__status__in=OPEN))
+        )
+        load = {r["variant"]: (r["open"], r["total"]) for r in rows}
+        order = sorted(
+            (v for v in VARIANTS if v not in stuck),
+            key=lambda v: (*load.get(v, (0, 0)), VARIANTS.index(v)),
+        )
+        variant = order[0]
+        created = ladder_fill(variant, most=1)
+        if created:
+            made[variant] += created
+        else:
+            stuck.add(variant)  # nobody to pair (or paused): the next variant gets the slot
+    return made
 
 
 def ladder_keep(*, user: Any, engine_name: str, number: int, keep: bool) -> EngineVersion:

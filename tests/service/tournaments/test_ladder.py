@@ -188,21 +188,19 @@ def test_a_paused_ladder_makes_nothing_in_the_workers_path_and_the_api_says_so(
     make_version: Any, slots: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The worker tops the ladder up after every match (``ladder_match_ended`` sends the
-    ``ladder_fill`` task); once paused, that path and beat's make nothing, whatever
+    ``ladder_fill_all`` task); once paused, that path and beat's make nothing, whatever
     ``BAO_LADDER_ENABLED`` says in the process (``manage.py demo --ladder`` winds down so)."""
     from arena.matches.events import MatchEnded
     from tournaments import tasks
 
-    make_version("a")
-    make_version("b")
-    make_version("c")
-    make_version("d")
+    for name in ("a", "b", "c", "d"):
+        make_version(name, variants=["bao-la-kete"])
     sent: list[tuple[str, ...]] = []
 
     class RunsAtOnce:  # the task as the worker would run it, in this process
-        def apply_async(self, args: tuple[str, ...]) -> None:
+        def apply_async(self, args: tuple[str, ...] = ()) -> None:
             sent.append(args)
-            tasks.ladder_fill(*args)
+            tasks.ladder_fill_all(*args)
 
     monkeypatch.setattr(ladder_services, "registered_task", lambda name: RunsAtOnce())
     (first,) = ladder_services.ladder_fill("kete")[:1]
@@ -215,7 +213,7 @@ def test_a_paused_ladder_makes_nothing_in_the_workers_path_and_the_api_says_so(
     )  # fmt: skip
     made = LadderMatch.objects.count()
     ladder_services.ladder_match_ended(ended)
-    assert sent == [("bao-la-kete",)]
+    assert sent == [()]
     assert ladder_services.ladder_fill("kete") == []  # as the minute job would
     assert LadderMatch.objects.count() == made
     body = APIClient().get("/api/ladder/?variant=kete").json()
@@ -224,3 +222,22 @@ def test_a_paused_ladder_makes_nothing_in_the_workers_path_and_the_api_says_so(
     assert APIClient().get("/api/ladder/?variant=kete").json()["enabled"] is True
     ladder_services.ladder_match_ended(ended)
     assert LadderMatch.objects.count() == made + 1
+
+
+def test_the_free_slots_are_shared_among_the_variants(make_version: Any, slots: Any) -> None:
+    # Kete has six engines, Kingulu two (a new one owed its placement): with two free slots,
+    # Kete must not take both (the newcomer trial saw Kingulu wait for ever).
+    for name in ("a", "b", "c", "d", "e", "f"):
+        make_version(name, variants=["bao-la-kete"])
+    make_version("g", variants=["bao-kingulu"])
+    make_version("h", variants=["bao-kingulu"])
+    slots(2)
+    made = ladder_services.ladder_fill_all()
+    assert len(made["bao-la-kete"]) == 1
+    assert {frozenset(pair) for pair in ladder_matches("bao-kingulu")} == {frozenset("gh")}
+    assert ladder_services.ladder_fill_all() == {v: [] for v in made}  # no slot left
+    # Kiswahili has nobody and Kingulu's only pair is busy: a freed slot goes on to Kete
+    # rather than staying idle.
+    slots(3)
+    made = ladder_services.ladder_fill_all()
+    assert len(made["bao-la-kete"]) == 1 and made["bao-kingulu"] == []
