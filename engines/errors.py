@@ -16,6 +16,7 @@ __all__ = [
     "EngineNotActive",
     "EngineNotFound",
     "EngineNotYours",
+    "EngineVersionNotFound",
     "NotExecutable",
     "PairingRefused",
     "UnsafeArchive",
@@ -76,6 +77,14 @@ class EngineNotFound(ApiError):
     status_code = status.HTTP_404_NOT_FOUND
     default_code = "engine_not_found"
     default_detail = "No engine has this name."
+
+
+class EngineVersionNotFound(ApiError):
+    """The engine exists but has no version with this number (request body)."""
+
+    status_code = status.HTTP_404_NOT_FOUND
+    default_code = "engine_version_not_found"
+    default_detail = "The engine has no version with this number."
 
 
 class EngineDisabled(EngineNotActive):

@@ -21,7 +21,7 @@ from django.db import transaction
 from django.db.models import Count, Q, TextField
 from django.db.models.functions import Cast
 
-from arena.api.errors import ApiError, NotFoundError, UnknownVariant
+from arena.api.errors import ApiError, UnknownVariant
 from arena.celery import registered_task
 from arena.matches import selectors as match_selectors
 from arena.matches.events import MatchEnded
@@ -30,7 +30,7 @@ from arena.matches.services import match_create
 from arena.openings import DEFAULT_SUITE
 from arena.rules import VARIANTS, UnknownVariantError, canonical_variant_id
 from engines.consent import rated_between
-from engines.errors import EngineNotYours
+from engines.errors import EngineNotFound, EngineNotYours, EngineVersionNotFound
 from engines.models import Engine, EngineVersion, RatedPairing
 from engines.selectors import engine_by_name
 from tournaments.matchmaking import PLACEMENT_MATCHES, LadderEntry, choose_pairings
@@ -49,7 +49,9 @@ def ladder_variant(variant: str) -> str:
     try:
         return canonical_variant_id(variant)
     except UnknownVariantError as exc:
-        raise UnknownVariant(str(exc), details={"variant": str(variant)[:40]}) from None
+        raise UnknownVariant(
+            str(exc), details={"variant": str(variant)[:40], "known": list(VARIANTS)}
+        ) from None
 
 
 def ladder_time_control(variant: str) -> str:
@@ -322,15 +324,20 @@ def ladder_fill_all() -> dict[str, list[int]]:
 def ladder_keep(*, user: Any, engine_name: str, number: int, keep: bool) -> EngineVersion:
     """Keep (or stop keeping) an older version of the caller's engine on the ladder.
 
-    Raises ``NotFoundError`` (404 ``not_found``: no such engine or version) or
-    ``EngineNotYours`` (403 ``engine_not_yours``).
+    Raises ``EngineNotFound`` (404 ``engine_not_found``), ``EngineVersionNotFound`` (404
+    ``engine_version_not_found``): the body names them (docs/api-errors.md, "Which not
+    found"), or ``EngineNotYours`` (403 ``engine_not_yours``).
     """
     engine: Engine | None = engine_by_name(engine_name)
-    version = EngineVersion.objects.filter(engine=engine, number=number).first() if engine else None
-    if engine is None or version is None:
-        raise NotFoundError(
-            f"no engine version {engine_name!s:.64} v{number}",
-            details={"engine": str(engine_name)[:64], "version": number},
+    if engine is None:
+        raise EngineNotFound(
+            f"no engine named {engine_name!s:.64}.", details={"engine": str(engine_name)[:64]}
+        )
+    version = EngineVersion.objects.filter(engine=engine, number=number).first()
+    if version is None:
+        raise EngineVersionNotFound(
+            f"{engine.name} has no version {number}.",
+            details={"engine": engine.name, "version": number},
         )
     if engine.owner_id != getattr(user, "pk", None):
         raise EngineNotYours(f"{engine.name} is not your engine.", details={"engine": engine.name})

@@ -23,6 +23,7 @@ from engines.errors import (
     EngineDisabled,
     EngineNotActive,
     EngineNotFound,
+    EngineVersionNotFound,
     PairingRefused,
     VariantNotSupported,
 )
@@ -58,14 +59,6 @@ class InvalidSprtBounds(ApiError):
 class InvalidSprtErrorRate(ApiError):
     default_code = "invalid_sprt_error_rate"
     default_detail = "alpha and beta must lie strictly between 0 and 0.5."
-
-
-class EngineVersionNotFound(ApiError):
-    """The engine exists but has no version with this number (request body)."""
-
-    status_code = status.HTTP_404_NOT_FOUND
-    default_code = "engine_version_not_found"
-    default_detail = "The engine has no version with this number."
 
 
 class VersionsNotYours(ApiError):

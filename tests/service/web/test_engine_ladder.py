@@ -99,7 +99,7 @@ def test_a_bad_keep_form_is_answered_with_the_api_code_and_message(
     client = logged_in(alice)
     missing = client.post("/engines/alpha/ladder/", {"version": "9", "keep": "true"})
     assert missing.status_code == 404
-    assert "version: no engine version alpha v9" in missing.content.decode()
+    assert "alpha has no version 9." in missing.content.decode()
     bad = client.post("/engines/alpha/ladder/", {"version": "2", "keep": "maybe"})
     assert bad.status_code == 400
     assert "keep: Must be a valid boolean." in bad.content.decode()
