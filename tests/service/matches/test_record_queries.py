@@ -30,10 +30,11 @@ def _no_broker(monkeypatch: Any) -> list[tuple[str, Any]]:
 
     sent: list[tuple[str, Any]] = []
     for task in (match_tasks.run_match, tournament_tasks.refit_ratings,
-                 tournament_tasks.ladder_fill):  # fmt: skip
+                 tournament_tasks.ladder_fill_all):  # fmt: skip
         monkeypatch.setattr(
-            task, "apply_async", lambda name=task.name, **kw: sent.append((name, kw["args"]))
-        )
+            task, "apply_async",
+            lambda name=task.name, **kw: sent.append((name, kw.get("args", ()))),
+        )  # fmt: skip
     return sent
 
 
@@ -98,7 +99,7 @@ def test_a_rated_result_takes_four_queries_and_two_after_commit(
     _assert_recorded(match)
     assert RatingPool.objects.get(variant="bao-la-kete").requested == 1
     assert sorted(name for name, _ in _no_broker) == [
-        "tournaments.tasks.ladder_fill", "tournaments.tasks.refit_ratings"
+        "tournaments.tasks.ladder_fill_all", "tournaments.tasks.refit_ratings"
     ]
     # Exactly once: the same result again writes nothing, with the row or without.
     match = Match.objects.select_related("engine_a__engine", "engine_b__engine").get(pk=match.pk)
