@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import gc
 import os
 import random
 import shutil
@@ -373,8 +374,6 @@ def endpoints_one(total_games: int, repeat: int, seed: int, opts: argparse.Names
     if opts.only:
         timed = [t for t in timed if any(o in t[0] for o in opts.only)]
     client = Client()
-    import gc
-
     gc.freeze()  # as a web worker does once loaded (arena/wsgi.py)
     print(f"| what | min / p50 / p95 ms ({repeat} runs) | first ms | queries (first, warm) |")
     print("| --- | --- | --- | --- |")

@@ -233,6 +233,7 @@ def spread(
     than 1 draw or a negative reach."""
     if draws < 1 or yardstick < 0:
         raise ValueError("need at least 1 draw and a reach of at least 0")
+    true = true_ratings(players, seed)
     out: list[dict[str, int | None]] = []
     for k in range(1, draws + 1):
         checkpoints = simulate(players, matches, seed, slots, draw=f"/draw-{k}")
@@ -242,7 +243,6 @@ def spread(
             "round_robin": matches_to_reach(checkpoints, "tau_round_robin"),
         }
         if yardstick:
-            true = true_ratings(players, seed)
             rng = random.Random(f"{seed}/draw-{k}/yardstick")
             row["yardstick"] = _first_reach(
                 true, neighbour_schedule(list(true), true, yardstick, rng), matches

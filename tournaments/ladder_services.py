@@ -302,20 +302,23 @@ def ladder_fill_all() -> dict[str, list[int]]:
     made: dict[str, list[int]] = {variant: [] for variant in VARIANTS}
     if not settings.BAO_LADDER_ENABLED:
         return made
+    # (open, made so far) per variant, read once and kept up to date as matches are made.
+    rows = LadderMatch.objects.values("variant").annotate(
+        total=Count("pk"), open=Count("pk", filter=Q(match__status__in=OPEN))
+    )
+    load = {variant: (0, 0) for variant in VARIANTS}
+    load.update({r["variant"]: (r["open"], r["total"]) for r in rows})
     stuck: set[str] = set()
     while len(stuck) < len(VARIANTS) and ladder_wanted() > 0:
-        rows = LadderMatch.objects.values("variant").annotate(
-            total=Count("pk"), open=Count("pk", filter=Q(match__status__in=OPEN))
-        )
-        load = {r["variant"]: (r["open"], r["total"]) for r in rows}
-        order = sorted(
+        variant = min(
             (v for v in VARIANTS if v not in stuck),
-            key=lambda v: (*load.get(v, (0, 0)), VARIANTS.index(v)),
+            key=lambda v: (*load[v], VARIANTS.index(v)),
         )
-        variant = order[0]
         created = ladder_fill(variant, most=1)
         if created:
             made[variant] += created
+            opened, total = load[variant]
+            load[variant] = (opened + len(created), total + len(created))
         else:
             stuck.add(variant)  # nobody to pair (or paused): the next variant gets the slot
     return made
