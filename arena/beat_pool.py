@@ -26,13 +26,15 @@ from celery import bootsteps
 log = logging.getLogger(__name__)
 
 #: The tasks routed to the beat queue (by name: senders need not import them).
-BEAT_TASKS = frozenset({
-    "arena.matches.tasks.requeue_expired_leases",
-    "tournaments.tasks.start_due_tournaments",
-    "tournaments.tasks.start_tournament",
-    "tournaments.tasks.refit_ratings",
-    "tournaments.tasks.refit_stale_ratings",
-})
+BEAT_TASKS = frozenset(
+    {
+        "arena.matches.tasks.requeue_expired_leases",
+        "tournaments.tasks.start_due_tournaments",
+        "tournaments.tasks.start_tournament",
+        "tournaments.tasks.refit_ratings",
+        "tournaments.tasks.refit_stale_ratings",
+    }
+)
 #: Set in the beat pool's environment (it must not start a beat pool of its own).
 MARKER = "BAO_BEAT_POOL"
 BEAT_POOL_THREADS = 2
@@ -53,8 +55,9 @@ def beat_queue() -> str:
     return str(settings.BAO_BEAT_QUEUE or f"{app.conf.task_default_queue}.beat")
 
 
-def route_beat_tasks(name: str, args: Any, kwargs: Any, options: Any, task: Any = None,
-                     **extra: Any) -> dict[str, str] | None:
+def route_beat_tasks(
+    name: str, args: Any, kwargs: Any, options: Any, task: Any = None, **extra: Any
+) -> dict[str, str] | None:
     """Celery router (``CELERY_TASK_ROUTES``): ``BEAT_TASKS`` to ``beat_queue()``."""
     return {"queue": beat_queue()} if name in BEAT_TASKS else None
 

@@ -111,9 +111,10 @@ class MatchesCollector(Collector):
             "bao_matches", "Matches by status (pending = queued).", labels=["status"]
         )
         counts = dict(
-            Match.objects.order_by().values_list("status").annotate(n=Count("id")).values_list(
-                "status", "n"
-            )
+            Match.objects.order_by()
+            .values_list("status")
+            .annotate(n=Count("id"))
+            .values_list("status", "n")
         )
         for status in Match.Status.values:
             family.add_metric([status], counts.get(status, 0))
@@ -159,7 +160,7 @@ class RequestLatencyMiddleware:
         route = getattr(match, "route", None) or "unmatched"
         # Only known methods as labels: any client can send any method name.
         method = request.method if request.method in _METHODS else "other"
-        API_LATENCY.labels(
-            method=method, route=route, status=str(response.status_code)
-        ).observe(time.perf_counter() - started)
+        API_LATENCY.labels(method=method, route=route, status=str(response.status_code)).observe(
+            time.perf_counter() - started
+        )
         return response

@@ -40,8 +40,12 @@ def _announce(name: str, slots: int) -> None:
                 WorkerNode.objects.update_or_create(
                     name=name,
                     defaults={"slots": slots, "cores": host_cores(), "last_seen": timezone.now()},
-                    create_defaults={"slots": slots, "cores": host_cores(),
-                                     "last_seen": timezone.now(), "started_at": started},
+                    create_defaults={
+                        "slots": slots,
+                        "cores": host_cores(),
+                        "last_seen": timezone.now(),
+                        "started_at": started,
+                    },
                 )
             except Exception as exc:  # the database may be down for a while
                 log.warning("worker %s: presence not recorded (%s)", name, exc)

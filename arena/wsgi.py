@@ -1,4 +1,5 @@
 """WSGI entry point (gunicorn arena.wsgi)."""
+
 import gc
 import os
 

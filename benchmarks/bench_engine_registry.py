@@ -29,9 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument(
-        "--sandbox", default="auto", choices=("auto", "bwrap", "fallback", "off")
-    )
+    parser.add_argument("--sandbox", default="auto", choices=("auto", "bwrap", "fallback", "off"))
     args = parser.parse_args()
 
     var = tempfile.mkdtemp(prefix="bao-bench-registry-")

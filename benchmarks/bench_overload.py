@@ -99,15 +99,21 @@ def main() -> None:
         worker.stop()
     games = Game.objects.all()
     forfeits = list(games.filter(termination="time_forfeit").values_list("time_loss", flat=True))
-    print(f"host cores {host_cores()}, slots {slots}, {args.matches} matches at "
-          f"{args.time_control}, engines spending about half their clock")
-    print(f"games {games.count()}, time forfeits {len(forfeits)}, "
-          f"aborted matches {Match.objects.filter(status='aborted').count()}, "
-          f"wall {wall:.1f} s")
+    print(
+        f"host cores {host_cores()}, slots {slots}, {args.matches} matches at "
+        f"{args.time_control}, engines spending about half their clock"
+    )
+    print(
+        f"games {games.count()}, time forfeits {len(forfeits)}, "
+        f"aborted matches {Match.objects.filter(status='aborted').count()}, "
+        f"wall {wall:.1f} s"
+    )
     for loss in forfeits[:10]:
-        print(f"  forfeit: overrun {loss['overrun_ms']} ms with {loss['clock_ms']} ms on the "
-              f"clock, host runnable {loss['runnable']} (load1 {loss['load1']}, "
-              f"cores {loss['cores']})")
+        print(
+            f"  forfeit: overrun {loss['overrun_ms']} ms with {loss['clock_ms']} ms on the "
+            f"clock, host runnable {loss['runnable']} (load1 {loss['load1']}, "
+            f"cores {loss['cores']})"
+        )
     shutil.rmtree(var, ignore_errors=True)
 
 

@@ -39,8 +39,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tournaments.ratings import EngineRating, fit
 
 
-def simulated_games(versions: int, games: int, seed: int) -> tuple[list[tuple[int, int, float]],
-                                                                  np.ndarray]:
+def simulated_games(
+    versions: int, games: int, seed: int
+) -> tuple[list[tuple[int, int, float]], np.ndarray]:
     """``games`` results between random pairs of ``versions`` players, and the true ratings.
 
     Games come in threes between one pair, colours alternating (a best-of-three match).

@@ -55,7 +55,7 @@ from arena.referee import (  # noqa: E402
 )
 from arena.rules import get_variant  # noqa: E402
 
-ENGINE = '''#!/usr/bin/env python3
+ENGINE = """#!/usr/bin/env python3
 import os, sys, time
 MOVES = {moves!r}
 n = 0
@@ -86,7 +86,7 @@ while True:
             sys.exit(0)
     if out:
         os.write(1, b"".join(out))
-'''
+"""
 #: The floor of one engine start: a bare interpreter importing the SDK (and the rules).
 FLOOR_ARGV = ["/usr/bin/python3", "-c", "import engines.sdk"]
 
@@ -130,8 +130,10 @@ def exchange_us(slot: EngineSlot, variant_id: str, count: int = 2000) -> float:
     assert slot.process is not None
     transport = PipeTransport.for_process(slot.process)
     moves = first_move_game(variant_id)
-    command = (f"position startpos moves {' '.join(moves[: len(moves) // 2])}\nisready\n"
-               "go stime 600000 ntime 600000 sinc 0 ninc 0")
+    command = (
+        f"position startpos moves {' '.join(moves[: len(moves) // 2])}\nisready\n"
+        "go stime 600000 ntime 600000 sinc 0 ninc 0"
+    )
     samples = []
     for _ in range(count):
         t0 = time.perf_counter_ns()
@@ -226,8 +228,7 @@ def profile_moves(variant_id: str, mode: str, games: int, work: Path, top: int) 
     from engines.sandbox import SandboxConfig
 
     pkg = engine_package(variant_id, mode, work, "profile")
-    config = RefereeConfig(sandbox=SandboxConfig(mode=mode), ready_timeout_ms=5000,
-                           grace_ms=1000)
+    config = RefereeConfig(sandbox=SandboxConfig(mode=mode), ready_timeout_ms=5000, grace_ms=1000)
     slots = (EngineSlot(pkg, "a", config), EngineSlot(pkg, "b", config))
     tc = TimeControl.parse("600+0")
     try:
@@ -241,16 +242,20 @@ def profile_moves(variant_id: str, mode: str, games: int, work: Path, top: int) 
             slot.close()
     stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
     rows = sorted(
-        ((tt, nc, f"{Path(fn).name}:{line}({name})") for (fn, line, name), (_, nc, tt, _, _)
-         in stats.items()),
+        (
+            (tt, nc, f"{Path(fn).name}:{line}({name})")
+            for (fn, line, name), (_, nc, tt, _, _) in stats.items()
+        ),
         reverse=True,
     )
     print(f"\nprofile, {variant_id} {mode}, {plies} plies: own time per ply (us), calls per ply")
     for tt, nc, where in rows[:top]:
         print(f"{tt * 1e6 / plies:9.2f} {nc / plies:7.2f}  {where}")
     play_us, text_us = rules_cpu_us(variant_id)
-    print(f"rules engine without the profiler, CPU per ply of the fixed game: Game.play "
-          f"(legality, apply, outcome) {play_us:.1f} us, position text {text_us:.1f} us")
+    print(
+        f"rules engine without the profiler, CPU per ply of the fixed game: Game.play "
+        f"(legality, apply, outcome) {play_us:.1f} us, position text {text_us:.1f} us"
+    )
 
 
 def rules_cpu_us(variant_id: str, rounds: int = 50) -> tuple[float, float]:
@@ -320,13 +325,20 @@ def main() -> int:
     p.add_argument("--variants", default="bao-kingulu,bao-la-kete")
     p.add_argument("--modes", default="off,auto")
     p.add_argument(
-        "--profile", type=int, default=0, metavar="N", help="after the per-move table, profile "
+        "--profile",
+        type=int,
+        default=0,
+        metavar="N",
+        help="after the per-move table, profile "
         "the referee (cProfile) over --games more games of the first variant and mode and "
-        "print its N most expensive functions per ply (own time, profiler overhead included)"
+        "print its N most expensive functions per ply (own time, profiler overhead included)",
     )
     p.add_argument(
-        "--cpu", type=int, default=None, help="CPU to pin the per-move table to (default: the "
-        "first allowed; -1: not pinned, referee and engines on any core)"
+        "--cpu",
+        type=int,
+        default=None,
+        help="CPU to pin the per-move table to (default: the "
+        "first allowed; -1: not pinned, referee and engines on any core)",
     )
     args = p.parse_args()
     allowed = os.sched_getaffinity(0)
@@ -341,11 +353,12 @@ def main() -> int:
         if cpu >= 0:
             os.sched_setaffinity(0, {cpu})  # engines inherit it: everything shares one core
         where = f"one core (cpu {cpu})" if cpu >= 0 else f"not pinned, {len(allowed)} cores"
-        print(f"\nper move, {where}, {args.games} games each; target: overhead "
-              "<= 1.5 x round trip")
-        print(f"{'variant':18} {'sandbox':8} {'plies':>5} {'overhead us':>11} {'p90 us':>7} "
-              f"{'round trip us':>13} {'ratio':>6} {'exchange us':>11} {'engine us':>9} "
-              f"{'games/s':>8}")
+        print(f"\nper move, {where}, {args.games} games each; target: overhead <= 1.5 x round trip")
+        print(
+            f"{'variant':18} {'sandbox':8} {'plies':>5} {'overhead us':>11} {'p90 us':>7} "
+            f"{'round trip us':>13} {'ratio':>6} {'exchange us':>11} {'engine us':>9} "
+            f"{'games/s':>8}"
+        )
         for variant_id in args.variants.split(","):
             for mode in args.modes.split(","):
                 r = measure_moves(variant_id, mode, args.games, work)
@@ -359,13 +372,22 @@ def main() -> int:
                     flush=True,
                 )
         if args.profile:
-            profile_moves(args.variants.split(",")[0], args.modes.split(",")[0], args.games,
-                          work, args.profile)
+            profile_moves(
+                args.variants.split(",")[0],
+                args.modes.split(",")[0],
+                args.games,
+                work,
+                args.profile,
+            )
         os.sched_setaffinity(0, allowed)
-        print(f"\nper match (ply cap 2), all {len(allowed)} cores, median of {args.matches}; "
-              "target: fixed cost <= 1.3 x floor")
-        print(f"{'variant':18} {'sandbox':8} {'games':>5} {'fixed ms':>9} {'floor ms':>9} "
-              f"{'ratio':>6}")
+        print(
+            f"\nper match (ply cap 2), all {len(allowed)} cores, median of {args.matches}; "
+            "target: fixed cost <= 1.3 x floor"
+        )
+        print(
+            f"{'variant':18} {'sandbox':8} {'games':>5} {'fixed ms':>9} {'floor ms':>9} "
+            f"{'ratio':>6}"
+        )
         for variant_id in args.variants.split(",")[:1]:
             for mode in args.modes.split(","):
                 m = measure_match(

@@ -31,9 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from arena.rules import VARIANTS, Variant, get_variant
 
 
-def playout_turns(
-    variant: Variant, seconds: float, seed: int
-) -> tuple[int, int, float]:
+def playout_turns(variant: Variant, seconds: float, seed: int) -> tuple[int, int, float]:
     """Play random games for about ``seconds`` (wall clock, checked every 256 turns).
 
     Returns ``(turns, games_finished, elapsed_seconds)``.
@@ -58,9 +56,7 @@ def playout_turns(
     return turns, games, time.perf_counter() - began
 
 
-def turns_by_stage(
-    variant: Variant, seconds: float, seed: int
-) -> dict[str, tuple[int, float]]:
+def turns_by_stage(variant: Variant, seconds: float, seed: int) -> dict[str, tuple[int, float]]:
     """The same playouts, timing each turn: ``{stage: (turns, seconds)}`` for positions that
     have a ``stage`` (Bao: ``"n"`` namua, ``"m"`` mtaji). Slightly slower than
     ``playout_turns`` because of the clock reads."""
@@ -91,16 +87,10 @@ def turns_by_stage(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "variants", nargs="*", default=list(VARIANTS), help="variant ids"
-    )
-    parser.add_argument(
-        "--seconds", type=float, default=3.0, help="run time per variant (s)"
-    )
+    parser.add_argument("variants", nargs="*", default=list(VARIANTS), help="variant ids")
+    parser.add_argument("--seconds", type=float, default=3.0, help="run time per variant (s)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the move choices")
-    parser.add_argument(
-        "--profile", action="store_true", help="print a cProfile summary"
-    )
+    parser.add_argument("--profile", action="store_true", help="print a cProfile summary")
     parser.add_argument(
         "--by-stage", action="store_true", help="also time namua and mtaji turns apart"
     )
@@ -128,9 +118,7 @@ def main(argv: list[str] | None = None) -> int:
             for stage, (count, spent) in sorted(
                 turns_by_stage(variant, args.seconds, args.seed).items()
             ):
-                print(
-                    f"{'':18s} stage {stage}: {count / spent:10,.0f} turns/s ({count:,} turns)"
-                )
+                print(f"{'':18s} stage {stage}: {count / spent:10,.0f} turns/s ({count:,} turns)")
     return 0
 
 

@@ -45,8 +45,10 @@ def main() -> None:
             (lock_dir / str(BASE + i)).write_bytes(CLEAN)
         for dirty in (0, args.dirty):
             ms = timed(lock_dir, args.runs, dirty)
-            print(f"{args.files} lock files, {dirty} dirty: median {statistics.median(ms):.2f} ms,"
-                  f" worst {max(ms):.2f} ms ({args.runs} runs)")
+            print(
+                f"{args.files} lock files, {dirty} dirty: median {statistics.median(ms):.2f} ms,"
+                f" worst {max(ms):.2f} ms ({args.runs} runs)"
+            )
 
 
 if __name__ == "__main__":

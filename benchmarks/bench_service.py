@@ -253,9 +253,7 @@ def _built_info() -> dict[str, Any]:
     }
 
 
-def _time_endpoint(
-    client: Any, url: str, repeat: int, *, uncached: bool = False
-) -> dict[str, Any]:
+def _time_endpoint(client: Any, url: str, repeat: int, *, uncached: bool = False) -> dict[str, Any]:
     """One GET of ``url`` (the first: caches still empty), then ``repeat`` timed ones:
     ``first`` its ms, ``runs`` the ms of the others, ``queries`` the queries of the first and
     ``warm_queries`` of the last as (sql, ms), ``response`` the first response. ``uncached``:
@@ -313,9 +311,7 @@ def _endpoint_urls(built: dict[str, Any]) -> list[tuple[str, str]]:
             (f"GET /api/tournaments/ID/ ({EVENT_ENGINES}-engine RR)",
              f"/api/tournaments/{built['tournament']}/")
         )  # fmt: skip
-        urls.append(
-            ("GET /tournaments/ID/ (page)", f"/tournaments/{built['tournament']}/")
-        )
+        urls.append(("GET /tournaments/ID/ (page)", f"/tournaments/{built['tournament']}/"))
     return urls
 
 
@@ -389,7 +385,7 @@ def endpoints_one(total_games: int, repeat: int, seed: int, opts: argparse.Names
         )
         if opts.verbose:
             for sql, ms in t["queries"]:
-                print(f"    {ms:7.1f} ms  {sql[:opts.verbose_width]}")
+                print(f"    {ms:7.1f} ms  {sql[: opts.verbose_width]}")
         if opts.dump:
             Path(opts.dump).mkdir(parents=True, exist_ok=True)
             Path(opts.dump, _slug(label)).write_bytes(response.content)
@@ -721,8 +717,9 @@ def start_section(engines: int, repeat: int) -> None:
 # --- the record section ----------------------------------------------------------------------
 
 
-def _match_record(match: Any, played: list[tuple[str, list[dict[str, Any]]]], n: int) -> dict[
-        str, Any]:
+def _match_record(
+    match: Any, played: list[tuple[str, list[dict[str, Any]]]], n: int
+) -> dict[str, Any]:
     """A referee record (``MatchRecord.to_dict`` shape) of three games for ``match``: A wins
     game 1, B game 2, game 3 a draw (so all three are played), each a real game of ``played``."""
     from arena.referee.match import engine_names
@@ -881,19 +878,35 @@ def main() -> None:
     parser.add_argument("--engines", type=int, default=16)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--matches", type=int, default=60)
-    parser.add_argument("--reuse", action="store_true",
-                        help="keep the database an earlier run of the same --games built")
-    parser.add_argument("--only", nargs="+", metavar="TEXT",
-                        help="only the endpoints whose label holds one of these")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="keep the database an earlier run of the same --games built",
+    )
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        metavar="TEXT",
+        help="only the endpoints whose label holds one of these",
+    )
     parser.add_argument("--dump", metavar="DIR", help="write each endpoint's body to DIR")
     parser.add_argument("--verbose", action="store_true", help="print each query with its ms")
     parser.add_argument("--verbose-width", type=int, default=200, help=argparse.SUPPRESS)
-    parser.add_argument("--profile", type=int, metavar="N", default=0,
-                        help="print the N costliest functions of one request (cProfile)")
+    parser.add_argument(
+        "--profile",
+        type=int,
+        metavar="N",
+        default=0,
+        help="print the N costliest functions of one request (cProfile)",
+    )
     parser.add_argument("--workers", type=int, default=3, help="gunicorn: web workers")
     parser.add_argument("--clients", type=int, default=4, help="gunicorn: concurrent clients")
-    parser.add_argument("--requests", type=int, default=100,
-                        help="gunicorn: requests per endpoint (all clients together)")
+    parser.add_argument(
+        "--requests",
+        type=int,
+        default=100,
+        help="gunicorn: requests per endpoint (all clients together)",
+    )
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # one size, in this process
     args = parser.parse_args()
     if args.section == "tournament":

@@ -68,14 +68,18 @@ def main() -> int:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     off, on = statistics.median(results["off"]), statistics.median(results["on"])
-    print(f"referee overhead per move, {args.variant}, sandbox {args.mode}, one core (cpu {cpu}), "
-          f"median of {args.rounds} rounds of {args.games} games")
+    print(
+        f"referee overhead per move, {args.variant}, sandbox {args.mode}, one core (cpu {cpu}), "
+        f"median of {args.rounds} rounds of {args.games} games"
+    )
     for dog, median in (("off", off), ("on", on)):
         rounds = ", ".join(f"{x:.0f}" for x in results[dog])
         print(f"  watchdog {dog + ':':4} {median:7.1f} us   (rounds: {rounds})")
     print(f"  difference:   {on - off:+7.1f} us per move")
-    print(f"one sample (memory_bytes of an idle engine): {cost:.0f} us; every 20 ms that is "
-          f"{cost / 20_000:.1%} of a core per engine")
+    print(
+        f"one sample (memory_bytes of an idle engine): {cost:.0f} us; every 20 ms that is "
+        f"{cost / 20_000:.1%} of a core per engine"
+    )
     return 0
 
 

@@ -60,24 +60,44 @@ def run(games: list[tuple[int, int, float]], args: argparse.Namespace) -> None:
     ids, _ = populate(games, args.versions)
     rating_refit("bao-la-kete")
     field = ids[: args.tournament]
-    t = Tournament.objects.create(name="bench", variant="bao-la-kete", time_control="10+0.1",
-                                  status="running", start_at=Match.objects.earliest(
-                                      "finished_at").finished_at)
+    t = Tournament.objects.create(
+        name="bench",
+        variant="bao-la-kete",
+        time_control="10+0.1",
+        status="running",
+        start_at=Match.objects.earliest("finished_at").finished_at,
+    )
     TournamentEntry.objects.bulk_create(
         TournamentEntry(tournament=t, engine_version_id=v, seed_no=i)
-        for i, v in enumerate(field, start=1))
+        for i, v in enumerate(field, start=1)
+    )
     in_field = Match.objects.filter(engine_a_id__in=field, engine_b_id__in=field)
     in_field.update(tournament=t, round=1, score_a=1.5, score_b=1.5)
-    busiest = (Engine.objects.annotate(n=Count("versions__rating_points"))
-               .order_by("-n").values_list("name", flat=True).first())
-    print(f"{Game.objects.count():,} games, {Match.objects.count():,} matches, "
-          f"{args.versions} versions, tournament of {len(field)} with "
-          f"{in_field.count()} matches; built in {time.perf_counter() - start:.0f} s")
-    match_id = Match.objects.filter(Q(engine_a__engine__name=busiest)).values_list(
-        "pk", flat=True).first()
-    pages = ["/", "/engines/", f"/engines/{busiest}/", "/matches/",
-             f"/matches/?engine={busiest}", "/matches/?page=500", "/tournaments/",
-             f"/tournaments/{t.pk}/", f"/matches/{match_id}/"]
+    busiest = (
+        Engine.objects.annotate(n=Count("versions__rating_points"))
+        .order_by("-n")
+        .values_list("name", flat=True)
+        .first()
+    )
+    print(
+        f"{Game.objects.count():,} games, {Match.objects.count():,} matches, "
+        f"{args.versions} versions, tournament of {len(field)} with "
+        f"{in_field.count()} matches; built in {time.perf_counter() - start:.0f} s"
+    )
+    match_id = (
+        Match.objects.filter(Q(engine_a__engine__name=busiest)).values_list("pk", flat=True).first()
+    )
+    pages = [
+        "/",
+        "/engines/",
+        f"/engines/{busiest}/",
+        "/matches/",
+        f"/matches/?engine={busiest}",
+        "/matches/?page=500",
+        "/tournaments/",
+        f"/tournaments/{t.pk}/",
+        f"/matches/{match_id}/",
+    ]
     client = Client()
     for url in pages:
         client.get(url)  # warm
@@ -88,10 +108,12 @@ def run(games: list[tuple[int, int, float]], args: argparse.Namespace) -> None:
                 status = client.get(url).status_code
                 times.append(time.perf_counter() - began)
         slowest = max(queries.captured_queries, key=lambda q: float(q["time"]))
-        print(f"{url:32} {status}  median {statistics.median(times) * 1000:6.0f} ms  "
-              f"{len(queries.captured_queries):2d} queries, the slowest "
-              f"{float(slowest['time']) * 1000:.0f} ms" + (
-                  f": {slowest['sql'][:150]}" if args.verbose else ""))
+        print(
+            f"{url:32} {status}  median {statistics.median(times) * 1000:6.0f} ms  "
+            f"{len(queries.captured_queries):2d} queries, the slowest "
+            f"{float(slowest['time']) * 1000:.0f} ms"
+            + (f": {slowest['sql'][:150]}" if args.verbose else "")
+        )
 
 
 if __name__ == "__main__":

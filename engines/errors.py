@@ -39,9 +39,7 @@ class UploadTooLarge(ApiError):
 
 class UnsafeArchive(ApiError):
     default_code = "unsafe_archive"
-    default_detail = (
-        "The archive holds absolute paths, '..' parts or links leaving the archive."
-    )
+    default_detail = "The archive holds absolute paths, '..' parts or links leaving the archive."
 
 
 class BadManifest(ApiError):

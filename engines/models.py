@@ -70,11 +70,7 @@ class Engine(models.Model):
 
     def latest_active_version(self) -> EngineVersion | None:
         """The highest-numbered ``active`` version, or None if no version passed validation."""
-        return (
-            self.versions.filter(status=EngineVersion.Status.ACTIVE)
-            .order_by("-number")
-            .first()
-        )
+        return self.versions.filter(status=EngineVersion.Status.ACTIVE).order_by("-number").first()
 
 
 class EngineVersion(models.Model):
@@ -86,13 +82,9 @@ class EngineVersion(models.Model):
         ACTIVE = "active"
         REJECTED = "rejected"
 
-    engine = models.ForeignKey(
-        Engine, related_name="versions", on_delete=models.CASCADE
-    )
+    engine = models.ForeignKey(Engine, related_name="versions", on_delete=models.CASCADE)
     number = models.PositiveIntegerField()
-    status = models.CharField(
-        max_length=16, choices=Status.choices, default=Status.PENDING
-    )
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     # A termination code (arena.terminations) or a package error code, with a readable reason
     # (public: the referee's one-line detail) and the engine's stderr tail (``rejection_log``:
     # shown to the owner and staff only, since stderr can reveal an engine's internals).

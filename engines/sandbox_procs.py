@@ -123,8 +123,9 @@ def sweep_orphans(lock_dir: Path, settle_s: float = 1.0) -> list[int]:
             uid = int(entry.name)
             left = pids_of_uid(uid)
             if left:
-                LOG.warning("engine uid %d has no holder: killing its processes %s",
-                            uid, sorted(left))
+                LOG.warning(
+                    "engine uid %d has no holder: killing its processes %s", uid, sorted(left)
+                )
                 if not _kill_until_gone(uid, settle_s):
                     continue
                 swept.append(uid)
@@ -209,8 +210,16 @@ def kill_uid(uid: int) -> None:
     """``kill(-1, SIGKILL)`` as ``uid``: every process of that uid, atomically against forks."""
     try:
         subprocess.run(
-            [SETPRIV, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--",
-             "kill", "-KILL", "-1"],
+            [
+                SETPRIV,
+                f"--reuid={uid}",
+                f"--regid={uid}",
+                "--clear-groups",
+                "--",
+                "kill",
+                "-KILL",
+                "-1",
+            ],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

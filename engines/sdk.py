@@ -316,7 +316,7 @@ class Engine:
             self._newgame(args)
         elif command == "position":
             self._finish_search()
-            self._position(raw.strip()[len("position"):].strip())
+            self._position(raw.strip()[len("position") :].strip())
         elif command == "go":
             self._finish_search()
             self._go(args)
@@ -341,7 +341,7 @@ class Engine:
         start = args.index("name") + 1
         end = args.index("value") if "value" in args[start:] else len(args)
         name = " ".join(args[start:end])
-        value = " ".join(args[end + 1:]) if end < len(args) else ""
+        value = " ".join(args[end + 1 :]) if end < len(args) else ""
         known = {o.name.lower(): o.name for o in self.options}
         key = known.get(name.lower())
         if key is None:
@@ -377,9 +377,9 @@ class Engine:
     def _position(self, rest: str) -> None:
         if rest.startswith("startpos"):
             base: tuple[str, str] = ("startpos", "")
-            tail = rest[len("startpos"):]
+            tail = rest[len("startpos") :]
         elif rest.startswith("text "):
-            body = rest[len("text "):]
+            body = rest[len("text ") :]
             cut = body.find(" moves")
             text = body if cut < 0 else body[:cut]
             tail = "" if cut < 0 else body[cut:]
@@ -401,7 +401,7 @@ class Engine:
             )
             if same_game:
                 history = list(self._history)
-                todo = tokens[len(self._tokens):]
+                todo = tokens[len(self._tokens) :]
             else:
                 start = (
                     variant.initial_position()

@@ -144,9 +144,7 @@ def engine_get(name: str) -> Engine:
     """
     engine = engine_list().filter(name__iexact=name).first()
     if engine is None:
-        raise api_errors.NotFoundError(
-            f"No engine named {name!r}.", details={"engine": name}
-        )
+        raise api_errors.NotFoundError(f"No engine named {name!r}.", details={"engine": name})
     return engine
 
 
@@ -173,9 +171,7 @@ def version_visible_rejection_log(version: EngineVersion, user: Any) -> str | No
 def version_get(engine: Engine, number: int) -> EngineVersion:
     """Version ``number`` of ``engine``. Raises ``not_found``."""
     version = (
-        EngineVersion.objects.select_related("engine")
-        .filter(engine=engine, number=number)
-        .first()
+        EngineVersion.objects.select_related("engine").filter(engine=engine, number=number).first()
     )
     if version is None:
         raise api_errors.NotFoundError(
@@ -183,4 +179,3 @@ def version_get(engine: Engine, number: int) -> EngineVersion:
             details={"engine": engine.name, "version": number},
         )
     return version
-

@@ -28,9 +28,7 @@ class EngineFilterInputSerializer(serializers.Serializer[Any]):
     bundled = serializers.BooleanField(
         required=False, help_text="Only bundled (true) or user (false) engines."
     )
-    search = serializers.CharField(
-        required=False, help_text="Case-insensitive part of the name."
-    )
+    search = serializers.CharField(required=False, help_text="Case-insensitive part of the name.")
 
 
 class EngineUploadInputSerializer(BodySerializer):
@@ -77,9 +75,7 @@ class ConsentSerializer(BodySerializer):
 class EngineUpdateInputSerializer(BodySerializer):
     """``PATCH /api/engines/{name}/``: any subset of the fields."""
 
-    description = serializers.CharField(
-        required=False, allow_blank=True, max_length=4000
-    )
+    description = serializers.CharField(required=False, allow_blank=True, max_length=4000)
     is_enabled = serializers.BooleanField(required=False)
     consent = ConsentSerializer(required=False)
 
@@ -111,7 +107,6 @@ class EngineVersionOutputSerializer(serializers.ModelSerializer[EngineVersion]):
             "created_at",
             "validated_at",
         )
-
 
     @extend_schema_field(serializers.CharField(allow_null=True))
     def get_rejection_log(self, version: EngineVersion) -> str | None:
@@ -146,9 +141,7 @@ class EngineListOutputSerializer(serializers.ModelSerializer[Engine]):
 
     # The versions are prefetched (engines.selectors.engine_list): these read no database.
     def _active(self, engine: Engine) -> EngineVersion | None:
-        active = [
-            v for v in engine.versions.all() if v.status == EngineVersion.Status.ACTIVE
-        ]
+        active = [v for v in engine.versions.all() if v.status == EngineVersion.Status.ACTIVE]
         return active[-1] if active else None
 
     @extend_schema_field(VersionSummarySerializer(allow_null=True))

@@ -86,9 +86,7 @@ def engine_version_create(
     if upload.size is not None and upload.size > max_bytes:
         raise _too_large(max_bytes)
     try:
-        incoming = storage.receive(
-            upload.chunks(), upload.name or "engine", max_bytes=max_bytes
-        )
+        incoming = storage.receive(upload.chunks(), upload.name or "engine", max_bytes=max_bytes)
     except storage.TooLarge:
         raise _too_large(max_bytes) from None
     try:
@@ -160,9 +158,7 @@ def _engine_for_upload(owner: Any, name: str, description: str) -> Engine:
             with (
                 transaction.atomic()
             ):  # savepoint: a lost creation race must not poison the outer one
-                engine = Engine.objects.create(
-                    owner=owner, name=name, description=description
-                )
+                engine = Engine.objects.create(owner=owner, name=name, description=description)
         except IntegrityError:
             # Another upload created it meanwhile, perhaps spelled in another case.
             engine = Engine.objects.select_for_update().get(name__iexact=name)
@@ -310,9 +306,7 @@ def register_bundled_engines(*, validate: bool = True) -> list[EngineVersion]:
     return result
 
 
-def _bundled_version(
-    system: Any, name: str, description: str, path: Path
-) -> EngineVersion:
+def _bundled_version(system: Any, name: str, description: str, path: Path) -> EngineVersion:
     from engines.package import load_engine
 
     digest = storage.file_sha256(path)
@@ -329,9 +323,7 @@ def _bundled_version(
         if current is not None:
             return current
     with open(path, "rb") as handle:
-        incoming = storage.receive(
-            iter(lambda: handle.read(1 << 16), b""), name, max_bytes=1 << 30
-        )
+        incoming = storage.receive(iter(lambda: handle.read(1 << 16), b""), name, max_bytes=1 << 30)
     try:
         load_engine(incoming.path, unpack_dir=incoming.root)
         with transaction.atomic():

@@ -89,10 +89,7 @@ def safe_filename(original: str, kind: str) -> str:
     """A file name safe to store: the last path part of ``original``, restricted to
     ``[A-Za-z0-9._-]``, never hidden, with the suffix ``load_engine`` needs for archives
     (``.zip``, ``.tar.gz``) whatever the client called it."""
-    base = (
-        _SAFE_NAME.sub("_", Path(original.replace("\\", "/")).name).lstrip(".")
-        or "engine"
-    )
+    base = _SAFE_NAME.sub("_", Path(original.replace("\\", "/")).name).lstrip(".") or "engine"
     base = base[:100]
     if kind == "zip" and not base.lower().endswith(".zip"):
         base += ".zip"
@@ -101,9 +98,7 @@ def safe_filename(original: str, kind: str) -> str:
     return base
 
 
-def receive(
-    chunks: Iterable[bytes], original_name: str, *, max_bytes: int
-) -> IncomingFile:
+def receive(chunks: Iterable[bytes], original_name: str, *, max_bytes: int) -> IncomingFile:
     """Stream ``chunks`` into a fresh directory under ``<engines dir>/.incoming``.
 
     The kind is decided by the first bytes (zip, gzip), not by the client's file name.
@@ -211,8 +206,9 @@ def _cache_key(version: EngineVersion) -> tuple[str, str]:
     digest, _, file_name = version.storage_path.partition("/")
     if digest != version.sha256:
         raise EnginePackageError(
-            "not_found", f"{version.storage_path!r} is not a stored package of sha256 "
-            f"{version.sha256} (a version from before the package storage?)"
+            "not_found",
+            f"{version.storage_path!r} is not a stored package of sha256 "
+            f"{version.sha256} (a version from before the package storage?)",
         )
     return digest, file_name
 

@@ -6,9 +6,7 @@ from engines import views
 
 urlpatterns = [
     path("engines/", views.EngineListCreateView.as_view(), name="engine-list"),
-    path(
-        "engines/<slug:name>/", views.EngineDetailView.as_view(), name="engine-detail"
-    ),
+    path("engines/<slug:name>/", views.EngineDetailView.as_view(), name="engine-detail"),
     path(
         "engines/<slug:name>/versions/<int:number>/",
         views.EngineVersionDetailView.as_view(),

@@ -165,9 +165,7 @@ def check_package(package: Any, *, config: Any = None, opponent: Any = None) -> 
             south.close()
             north.close()
         if record.termination == T.ABORTED:
-            return Verdict(
-                ok=False, deferred=True, reason=record.detail, name=name, author=author
-            )
+            return Verdict(ok=False, deferred=True, reason=record.detail, name=name, author=author)
         if record.termination in T.ENGINE_FAULTS and record.winner != CANDIDATE:
             failed[variant] = _reject(
                 record.termination, record.detail, record.engine_errors.get(CANDIDATE, "")
@@ -212,23 +210,19 @@ def validate_version_now(version_id: int, *, config: Any = None) -> str:
     from engines.storage import checkout
 
     open_states = (EngineVersion.Status.PENDING, EngineVersion.Status.VALIDATING)
-    claimed = EngineVersion.objects.filter(
-        pk=version_id, status__in=open_states
-    ).update(status=EngineVersion.Status.VALIDATING)
+    claimed = EngineVersion.objects.filter(pk=version_id, status__in=open_states).update(
+        status=EngineVersion.Status.VALIDATING
+    )
     if not claimed:
         status = (
-            EngineVersion.objects.filter(pk=version_id)
-            .values_list("status", flat=True)
-            .first()
+            EngineVersion.objects.filter(pk=version_id).values_list("status", flat=True).first()
         )
         return status or "missing"
     version = EngineVersion.objects.select_related("engine").get(pk=version_id)
     try:
         with checkout(version) as package:  # fetched into this host's cache if needed
             verdict = check_package(package, config=config)
-    except (
-        EnginePackageError
-    ) as exc:  # the stored files are gone or broken: nothing to run
+    except EnginePackageError as exc:  # the stored files are gone or broken: nothing to run
         verdict = Verdict(ok=False, code=exc.code, reason=str(exc))
     except Exception:
         _release(version_id)
@@ -237,9 +231,7 @@ def validate_version_now(version_id: int, *, config: Any = None) -> str:
         _release(version_id)
         log.warning("validation of %s deferred: %s", version, verdict.reason)
         raise ValidationDeferred(verdict.reason)
-    status = (
-        EngineVersion.Status.ACTIVE if verdict.ok else EngineVersion.Status.REJECTED
-    )
+    status = EngineVersion.Status.ACTIVE if verdict.ok else EngineVersion.Status.REJECTED
     try:
         _record(version_id, status, verdict)
     except DataError as exc:
@@ -266,7 +258,7 @@ LADDER_FILL_TASK = "tournaments.tasks.ladder_fill_all"
 
 
 def _announce_active(version_id: int) -> None:
-    """"A version became active": a ladder may place it at once (docs/ladder.md). A broker
+    """ "A version became active": a ladder may place it at once (docs/ladder.md). A broker
     failure is logged; the ladder's minute job places it then."""
     from arena.celery import registered_task
 
@@ -281,9 +273,7 @@ def _record(version_id: int, status: str, verdict: Verdict) -> None:
     made storable (NUL, lone surrogates: ``arena.engine_text.storable_text``) on the way in.
     Raises ``DataError`` if the database still refuses a value (nothing written)."""
     with transaction.atomic():
-        EngineVersion.objects.filter(
-            pk=version_id, status=EngineVersion.Status.VALIDATING
-        ).update(
+        EngineVersion.objects.filter(pk=version_id, status=EngineVersion.Status.VALIDATING).update(
             status=status,
             rejection_code=verdict.code,
             rejection_reason=storable_text(verdict.reason),
@@ -298,6 +288,6 @@ def _record(version_id: int, status: str, verdict: Verdict) -> None:
 
 def _release(version_id: int) -> None:
     """Give a claimed version back (``pending``) so a retry can claim it."""
-    EngineVersion.objects.filter(
-        pk=version_id, status=EngineVersion.Status.VALIDATING
-    ).update(status=EngineVersion.Status.PENDING)
+    EngineVersion.objects.filter(pk=version_id, status=EngineVersion.Status.VALIDATING).update(
+        status=EngineVersion.Status.PENDING
+    )

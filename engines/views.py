@@ -118,9 +118,7 @@ class EngineListCreateView(GenericAPIView[Engine]):
         )
         body = s.EngineVersionOutputSerializer(version, context={"request": request}).data
         location = f"/api/engines/{version.engine.name}/versions/{version.number}/"
-        return Response(
-            body, status=status.HTTP_201_CREATED, headers={"Location": location}
-        )
+        return Response(body, status=status.HTTP_201_CREATED, headers={"Location": location})
 
 
 class EngineDetailView(APIView):
@@ -174,9 +172,7 @@ class EngineVersionDetailView(APIView):
     )
     def get(self, request: Request, name: str, number: int) -> Response:
         version = selectors.version_get(selectors.engine_get(name), number)
-        return Response(
-            s.EngineVersionOutputSerializer(version, context={"request": request}).data
-        )
+        return Response(s.EngineVersionOutputSerializer(version, context={"request": request}).data)
 
 
 class EngineVersionDownloadView(APIView):
@@ -195,9 +191,7 @@ class EngineVersionDownloadView(APIView):
         },
     )
     def get(self, request: Request, name: str, number: int) -> FileResponse:
-        version = selectors.version_get(
-            selectors.engine_for_owner(name, request.user), number
-        )
+        version = selectors.version_get(selectors.engine_for_owner(name, request.user), number)
         try:
             stored = open_stored(version.storage_path)
         except FileNotFoundError:

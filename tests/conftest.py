@@ -1,6 +1,5 @@
 """The shared fixture world of the test suite (users, engines) lives here."""
 
-
 # --- accounts: users and API clients (owner: accounts+engines helper) -------------------------
 import pytest
 

@@ -67,13 +67,27 @@ def test_storable_text_replaces_only_what_a_database_refuses() -> None:
 def test_storable_walks_a_record_and_keeps_its_shape() -> None:
     record = {
         "engines": ["a\x00", "b"],
-        "games": [{"moves": [{"info": ["has\x00nul"], "ply": 1}], "scores": None,
-                   "engine_errors": {"a\x00": "tail\x00\n"}, "rated": True, "pair": (1, "\x00")}],
+        "games": [
+            {
+                "moves": [{"info": ["has\x00nul"], "ply": 1}],
+                "scores": None,
+                "engine_errors": {"a\x00": "tail\x00\n"},
+                "rated": True,
+                "pair": (1, "\x00"),
+            }
+        ],
     }
     assert storable(record) == {
         "engines": [f"a{R}", "b"],
-        "games": [{"moves": [{"info": [f"has{R}nul"], "ply": 1}], "scores": None,
-                   "engine_errors": {f"a{R}": f"tail{R}\n"}, "rated": True, "pair": (1, R)}],
+        "games": [
+            {
+                "moves": [{"info": [f"has{R}nul"], "ply": 1}],
+                "scores": None,
+                "engine_errors": {f"a{R}": f"tail{R}\n"},
+                "rated": True,
+                "pair": (1, R),
+            }
+        ],
     }
     assert "\\u0000" not in json.dumps(storable(record))
     assert record["engines"] == ["a\x00", "b"]  # a copy: the input is left alone

@@ -14,7 +14,14 @@ class TournamentEntryInline(admin.TabularInline[TournamentEntry, Tournament]):
 @admin.register(Tournament)
 class TournamentAdmin(admin.ModelAdmin[Tournament]):
     list_display = [
-        "id", "name", "variant", "time_control", "format", "status", "start_at", "finished_at",
+        "id",
+        "name",
+        "variant",
+        "time_control",
+        "format",
+        "status",
+        "start_at",
+        "finished_at",
     ]
     list_filter = ["status", "variant", "format"]
     search_fields = ["name"]
@@ -30,8 +37,17 @@ class TournamentEntryAdmin(admin.ModelAdmin[TournamentEntry]):
 @admin.register(Rating)
 class RatingAdmin(admin.ModelAdmin[Rating]):
     list_display = [
-        "engine_version", "variant", "rating", "low", "high", "games", "wins", "draws", "losses",
-        "provisional", "excluded_reason",
+        "engine_version",
+        "variant",
+        "rating",
+        "low",
+        "high",
+        "games",
+        "wins",
+        "draws",
+        "losses",
+        "provisional",
+        "excluded_reason",
     ]
     list_filter = ["variant", "provisional"]
     search_fields = ["engine_version__engine__name"]
@@ -40,7 +56,14 @@ class RatingAdmin(admin.ModelAdmin[Rating]):
 @admin.register(RatingPoint)
 class RatingPointAdmin(admin.ModelAdmin[RatingPoint]):
     list_display = [
-        "match", "engine_version", "opponent", "variant", "games", "points", "rating", "fitted_at",
+        "match",
+        "engine_version",
+        "opponent",
+        "variant",
+        "games",
+        "points",
+        "rating",
+        "fitted_at",
     ]
     list_filter = ["variant"]
     raw_id_fields = ["match", "engine_version", "opponent"]
@@ -49,6 +72,13 @@ class RatingPointAdmin(admin.ModelAdmin[RatingPoint]):
 @admin.register(RatingPool)
 class RatingPoolAdmin(admin.ModelAdmin[RatingPool]):
     list_display = [
-        "variant", "requested", "fitted", "refit_queued", "fitted_at", "games", "rated",
-        "excluded", "fit_ms",
+        "variant",
+        "requested",
+        "fitted",
+        "refit_queued",
+        "fitted_at",
+        "games",
+        "rated",
+        "excluded",
+        "fit_ms",
     ]

@@ -159,9 +159,7 @@ def neighbour_schedule(
     """The yardstick of ``spread --yardstick``: every pair at most ``reach`` places apart in
     the true order, shuffled, cycled; one list of games per match, without end."""
     order = sorted(players, key=lambda p: true[p])
-    pairs = [
-        (order[i], order[i + d]) for d in range(1, reach + 1) for i in range(len(order) - d)
-    ]
+    pairs = [(order[i], order[i + d]) for d in range(1, reach + 1) for i in range(len(order) - d)]
     while True:
         rng.shuffle(pairs)
         for a, b in pairs:

@@ -267,18 +267,17 @@ def ladder_pause(variant: str, *, paused: bool = True) -> None:
     variant = ladder_variant(variant)
     with transaction.atomic():
         RatingPool.objects.get_or_create(variant=variant)
-        RatingPool.objects.select_for_update().filter(variant=variant).update(
-            ladder_paused=paused
-        )
+        RatingPool.objects.select_for_update().filter(variant=variant).update(ladder_paused=paused)
 
 
 def ladder_enabled(variant: str) -> bool:
     """Whether the ladder of ``variant`` makes matches: ``BAO_LADDER_ENABLED`` (this process's
     setting) and not paused (``ladder_pause``). Raises ``UnknownVariant``."""
     variant = ladder_variant(variant)
-    return bool(settings.BAO_LADDER_ENABLED) and not RatingPool.objects.filter(
-        variant=variant, ladder_paused=True
-    ).exists()
+    return (
+        bool(settings.BAO_LADDER_ENABLED)
+        and not RatingPool.objects.filter(variant=variant, ladder_paused=True).exists()
+    )
 
 
 def ladder_match_ended(event: MatchEnded) -> None:

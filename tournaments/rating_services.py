@@ -156,8 +156,13 @@ def rating_refit(variant: str) -> bool:
         _store_history(variant, result, games, now)
     logger.info(
         "ratings %s: %s games, %s rated, %s excluded; read %.0f ms, fit %.0f ms, write %.0f ms",
-        variant, len(games), len(result.ratings), len(result.excluded),
-        (read - started) * 1000, fit_ms, (time.perf_counter() - fitted) * 1000,
+        variant,
+        len(games),
+        len(result.ratings),
+        len(result.excluded),
+        (read - started) * 1000,
+        fit_ms,
+        (time.perf_counter() - fitted) * 1000,
     )
     return True
 
@@ -196,8 +201,9 @@ def _store_history(
     from arena.matches.models import Match
 
     new = dict(
-        Match.objects.filter(variant=variant, rated=True, rating_points__isnull=True)
-        .values_list("id", "finished_at")
+        Match.objects.filter(variant=variant, rated=True, rating_points__isnull=True).values_list(
+            "id", "finished_at"
+        )
     )
     if not new:
         return
@@ -206,8 +212,10 @@ def _store_history(
     opponent: dict[tuple[int, int], int] = {}
     for g in games:
         if g.match_id in new:
-            for me, other, points in ((g.south, g.north, g.score),
-                                      (g.north, g.south, 1.0 - g.score)):
+            for me, other, points in (
+                (g.south, g.north, g.score),
+                (g.north, g.south, 1.0 - g.score),
+            ):
                 key = (g.match_id, me)
                 counts[key] += 1
                 scored[key] += points
@@ -219,10 +227,17 @@ def _store_history(
             continue
         history.append(
             RatingPoint(
-                match_id=match_id, engine_version_id=version,
-                opponent_id=opponent[(match_id, version)], variant=variant, games=count,
-                points=scored[(match_id, version)], rating=fitted.rating, low=fitted.low,
-                high=fitted.high, finished_at=new[match_id] or now, fitted_at=now,
+                match_id=match_id,
+                engine_version_id=version,
+                opponent_id=opponent[(match_id, version)],
+                variant=variant,
+                games=count,
+                points=scored[(match_id, version)],
+                rating=fitted.rating,
+                low=fitted.low,
+                high=fitted.high,
+                finished_at=new[match_id] or now,
+                fitted_at=now,
             )
         )
     RatingPoint.objects.bulk_create(history, ignore_conflicts=True, batch_size=1000)

@@ -54,9 +54,7 @@ def leaderboard_table(variant: str) -> str:
             f"{los:>6}{flag}"
         )
     for left_out in selectors.leaderboard_excluded(variant=variant):
-        lines.append(
-            f"   -  {left_out.engine_version!s:<16} not rated: {left_out.excluded_reason}"
-        )
+        lines.append(f"   -  {left_out.engine_version!s:<16} not rated: {left_out.excluded_reason}")
     return "\n".join(lines)
 
 

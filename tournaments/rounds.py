@@ -193,9 +193,7 @@ def _start_suite(tournament: Tournament, step: Round) -> str:
     return tournament.start_suite
 
 
-def _create_round(
-    tournament: Tournament, entries: Sequence[TournamentEntry], step: Round
-) -> int:
+def _create_round(tournament: Tournament, entries: Sequence[TournamentEntry], step: Round) -> int:
     """Write round ``step``: its matches, byes and forfeits. Returns the matches created."""
     return _create_matches(tournament, _pair_round(tournament, entries, step))
 
@@ -254,7 +252,11 @@ def _create_matches(tournament: Tournament, specs: list[dict[str, Any]]) -> int:
         # the engine meanwhile is caught at the next look (the pairing then forfeits).
         logger.warning(
             "tournament %s round %s: %s vs %s not played: %s",
-            tournament.pk, spec["round"], spec["engine_a"], spec["engine_b"], exc,
+            tournament.pk,
+            spec["round"],
+            spec["engine_a"],
+            spec["engine_b"],
+            exc,
         )
     return len(matches)
 

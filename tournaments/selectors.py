@@ -41,9 +41,7 @@ def tournament_list(
     """Tournaments, newest start first, with ``matches_total``/``matches_done`` annotations."""
     qs = Tournament.objects.all().annotate(
         matches_total=Count("matches", distinct=True),
-        matches_done=Count(
-            "matches", filter=Q(matches__status__in=ENDED_STATUSES), distinct=True
-        ),
+        matches_done=Count("matches", filter=Q(matches__status__in=ENDED_STATUSES), distinct=True),
     )
     if status:
         qs = qs.filter(status=status)
@@ -184,9 +182,7 @@ def tournament_round_matches(
     plain columns, one if it has no match (a 48-engine round robin has 1,128 matches and
     about 2,800 games; model rows for them cost more than the standings), the engine versions
     taken from ``entries`` (one more query only for a version that is not an entry's)."""
-    matches = list(
-        tournament.matches.order_by("round", "id").values_list(*_ROUND_MATCH_FIELDS)
-    )
+    matches = list(tournament.matches.order_by("round", "id").values_list(*_ROUND_MATCH_FIELDS))
     games: dict[int, list[GameRow]] = {}
     ids = [m[0] for m in matches]
     # The id range lets PostgreSQL read the games through their (match, index) index: on
@@ -469,9 +465,7 @@ def engine_rating_points(*, engine_id: int) -> list[HistoryPoint]:
     rows = (
         RatingPoint.objects.filter(engine_version__engine_id=engine_id)
         .order_by("finished_at", "id")
-        .values_list(
-            "variant", "engine_version__number", "finished_at", "rating", "low", "high"
-        )
+        .values_list("variant", "engine_version__number", "finished_at", "rating", "low", "high")
     )
     return [HistoryPoint(*row) for row in rows]
 

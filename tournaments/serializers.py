@@ -136,7 +136,7 @@ class TournamentDetailOutput(serializers.Serializer[Any]):
     time_control = serializers.CharField()
     format = serializers.ChoiceField(choices=Tournament.Format.choices)
     status = serializers.ChoiceField(choices=Tournament.Status.choices)
-    cancel_reason = serializers.CharField(help_text="Why it was cancelled, else \"\".")
+    cancel_reason = serializers.CharField(help_text='Why it was cancelled, else "".')
     rated = serializers.BooleanField()
     start_at = serializers.DateTimeField()
     started_at = serializers.DateTimeField(allow_null=True)

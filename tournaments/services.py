@@ -285,9 +285,7 @@ def tournament_cancel_by(user: User, tournament_id: int, *, reason: str = "") ->
     """
     tournament = Tournament.objects.filter(pk=tournament_id).first()
     if tournament is None:
-        raise NotFoundError(
-            f"no tournament {tournament_id}", details={"tournament": tournament_id}
-        )
+        raise NotFoundError(f"no tournament {tournament_id}", details={"tournament": tournament_id})
     if not getattr(user, "is_staff", False) and tournament.created_by_id != user.pk:
         raise TournamentNotYours(
             "only the tournament's creator or staff may cancel it",
@@ -334,9 +332,9 @@ def start_due_tournaments(*, now: dt.datetime | None = None) -> list[int]:
     (``arena.matches.services.matches_abort``) still moves on.
     """
     now = now or timezone.now()
-    due = Tournament.objects.filter(
-        status=Tournament.Status.SCHEDULED, start_at__lte=now
-    ).order_by("start_at", "id")
+    due = Tournament.objects.filter(status=Tournament.Status.SCHEDULED, start_at__lte=now).order_by(
+        "start_at", "id"
+    )
     started = [t_id for t_id in due.values_list("id", flat=True) if tournament_start(t_id, now=now)]
     running = Tournament.objects.filter(status=Tournament.Status.RUNNING)
     for t_id in running.values_list("id", flat=True):

@@ -141,9 +141,7 @@ class LeaderboardApi(_ListApi):
         query = LeaderboardQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         variant = variant_id(query.validated_data["variant"])
-        qs = selectors.leaderboard(
-            variant=variant, provisional=query.validated_data["provisional"]
-        )
+        qs = selectors.leaderboard(variant=variant, provisional=query.validated_data["provisional"])
         response = self.paginated(qs, LeaderboardRowOutput)
         pool = selectors.rating_pool(variant=variant)
         response.data["excluded"] = LeaderboardExcludedOutput(

@@ -16,9 +16,7 @@ _EXPIRY_HELP = "When the token stops working (ISO 8601, UTC); null: never."
 
 
 class RegisterInputSerializer(BodySerializer):
-    username = serializers.CharField(
-        max_length=150, validators=[UnicodeUsernameValidator()]
-    )
+    username = serializers.CharField(max_length=150, validators=[UnicodeUsernameValidator()])
     password = serializers.CharField(
         write_only=True, min_length=1, max_length=128, trim_whitespace=False
     )
@@ -27,9 +25,7 @@ class RegisterInputSerializer(BodySerializer):
 
 class TokenInputSerializer(BodySerializer):
     username = serializers.CharField(max_length=150)
-    password = serializers.CharField(
-        write_only=True, max_length=128, trim_whitespace=False
-    )
+    password = serializers.CharField(write_only=True, max_length=128, trim_whitespace=False)
 
 
 class PasswordChangeInputSerializer(BodySerializer):
@@ -60,7 +56,7 @@ class UserOutputSerializer(serializers.Serializer[Any]):
     username = serializers.CharField()
     # Not an EmailField: the address is optional at registration, so it may be "", which the
     # schema's `format: email` would call invalid.
-    email = serializers.CharField(help_text="The e-mail address given at registration, or \"\".")
+    email = serializers.CharField(help_text='The e-mail address given at registration, or "".')
     date_joined = serializers.DateTimeField()
 
 

@@ -46,9 +46,7 @@ class RegisterView(APIView):
         data.is_valid(raise_exception=True)
         user, token, expiry = user_register(**data.validated_data)
         body = {"user": s.UserOutputSerializer(user).data, "token": token, "expires_at": expiry}
-        return Response(
-            s.RegisterOutputSerializer(body).data, status=status.HTTP_201_CREATED
-        )
+        return Response(s.RegisterOutputSerializer(body).data, status=status.HTTP_201_CREATED)
 
 
 class TokenView(APIView):
@@ -150,8 +148,6 @@ class MeView(APIView):
             "username": user.get_username(),
             "email": user.email,
             "date_joined": user.date_joined,
-            "engines": list(
-                user.engines.order_by("name").values_list("name", flat=True)
-            ),
+            "engines": list(user.engines.order_by("name").values_list("name", flat=True)),
         }
         return Response(s.MeOutputSerializer(body).data)

@@ -93,9 +93,7 @@ _DRF_CODES: tuple[tuple[type[exceptions.APIException], str], ...] = (
 )
 
 
-def error_body(
-    code: str, message: str, details: dict[str, Any] | None = None
-) -> dict[str, Any]:
+def error_body(code: str, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
     """The JSON body of an error response (see the module docstring)."""
     return {"error": {"code": code, "message": message, "details": details or {}}}
 
@@ -177,9 +175,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         exc = exceptions.PermissionDenied()
     elif isinstance(exc, SuspiciousOperation):
         exc = suspicious_operation_error(exc)
-    response = drf_exception_handler(
-        exc, context
-    )  # keeps headers: WWW-Authenticate, Retry-After
+    response = drf_exception_handler(exc, context)  # keeps headers: WWW-Authenticate, Retry-After
     if response is None or not isinstance(exc, exceptions.APIException):
         return response
     response.data = error_body(*describe(exc))

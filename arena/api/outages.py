@@ -47,8 +47,11 @@ def unavailable(request: HttpRequest, dependency: str) -> HttpResponse:
     message = f"The {dependency} is unavailable; retry in {RETRY_AFTER_S} s."
     response: HttpResponse
     if request.path_info.startswith("/api/"):
-        body = error_body("service_unavailable", message,
-                          {"dependency": dependency, "retry_after_seconds": RETRY_AFTER_S})
+        body = error_body(
+            "service_unavailable",
+            message,
+            {"dependency": dependency, "retry_after_seconds": RETRY_AFTER_S},
+        )
         response = JsonResponse(body, status=503)
     else:
         response = HttpResponse(message, status=503, content_type="text/plain; charset=utf-8")
@@ -70,8 +73,9 @@ class OutageMiddleware:
         dependency = dependency_of(exc)
         if dependency is None:
             return None
-        log.warning("%s %s: the %s is unavailable (%s)", request.method, request.path,
-                    dependency, exc)
+        log.warning(
+            "%s %s: the %s is unavailable (%s)", request.method, request.path, dependency, exc
+        )
         return unavailable(request, dependency)
 
 
@@ -101,8 +105,9 @@ def healthz(request: HttpRequest) -> JsonResponse:
             if name == "database":
                 connection.close()
     ok = all(part["ok"] for part in report.values())
-    response = JsonResponse({"status": "ok" if ok else "unavailable", **report},
-                            status=200 if ok else 503)
+    response = JsonResponse(
+        {"status": "ok" if ok else "unavailable", **report}, status=200 if ok else 503
+    )
     if not ok:
         response["Retry-After"] = str(RETRY_AFTER_S)
     return response

@@ -88,8 +88,12 @@ class QueryParameterMiddleware:
             accepted = accepted_parameters(request.path_info, request.method or "GET")
             unknown = [] if accepted is None else sorted(set(request.GET) - accepted)
             if unknown:
-                return json_error(400, "invalid", "The request is invalid; see details.",
-                                  _details(unknown, accepted or frozenset()))
+                return json_error(
+                    400,
+                    "invalid",
+                    "The request is invalid; see details.",
+                    _details(unknown, accepted or frozenset()),
+                )
         return self.get_response(request)
 
 

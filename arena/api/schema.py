@@ -34,9 +34,7 @@ ErrorSerializer = inline_serializer(
         "error": inline_serializer(
             name="ErrorBody",
             fields={
-                "code": serializers.CharField(
-                    help_text="Stable error code, e.g. `not_found`."
-                ),
+                "code": serializers.CharField(help_text="Stable error code, e.g. `not_found`."),
                 "message": serializers.CharField(),
                 "details": serializers.DictField(
                     help_text="Field errors for `invalid`, else context."

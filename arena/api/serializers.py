@@ -42,8 +42,9 @@ class BodySerializer(serializers.Serializer[Any]):
             unknown, known = unknown_fields(self, data)
             unknown = [name for name in unknown if name not in ALWAYS_ACCEPTED]
             if unknown:
-                raise UnknownField(_message(unknown, known),
-                                   details={"fields": unknown, "known": known})
+                raise UnknownField(
+                    _message(unknown, known), details={"fields": unknown, "known": known}
+                )
         return super().is_valid(raise_exception=raise_exception)
 
 
@@ -54,7 +55,8 @@ def unknown_fields(
     names it does take, both sorted and dotted below ``prefix``; nested ``BodySerializer``
     fields (and lists of them: ``name[0].key``) are walked with their part of ``data``."""
     fields = {
-        name: field for name, field in serializer.fields.items()
+        name: field
+        for name, field in serializer.fields.items()
         if not field.read_only and not isinstance(field, serializers.HiddenField)
     }
     unknown = [f"{prefix}{key}" for key in data if key not in fields]
@@ -67,8 +69,11 @@ def unknown_fields(
             known += nested_known
             if isinstance(value, Mapping):
                 unknown += unknown_fields(field, value, f"{prefix}{name}.")[0]
-        elif (isinstance(field, serializers.ListSerializer)
-              and isinstance(field.child, BodySerializer) and isinstance(value, list)):
+        elif (
+            isinstance(field, serializers.ListSerializer)
+            and isinstance(field.child, BodySerializer)
+            and isinstance(value, list)
+        ):
             for index, item in enumerate(value):
                 if isinstance(item, Mapping):
                     unknown += unknown_fields(field.child, item, f"{prefix}{name}[{index}].")[0]

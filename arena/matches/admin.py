@@ -20,13 +20,35 @@ class GameInline(admin.TabularInline[Game, Match]):
 
 @admin.register(Match)
 class MatchAdmin(admin.ModelAdmin[Match]):
-    list_display = ["id", "variant", "time_control", "engine_a", "engine_b", "status", "score_a",
-                    "score_b", "attempts", "tournament", "created_at", "finished_at"]
+    list_display = [
+        "id",
+        "variant",
+        "time_control",
+        "engine_a",
+        "engine_b",
+        "status",
+        "score_a",
+        "score_b",
+        "attempts",
+        "tournament",
+        "created_at",
+        "finished_at",
+    ]
     list_filter = ["status", "variant", "rated"]
     search_fields = ["engine_a__engine__name", "engine_b__engine__name"]
     list_select_related = ["engine_a__engine", "engine_b__engine", "tournament"]
-    readonly_fields = ["lease_token", "lease_expires_at", "queued_at", "attempts", "started_at",
-                       "finished_at", "score_a", "score_b", "winner", "error"]
+    readonly_fields = [
+        "lease_token",
+        "lease_expires_at",
+        "queued_at",
+        "attempts",
+        "started_at",
+        "finished_at",
+        "score_a",
+        "score_b",
+        "winner",
+        "error",
+    ]
     raw_id_fields = ["engine_a", "engine_b", "tournament", "challenger"]
     inlines = [GameInline]
 
@@ -34,7 +56,15 @@ class MatchAdmin(admin.ModelAdmin[Match]):
 @admin.register(Game)
 class GameAdmin(admin.ModelAdmin[Game]):
     list_display = [
-        "id", "match", "index", "south", "north", "result", "termination", "rated", "plies",
+        "id",
+        "match",
+        "index",
+        "south",
+        "north",
+        "result",
+        "termination",
+        "rated",
+        "plies",
     ]
     list_filter = ["termination", "rated", "result"]
     list_select_related = ["match", "south__engine", "north__engine"]

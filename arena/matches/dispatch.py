@@ -84,8 +84,10 @@ def next_match_id(now: datetime | None = None) -> int | None:
         return None
     used = usage_seconds(set(oldest), now)
     user = min(oldest, key=lambda u: (used[u], oldest[u]))
-    mine = in_class.filter(submitter__isnull=True) if user is None else in_class.filter(
-        submitter_id=user
+    mine = (
+        in_class.filter(submitter__isnull=True)
+        if user is None
+        else in_class.filter(submitter_id=user)
     )
     return mine.order_by("created_at", "id").values_list("pk", flat=True).first()
 

@@ -73,17 +73,14 @@ def match_claim(match_id: int, *, lease_seconds: int, worker: str = "") -> Claim
     attempts, held back, or does not exist (the caller then does nothing)."""
     now = timezone.now()
     token = secrets.token_hex(16)
-    updated = (
-        Match.objects.filter(claimable(now), pk=match_id)
-        .update(
-            status=Match.Status.RUNNING,
-            lease_token=token,
-            lease_expires_at=now + timedelta(seconds=lease_seconds),
-            attempts=F("attempts") + 1,
-            started_at=Coalesce(F("started_at"), now),
-            available_at=None,
-            worker=worker[:200],
-        )
+    updated = Match.objects.filter(claimable(now), pk=match_id).update(
+        status=Match.Status.RUNNING,
+        lease_token=token,
+        lease_expires_at=now + timedelta(seconds=lease_seconds),
+        attempts=F("attempts") + 1,
+        started_at=Coalesce(F("started_at"), now),
+        available_at=None,
+        worker=worker[:200],
     )
     if updated == 0:
         return None
@@ -113,14 +110,17 @@ def match_release(
     this claim off the attempt count (a hand-back or a dependency outage is not the match's
     doing). False if the lease was already lost."""
     available = timezone.now() + timedelta(seconds=delay_s) if delay_s > 0 else None
-    return release_rows(
-        Match.objects.filter(
-            pk=claim.match_id, status=Match.Status.RUNNING, lease_token=claim.token
-        ),
-        error,
-        count_attempt=count_attempt,
-        available_at=available,
-    ) == 1
+    return (
+        release_rows(
+            Match.objects.filter(
+                pk=claim.match_id, status=Match.Status.RUNNING, lease_token=claim.token
+            ),
+            error,
+            count_attempt=count_attempt,
+            available_at=available,
+        )
+        == 1
+    )
 
 
 def release_rows(

@@ -160,9 +160,7 @@ class LivePublisher:
                 )
                 self._live_id = live.pk
             elif kind == "move" and self._live_id is not None:
-                self._moves.append(
-                    {key: event.get(key) for key in _MOVE_KEYS if key in event}
-                )
+                self._moves.append({key: event.get(key) for key in _MOVE_KEYS if key in event})
                 moved = True
             elif kind == "game_end" and self._live_id is not None:
                 if moved:

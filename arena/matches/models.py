@@ -125,9 +125,7 @@ class Match(models.Model):
             models.Index(fields=["status", "lease_expires_at"], name="match_status_lease_idx"),
             models.Index(fields=["tournament", "round"], name="match_tournament_round_idx"),
             # The dispatcher reads the queue in this order; fair shares sum by submitter.
-            models.Index(
-                fields=["status", "priority", "created_at"], name="match_dispatch_idx"
-            ),
+            models.Index(fields=["status", "priority", "created_at"], name="match_dispatch_idx"),
             models.Index(fields=["submitter", "started_at"], name="match_submitter_idx"),
             # What GET /api/matches/ and the home page order by (newest first, id breaks
             # ties): a page is read from the index instead of sorting every match.
@@ -182,9 +180,7 @@ class Game(models.Model):
 
     # No index of its own: the unique (match, index) constraint's index serves every lookup by
     # match, and one index fewer is one fewer to maintain for each game recorded (issue 19).
-    match = models.ForeignKey(
-        Match, related_name="games", on_delete=models.CASCADE, db_index=False
-    )
+    match = models.ForeignKey(Match, related_name="games", on_delete=models.CASCADE, db_index=False)
     index = models.PositiveSmallIntegerField()
     south = models.ForeignKey("engines.EngineVersion", related_name="+", on_delete=models.PROTECT)
     north = models.ForeignKey("engines.EngineVersion", related_name="+", on_delete=models.PROTECT)

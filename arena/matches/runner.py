@@ -66,7 +66,6 @@ from engines.storage import checkout
 log = logging.getLogger(__name__)
 
 
-
 class RunOutcome(StrEnum):
     """What one ``run_match`` delivery did (module docstring)."""
 
@@ -320,9 +319,11 @@ def _hint_wait_until(hint: int | None) -> float:
     the broker's redelivery of it). 0: do not wait."""
     if hint is None:
         return 0.0
-    row = Match.objects.filter(pk=hint, status=Match.Status.RUNNING).values(
-        "variant", "time_control", "lease_expires_at"
-    ).first()
+    row = (
+        Match.objects.filter(pk=hint, status=Match.Status.RUNNING)
+        .values("variant", "time_control", "lease_expires_at")
+        .first()
+    )
     if row is None or row["lease_expires_at"] is None:
         return 0.0
     lease = match_limits(row["variant"], row["time_control"]).lease

@@ -30,9 +30,7 @@ def attach_versions(matches: list[Match]) -> None:
     ids = {v for m in matches for v in (m.engine_a_id, m.engine_b_id, m.winner_id) if v}
     if not ids:
         return
-    versions = (
-        EngineVersion.objects.select_related("engine").defer(*_VERSION_UNSHOWN).in_bulk(ids)
-    )
+    versions = EngineVersion.objects.select_related("engine").defer(*_VERSION_UNSHOWN).in_bulk(ids)
     for m in matches:
         m.engine_a = versions[m.engine_a_id]
         m.engine_b = versions[m.engine_b_id]
@@ -169,8 +167,8 @@ def match_list_with_games() -> QuerySet[Match]:
 def matches_recent_results() -> QuerySet[Match]:
     """Finished matches, latest finish first (the ``match_finished_idx`` order), with their
     games' summaries."""
-    return match_list_with_games().filter(status=Match.Status.FINISHED).order_by(
-        "-finished_at", "-id"
+    return (
+        match_list_with_games().filter(status=Match.Status.FINISHED).order_by("-finished_at", "-id")
     )
 
 
@@ -228,8 +226,9 @@ def engine_head_to_head(engine_id: int) -> list[HeadToHead]:
     for me, other, win in (("south", "north", "1-0"), ("north", "south", "0-1")):
         loss = "0-1" if win == "1-0" else "1-0"
         rows = (
-            Game.objects.filter(**{f"{me}_id__in": _version_ids(engine_id)},
-                                result__in=(win, loss, DRAW))
+            Game.objects.filter(
+                **{f"{me}_id__in": _version_ids(engine_id)}, result__in=(win, loss, DRAW)
+            )
             .values(f"{other}__engine__name")
             .annotate(
                 n=Count("id"),
@@ -245,9 +244,7 @@ def engine_head_to_head(engine_id: int) -> list[HeadToHead]:
             acc[1] += row["w"]
             acc[2] += row["d"]
             acc[3] += row["r"]
-    records = [
-        HeadToHead(name, n, w, d, n - w - d, r) for name, (n, w, d, r) in totals.items()
-    ]
+    records = [HeadToHead(name, n, w, d, n - w - d, r) for name, (n, w, d, r) in totals.items()]
     return sorted(records, key=lambda h: (-h.games, h.opponent))
 
 

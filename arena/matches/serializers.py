@@ -44,8 +44,19 @@ class GameSummaryOutput(serializers.ModelSerializer[Game]):
 
     class Meta:
         model = Game
-        fields = ["id", "index", "south", "north", "winner", "result", "termination", "rated",
-                  "plies", "scores", "finished_at"]
+        fields = [
+            "id",
+            "index",
+            "south",
+            "north",
+            "winner",
+            "result",
+            "termination",
+            "rated",
+            "plies",
+            "scores",
+            "finished_at",
+        ]
 
 
 class MatchListOutput(serializers.ModelSerializer[Match]):
@@ -58,10 +69,29 @@ class MatchListOutput(serializers.ModelSerializer[Match]):
 
     class Meta:
         model = Match
-        fields = ["id", "variant", "time_control", "engine_a", "engine_b", "seed", "best_of",
-                  "start_suite", "start_position", "rated", "tournament", "round", "status",
-                  "attempts", "score_a", "score_b", "winner", "error", "created_at",
-                  "started_at", "finished_at"]
+        fields = [
+            "id",
+            "variant",
+            "time_control",
+            "engine_a",
+            "engine_b",
+            "seed",
+            "best_of",
+            "start_suite",
+            "start_position",
+            "rated",
+            "tournament",
+            "round",
+            "status",
+            "attempts",
+            "score_a",
+            "score_b",
+            "winner",
+            "error",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
 
 
 class MatchDetailOutput(MatchListOutput):
@@ -133,10 +163,30 @@ class GameReplayOutput(serializers.ModelSerializer[Game]):
 
     class Meta:
         model = Game
-        fields = ["id", "match", "index", "variant", "time_control", "south", "north", "winner",
-                  "result", "termination", "rated", "plies", "start_position", "final_position",
-                  "moves", "scores", "seeds_in_hand", "engine_errors", "detail", "started_at",
-                  "duration_ms", "finished_at"]
+        fields = [
+            "id",
+            "match",
+            "index",
+            "variant",
+            "time_control",
+            "south",
+            "north",
+            "winner",
+            "result",
+            "termination",
+            "rated",
+            "plies",
+            "start_position",
+            "final_position",
+            "moves",
+            "scores",
+            "seeds_in_hand",
+            "engine_errors",
+            "detail",
+            "started_at",
+            "duration_ms",
+            "finished_at",
+        ]
 
     @extend_schema_field(MoveOutput(many=True))
     def get_moves(self, game: Game) -> list[dict[str, Any]]:
@@ -176,8 +226,19 @@ class LiveGameListOutput(serializers.ModelSerializer[LiveGame]):
 
     class Meta:
         model = LiveGame
-        fields = ["id", "match", "index", "variant", "time_control", "south", "north", "status",
-                  "plies", "started_at", "updated_at"]
+        fields = [
+            "id",
+            "match",
+            "index",
+            "variant",
+            "time_control",
+            "south",
+            "north",
+            "status",
+            "plies",
+            "started_at",
+            "updated_at",
+        ]
 
     def get_plies(self, live: LiveGame) -> int:
         return len(live.moves or [])
@@ -193,8 +254,16 @@ class LiveGameOutput(LiveGameListOutput):
     game = serializers.SerializerMethodField()
 
     class Meta(LiveGameListOutput.Meta):
-        fields = [*LiveGameListOutput.Meta.fields, "result", "termination", "detail",
-                  "start_position", "since", "moves", "game"]
+        fields = [
+            *LiveGameListOutput.Meta.fields,
+            "result",
+            "termination",
+            "detail",
+            "start_position",
+            "since",
+            "moves",
+            "game",
+        ]
 
     def get_since(self, live: LiveGame) -> int:
         return min(int(self.context.get("since", 0)), len(live.moves or []))

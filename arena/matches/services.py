@@ -198,8 +198,9 @@ def _checked_params(variant: str, time_control: str, start_suite: str) -> tuple[
     )
 
 
-def _checked(memo: dict[tuple[Any, ...], Any] | None, key: tuple[Any, ...],
-             check: Callable[[], T]) -> T:
+def _checked(
+    memo: dict[tuple[Any, ...], Any] | None, key: tuple[Any, ...], check: Callable[[], T]
+) -> T:
     """``check()``, or its memoized value or ``ApiError`` (raised again) from ``memo``."""
     if memo is None:
         return check()
@@ -382,7 +383,9 @@ def matches_enqueue_ids(match_ids: Sequence[int], *, countdown: float | None = N
     ids = list(
         Match.objects.filter(
             pending_or_expired(timezone.now()), attempts__lt=max_attempts(), pk__in=match_ids
-        ).order_by("id").values_list("id", flat=True)
+        )
+        .order_by("id")
+        .values_list("id", flat=True)
     )
     if not ids:
         return []
@@ -704,7 +707,6 @@ def matches_hand_back(worker: str) -> list[int]:
     return ids
 
 
-
 def matches_abort(
     *,
     error: str,
@@ -724,8 +726,9 @@ def matches_abort(
     hook is called: the caller (cancelling a tournament, forfeiting a withdrawn engine's
     pairings) updates its own state in the same transaction.
     """
-    statuses = [Match.Status.PENDING] if pending_only else [Match.Status.PENDING,
-                                                              Match.Status.RUNNING]
+    statuses = (
+        [Match.Status.PENDING] if pending_only else [Match.Status.PENDING, Match.Status.RUNNING]
+    )
     rows = Match.objects.filter(status__in=statuses)
     if tournament_id is not None:
         rows = rows.filter(tournament_id=tournament_id)

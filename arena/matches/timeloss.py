@@ -74,6 +74,11 @@ def report_jump(worker: str) -> WorkerTimeLoss | None:
     log.warning(
         "worker %s: %d of its last %d games lost on time (%.0f%%; other workers %.0f%%); "
         "the last forfeit: %s. Too many match slots for this host's cores?",
-        worker, mine.forfeits, mine.games, 100 * mine.rate, 100 * others, last,
+        worker,
+        mine.forfeits,
+        mine.games,
+        100 * mine.rate,
+        100 * others,
+        last,
     )
     return mine

@@ -95,8 +95,12 @@ class QueueView(APIView):
         snapshot = selectors.queue_snapshot()
         if getattr(request.user, "is_staff", False):
             snapshot["time_loss"] = [
-                {"worker": w.worker, "games": w.games, "time_forfeits": w.forfeits,
-                 "rate": round(w.rate, 4)}
+                {
+                    "worker": w.worker,
+                    "games": w.games,
+                    "time_forfeits": w.forfeits,
+                    "rate": round(w.rate, 4),
+                }
                 for w in timeloss.rates()
             ]
         return Response(QueueOutput(snapshot).data)

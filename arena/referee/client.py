@@ -310,9 +310,7 @@ class EngineClient:
         """``newgame <variant-id>`` (no reply; the next fence's ``readyok`` covers it)."""
         self.send(f"newgame {variant_id}")
 
-    def go(
-        self, position_cmd: str, go_cmd: str, budget_ns: int, ready_timeout_ms: int
-    ) -> BestMove:
+    def go(self, position_cmd: str, go_cmd: str, budget_ns: int, ready_timeout_ms: int) -> BestMove:
         """Write ``position_cmd``, ``isready`` and ``go_cmd`` in one write; return the
         ``bestmove`` read after that ``isready``'s ``readyok`` (the fence: module docstring).
 

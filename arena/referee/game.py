@@ -368,8 +368,12 @@ def _time_loss(
         engine_pids = sorted(pids()) if callable(pids) else []
     except Exception:
         engine_pids = []
-    return {"overrun_ms": overrun_ms, "clock_ms": budget_ns // MS, "answered": answered,
-            **host_load(engine_pids)}
+    return {
+        "overrun_ms": overrun_ms,
+        "clock_ms": budget_ns // MS,
+        "answered": answered,
+        **host_load(engine_pids),
+    }
 
 
 def _fault(

@@ -149,15 +149,11 @@ class _Bao(Variant):
         pits = position.pits[owner]
         square = mark_square(mark)
         if position.stage != "m":
-            raise InvalidPositionError(
-                f"a mark ({square}) exists only in the mtaji stage"
-            )
+            raise InvalidPositionError(f"a mark ({square}) exists only in the mtaji stage")
         if pits[index] == 0:
             raise InvalidPositionError(f"the marked pit {square} is empty")
         if index == 4 and position.houses[owner] and pits[4] >= 6:
-            raise InvalidPositionError(
-                f"the marked pit {square} is a functional nyumba"
-            )
+            raise InvalidPositionError(f"the marked pit {square} is a functional nyumba")
         me = position.pits[side_index]
         opp = position.pits[1 - side_index]
         if owner == side_index:
@@ -165,9 +161,7 @@ class _Bao(Variant):
                 raise InvalidPositionError(
                     f"takasia mark {square}, but the side to move has a capture candidate"
                 )
-        elif not any(
-            7 - landing == index for _, _, landing in capture_landings(me, opp)
-        ):
+        elif not any(7 - landing == index for _, _, landing in capture_landings(me, opp)):
             raise InvalidPositionError(
                 f"priority mark {square}, but no capture candidate of the side to move"
                 " ends its first lap facing it"
@@ -401,9 +395,7 @@ class _Bao(Variant):
         empty_mover = position.front_row_empty(to_move)
         empty_other = position.front_row_empty(1 - to_move)
         if empty_mover and empty_other:
-            return Outcome(
-                SQUARE_SIDES[1 - to_move], BAO_HAMNA
-            )  # hand-made positions only
+            return Outcome(SQUARE_SIDES[1 - to_move], BAO_HAMNA)  # hand-made positions only
         if empty_mover:
             # The player who just moved won; a win mid-move keeps seeds in his hand.
             hand = max(0, TOTAL_SEEDS - position.seeds)

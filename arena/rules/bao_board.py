@@ -95,8 +95,9 @@ def parse_token(token: object) -> Move:
 #: ``BaoPosition.to_text``: the four ranks of 8 counts, then side, reserves, stage, houses,
 #: mark and ply.
 _BPN_FORMAT = "/".join([",".join(["%d"] * 8)] * 4) + " %s %d:%d %s %s %s %d"
-_HOUSES_TEXT = {(s, n): ("H" if s else "-") + ("H" if n else "-") for s in (True, False)
-                for n in (True, False)}
+_HOUSES_TEXT = {
+    (s, n): ("H" if s else "-") + ("H" if n else "-") for s in (True, False) for n in (True, False)
+}
 
 
 def mark_square(mark: int) -> str:
@@ -134,9 +135,7 @@ class BaoPosition(NamedTuple):
     @property
     def seeds(self) -> int:
         """Seeds on the board plus both reserves (64 in play, less after a win mid-move)."""
-        return (
-            sum(self.pits[0]) + sum(self.pits[1]) + self.reserves[0] + self.reserves[1]
-        )
+        return sum(self.pits[0]) + sum(self.pits[1]) + self.reserves[0] + self.reserves[1]
 
     def front_row_empty(self, owner: int) -> bool:
         """Whether ``owner``'s (0 South, 1 North) front row holds no seed (bao hamna)."""
@@ -169,9 +168,7 @@ class BaoPosition(NamedTuple):
         return f"BaoPosition({self.to_text()!r})"
 
 
-START_TEXT = (
-    "0,0,0,0,0,0,0,0/0,2,2,6,0,0,0,0/0,0,0,0,6,2,2,0/0,0,0,0,0,0,0,0 S 22:22 n HH - 0"
-)
+START_TEXT = "0,0,0,0,0,0,0,0/0,2,2,6,0,0,0,0/0,0,0,0,6,2,2,0/0,0,0,0,0,0,0,0 S 22:22 n HH - 0"
 _NUMBER = re.compile(rf"[0-9]{{1,{MAX_DIGITS}}}")
 
 
@@ -183,9 +180,7 @@ def _count(text: str, what: str) -> int:
     return int(text)
 
 
-def parse_bpn(
-    text: object, *, min_house_seeds: int, foreign_mark_allowed: bool
-) -> BaoPosition:
+def parse_bpn(text: object, *, min_house_seeds: int, foreign_mark_allowed: bool) -> BaoPosition:
     """Parse BPN text and check the first-tier validity rules 1-4 of README 5.1.
 
     ``min_house_seeds``: seeds an owned nyumba needs (5 Kiswahili, 6 Kete; rule 4).
@@ -194,9 +189,7 @@ def parse_bpn(
     Raises ``InvalidPositionError`` naming the broken rule.
     """
     if not isinstance(text, str):
-        raise InvalidPositionError(
-            f"a position must be BPN text, got {type(text).__name__}"
-        )
+        raise InvalidPositionError(f"a position must be BPN text, got {type(text).__name__}")
     fields = text.split()
     if len(fields) != 7:
         raise InvalidPositionError(
@@ -206,16 +199,12 @@ def parse_bpn(
     board_f, side, res_f, stage, houses_f, mark_f, ply_f = fields
     ranks = board_f.split("/")
     if len(ranks) != 4:
-        raise InvalidPositionError(
-            f"the board needs 4 ranks separated by '/', got {len(ranks)}"
-        )
+        raise InvalidPositionError(f"the board needs 4 ranks separated by '/', got {len(ranks)}")
     rows: list[list[int]] = []
     for rank_no, rank in zip((4, 3, 2, 1), ranks, strict=True):
         cells = rank.split(",")
         if len(cells) != 8:
-            raise InvalidPositionError(
-                f"rank {rank_no} needs 8 seed counts, got {len(cells)}"
-            )
+            raise InvalidPositionError(f"rank {rank_no} needs 8 seed counts, got {len(cells)}")
         rows.append([_count(c, f"seed count in rank {rank_no}") for c in cells])
     r4, r3, r2, r1 = rows
     south = tuple(r2 + r1[::-1])
@@ -228,9 +217,7 @@ def parse_bpn(
     res_s = _count(res_parts[0], "South's reserve")
     res_n = _count(res_parts[1], "North's reserve")
     if len(houses_f) != 2 or any(c not in "H-" for c in houses_f):
-        raise InvalidPositionError(
-            f"houses must be two characters 'H' or '-', got {houses_f!r}"
-        )
+        raise InvalidPositionError(f"houses must be two characters 'H' or '-', got {houses_f!r}")
     ply = _count(ply_f, "ply")
     if mark_f == "-":
         mark = NO_MARK

@@ -136,9 +136,7 @@ class MoveRunner:
             mine[4] += 1 - lifted
             self._takata(out, 4, d, mine, lifted, self.house_me and not destroyed, True)
 
-    def mtaji_move(
-        self, out: dict[Move, RawResult], p: int, d: int, capture: bool
-    ) -> None:
+    def mtaji_move(self, out: dict[Move, RawResult], p: int, d: int, capture: bool) -> None:
         """Mtaji move from pit ``p`` in direction ``d`` (6.2)."""
         mine = list(self.me)
         seeds = mine[p]
@@ -187,9 +185,7 @@ class MoveRunner:
         # K-9: lifting the last occupied front pit and sowing out of the front row.
         if ((p == 7 and d == 1) or (p == 0 and d == -1)) and not any(mine[:8]):
             return
-        theirs = list(
-            self.opp
-        )  # a takata never changes it, but the result owns its lists
+        theirs = list(self.opp)  # a takata never changes it, but the result owns its lists
         code, hm, ho, _, _ = self.sow(
             mine,
             theirs,

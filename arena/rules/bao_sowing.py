@@ -30,9 +30,7 @@ ENDED: Final = 0  # the move ended normally
 NEVER_ENDING: Final = 1  # README 6.2: illegal
 FRONT_ROW_EMPTIED: Final = 2  # a takata emptied the mover's front row (K-9): illegal
 WON: Final = 3  # a capture emptied the opponent's front row: the move stops there
-NEEDS_CHOICE: Final = (
-    4  # a namua capture lap ended in the owned nyumba and no choice was given
-)
+NEEDS_CHOICE: Final = 4  # a namua capture lap ended in the owned nyumba and no choice was given
 
 #: README 6.2: a move may use up to this many laps.
 MAX_LAPS: Final = 10_000

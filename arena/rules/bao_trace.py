@@ -70,8 +70,20 @@ class Recorder:
     ) -> tuple[int, bool, bool, int, bool]:
         self.events.append((T_START, tuple(me), pos, n, d, house_me))
         return sow_move(
-            me, opp, pos, n, d, capture, namua, house_me, house_opp, choice, stop_pit,
-            priority_pit, self.events, 0,
+            me,
+            opp,
+            pos,
+            n,
+            d,
+            capture,
+            namua,
+            house_me,
+            house_opp,
+            choice,
+            stop_pit,
+            priority_pit,
+            self.events,
+            0,
         )
 
 

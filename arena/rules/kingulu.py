@@ -471,9 +471,7 @@ class BaoKingulu(Variant):
             list(position.board), list(position.owners), list(position.banks), mover, start, events
         )
         return [
-            (_SQUARE_OF_RING[a], n, _SQUARE_OF_RING[b])
-            for kind, a, n, b in events
-            if kind == T_LAP
+            (_SQUARE_OF_RING[a], n, _SQUARE_OF_RING[b]) for kind, a, n, b in events if kind == T_LAP
         ]
 
 

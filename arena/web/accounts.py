@@ -18,16 +18,26 @@ from arena.accounts.services import user_authenticate, user_register
 from arena.web.forms import FORM, Field, FormErrors, form_page, submit
 
 SIGNUP_FIELDS = (
-    Field("username", "Username", required=True, autocomplete="username",
-          help="Letters, digits and @ . + - _ ; it owns your engines, so it cannot be changed."),
-    Field("password", "Password", kind="password", required=True,
-          autocomplete="new-password", help="At least 8 characters, not a common password."),
+    Field(
+        "username",
+        "Username",
+        required=True,
+        autocomplete="username",
+        help="Letters, digits and @ . + - _ ; it owns your engines, so it cannot be changed.",
+    ),
+    Field(
+        "password",
+        "Password",
+        kind="password",
+        required=True,
+        autocomplete="new-password",
+        help="At least 8 characters, not a common password.",
+    ),
     Field("email", "Email (optional)", kind="email", autocomplete="email"),
 )
 LOGIN_FIELDS = (
     Field("username", "Username", required=True, autocomplete="username"),
-    Field("password", "Password", kind="password", required=True,
-          autocomplete="current-password"),
+    Field("password", "Password", kind="password", required=True, autocomplete="current-password"),
 )
 
 
@@ -35,8 +45,9 @@ def next_url(request: HttpRequest) -> str:
     """Where to go after logging in: ``?next=`` (or the posted ``next``) if it is a path of
     this site, else home."""
     target = request.POST.get("next") or request.GET.get("next") or "/"
-    if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()},
-                                       require_https=request.is_secure()):
+    if url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
         return target
     return "/"
 
@@ -44,15 +55,32 @@ def next_url(request: HttpRequest) -> str:
 def signup(request: HttpRequest) -> HttpResponse:
     """``/accounts/signup/``: create an account (``user_register``) and log in."""
     if request.method != "POST":
-        return form_page(request, "web/signup.html", SIGNUP_FIELDS, {}, None,
-                         next_hidden=[("next", next_url(request))])
+        return form_page(
+            request,
+            "web/signup.html",
+            SIGNUP_FIELDS,
+            {},
+            None,
+            next_hidden=[("next", next_url(request))],
+        )
     values = {k: request.POST.get(k, "") for k in ("username", "password", "email")}
-    result = submit(request, scope="register", serializer=RegisterInputSerializer,
-                    data=values, call=lambda d: user_register(**d)[0],
-                    fields={"username_taken": "username"})
+    result = submit(
+        request,
+        scope="register",
+        serializer=RegisterInputSerializer,
+        data=values,
+        call=lambda d: user_register(**d)[0],
+        fields={"username_taken": "username"},
+    )
     if isinstance(result, FormErrors):
-        return form_page(request, "web/signup.html", SIGNUP_FIELDS, values, result,
-                         next_hidden=[("next", next_url(request))])
+        return form_page(
+            request,
+            "web/signup.html",
+            SIGNUP_FIELDS,
+            values,
+            result,
+            next_hidden=[("next", next_url(request))],
+        )
     if not isinstance(result, User):  # the project's user model is Django's own
         raise TypeError(f"user_register gave {type(result).__name__}, not a User")
     login(request, result, backend="django.contrib.auth.backends.ModelBackend")
@@ -62,15 +90,32 @@ def signup(request: HttpRequest) -> HttpResponse:
 def login_page(request: HttpRequest) -> HttpResponse:
     """``/accounts/login/``: log in with username and password (``user_authenticate``)."""
     if request.method != "POST":
-        return form_page(request, "web/login.html", LOGIN_FIELDS, {}, None,
-                         next_hidden=[("next", next_url(request))])
+        return form_page(
+            request,
+            "web/login.html",
+            LOGIN_FIELDS,
+            {},
+            None,
+            next_hidden=[("next", next_url(request))],
+        )
     values = {k: request.POST.get(k, "") for k in ("username", "password")}
-    result = submit(request, scope="login", serializer=TokenInputSerializer, data=values,
-                    call=lambda d: user_authenticate(**d),
-                    fields={"invalid_credentials": FORM})
+    result = submit(
+        request,
+        scope="login",
+        serializer=TokenInputSerializer,
+        data=values,
+        call=lambda d: user_authenticate(**d),
+        fields={"invalid_credentials": FORM},
+    )
     if isinstance(result, FormErrors):
-        return form_page(request, "web/login.html", LOGIN_FIELDS, values, result,
-                         next_hidden=[("next", next_url(request))])
+        return form_page(
+            request,
+            "web/login.html",
+            LOGIN_FIELDS,
+            values,
+            result,
+            next_hidden=[("next", next_url(request))],
+        )
     login(request, result)
     return HttpResponseRedirect(next_url(request))
 

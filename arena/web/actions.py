@@ -37,12 +37,21 @@ from tournaments.serializers import TournamentCreateInput
 BOTH_ENGINES = ("engine", "opponent")
 
 UPLOAD_FIELDS = (
-    Field("name", "Engine name", required=True,
-          help="Letters, digits, - and _. A new name creates your engine; your own name adds "
-               "a version."),
-    Field("file", "Engine file", kind="file", required=True,
-          help="A script starting with #! (e.g. #!/usr/bin/env python3) or an ELF binary, or a "
-               ".zip / .tar.gz holding bao-engine.json."),
+    Field(
+        "name",
+        "Engine name",
+        required=True,
+        help="Letters, digits, - and _. A new name creates your engine; your own name adds "
+        "a version.",
+    ),
+    Field(
+        "file",
+        "Engine file",
+        kind="file",
+        required=True,
+        help="A script starting with #! (e.g. #!/usr/bin/env python3) or an ELF binary, or a "
+        ".zip / .tar.gz holding bao-engine.json.",
+    ),
     Field("description", "Description (optional)", kind="textarea"),
 )
 UPLOAD_ERRORS: FieldMap = {
@@ -61,15 +70,22 @@ UPLOAD_ERRORS: FieldMap = {
 def upload(request: HttpRequest) -> HttpResponse:
     """``/engines/upload/``: a new engine or a new version of one's own (``?name=``)."""
     if request.method != "POST":
-        return form_page(request, "web/upload.html", UPLOAD_FIELDS,
-                         {"name": request.GET.get("name", "")}, None)
+        return form_page(
+            request, "web/upload.html", UPLOAD_FIELDS, {"name": request.GET.get("name", "")}, None
+        )
     values: dict[str, Any] = {k: request.POST.get(k, "") for k in ("name", "description")}
     data = {**values, **({"file": request.FILES["file"]} if "file" in request.FILES else {})}
     result = submit(
-        request, scope="uploads", serializer=EngineUploadInputSerializer, data=data,
+        request,
+        scope="uploads",
+        serializer=EngineUploadInputSerializer,
+        data=data,
         call=lambda d: engine_services.engine_version_create(
-            owner=request_user(request), name=d["name"], upload=d["file"],
-            description=d["description"]),
+            owner=request_user(request),
+            name=d["name"],
+            upload=d["file"],
+            description=d["description"],
+        ),
         fields=UPLOAD_ERRORS,
     )
     if isinstance(result, FormErrors):
@@ -89,17 +105,28 @@ def _status_sentence(status: str) -> str:
 
 def variant_field(name: str = "variant") -> Field:
     """The choice of variant (ids)."""
-    return Field(name, "Variant", kind="select", required=True,
-                 choices=[(v, v) for v in VARIANTS], value=VARIANTS[0])
+    return Field(
+        name,
+        "Variant",
+        kind="select",
+        required=True,
+        choices=[(v, v) for v in VARIANTS],
+        value=VARIANTS[0],
+    )
 
 
 def start_field(default: str = "standard") -> Field:
     """The choice of start positions: the standard start or a suite (``arena.openings``)."""
     suites = sorted({s for v in VARIANTS for s in start_choices(v)} - {"standard"})
-    return Field("start_suite", "Start positions", kind="select", value=default,
-                 choices=[("standard", "standard start"), *[(s, f"{s} suite") for s in suites]],
-                 help="Each match starts from the standard position, or from one drawn from a "
-                      "suite of balanced start positions.")
+    return Field(
+        "start_suite",
+        "Start positions",
+        kind="select",
+        value=default,
+        choices=[("standard", "standard start"), *[(s, f"{s} suite") for s in suites]],
+        help="Each match starts from the standard position, or from one drawn from a "
+        "suite of balanced start positions.",
+    )
 
 
 CHALLENGE_ERRORS: FieldMap = {
@@ -120,14 +147,28 @@ CHALLENGE_ERRORS: FieldMap = {
 def _challenge_fields(request: HttpRequest) -> list[Field]:
     mine = engine_selectors.engine_list(owner=request.user.get_username())
     return [
-        Field("engine", "Your engine", kind="select", required=True,
-              choices=[(e.name, e.name) for e in mine],
-              help="It plays its latest active version, South in game 1."),
-        Field("opponent", "Opponent engine", required=True,
-              help="Any enabled engine's name; it plays its latest active version."),
+        Field(
+            "engine",
+            "Your engine",
+            kind="select",
+            required=True,
+            choices=[(e.name, e.name) for e in mine],
+            help="It plays its latest active version, South in game 1.",
+        ),
+        Field(
+            "opponent",
+            "Opponent engine",
+            required=True,
+            help="Any enabled engine's name; it plays its latest active version.",
+        ),
         variant_field(),
-        Field("time_control", "Time control", value="10+0.1", required=True,
-              help="Base seconds + increment seconds per move, e.g. 10+0.1."),
+        Field(
+            "time_control",
+            "Time control",
+            value="10+0.1",
+            required=True,
+            help="Base seconds + increment seconds per move, e.g. 10+0.1.",
+        ),
         start_field(),
         Field("rated", "Rated (the games count for the ratings)", kind="checkbox", value="true"),
     ]
@@ -138,15 +179,27 @@ def challenge(request: HttpRequest) -> HttpResponse:
     """``/matches/new/``: challenge another engine with one of one's own (``?opponent=``)."""
     fields = _challenge_fields(request)
     if request.method != "POST":
-        return form_page(request, "web/challenge.html", fields,
-                         {"opponent": request.GET.get("opponent", "")}, None)
-    values = {k: request.POST.get(k, "") for k in
-              ("engine", "opponent", "variant", "time_control", "start_suite")}
+        return form_page(
+            request,
+            "web/challenge.html",
+            fields,
+            {"opponent": request.GET.get("opponent", "")},
+            None,
+        )
+    values = {
+        k: request.POST.get(k, "")
+        for k in ("engine", "opponent", "variant", "time_control", "start_suite")
+    }
     # An unticked box is not posted at all: it means "false", where the API's default is true.
     values["rated"] = "true" if request.POST.get("rated") else "false"
-    result = submit(request, scope="challenges", serializer=ChallengeInput, data=values,
-                    call=lambda d: match_challenge(user=request_user(request), **d),
-                    fields=CHALLENGE_ERRORS)
+    result = submit(
+        request,
+        scope="challenges",
+        serializer=ChallengeInput,
+        data=values,
+        call=lambda d: match_challenge(user=request_user(request), **d),
+        fields=CHALLENGE_ERRORS,
+    )
     if isinstance(result, FormErrors):
         return form_page(request, "web/challenge.html", fields, values, result)
     messages.success(request, f"Challenge sent: match {result.pk} is queued.")
@@ -176,20 +229,47 @@ def _tournament_fields() -> list[Field]:
     return [
         Field("name", "Name", required=True),
         variant_field(),
-        Field("format", "Format", kind="select", value=Tournament.Format.ROUND_ROBIN,
-              choices=[(f.value, f.label) for f in Tournament.Format]),
-        Field("rounds", "Rounds (Swiss only)", kind="number",
-              help="Empty: the format's own number (a Swiss plays about log2 of the field)."),
-        Field("engines", "Engines", required=True,
-              help="Engine names separated by spaces or commas; in a gauntlet the first one "
-                   "meets every other."),
-        Field("time_control", "Time control", value="10+0.1", required=True,
-              help="Base seconds + increment seconds per move, e.g. 10+0.1."),
+        Field(
+            "format",
+            "Format",
+            kind="select",
+            value=Tournament.Format.ROUND_ROBIN,
+            choices=[(f.value, f.label) for f in Tournament.Format],
+        ),
+        Field(
+            "rounds",
+            "Rounds (Swiss only)",
+            kind="number",
+            help="Empty: the format's own number (a Swiss plays about log2 of the field).",
+        ),
+        Field(
+            "engines",
+            "Engines",
+            required=True,
+            help="Engine names separated by spaces or commas; in a gauntlet the first one "
+            "meets every other.",
+        ),
+        Field(
+            "time_control",
+            "Time control",
+            value="10+0.1",
+            required=True,
+            help="Base seconds + increment seconds per move, e.g. 10+0.1.",
+        ),
         start_field(),
-        Field("start_at", "Start (UTC, optional)", kind="datetime-local",
-              help="Empty: it starts within a minute."),
-        Field("rated", "Rated (every pairing the format may make needs one of your engines, "
-                       "unless you are staff)", kind="checkbox", value="true"),
+        Field(
+            "start_at",
+            "Start (UTC, optional)",
+            kind="datetime-local",
+            help="Empty: it starts within a minute.",
+        ),
+        Field(
+            "rated",
+            "Rated (every pairing the format may make needs one of your engines, "
+            "unless you are staff)",
+            kind="checkbox",
+            value="true",
+        ),
     ]
 
 
@@ -199,9 +279,19 @@ def tournament_new(request: HttpRequest) -> HttpResponse:
     fields = _tournament_fields()
     if request.method != "POST":
         return form_page(request, "web/tournament_new.html", fields, {}, None)
-    values = {k: request.POST.get(k, "") for k in
-              ("name", "variant", "format", "rounds", "engines", "time_control", "start_suite",
-               "start_at")}
+    values = {
+        k: request.POST.get(k, "")
+        for k in (
+            "name",
+            "variant",
+            "format",
+            "rounds",
+            "engines",
+            "time_control",
+            "start_suite",
+            "start_at",
+        )
+    }
     values["rated"] = "true" if request.POST.get("rated") else "false"
     data: dict[str, Any] = {**values, "engines": _names(values["engines"])}
     if values["start_at"]:
@@ -209,10 +299,14 @@ def tournament_new(request: HttpRequest) -> HttpResponse:
     for optional in ("start_at", "rounds"):  # an empty field means "not given"
         if not values[optional]:
             data.pop(optional)
-    result = submit(request, scope="tournaments", serializer=TournamentCreateInput, data=data,
-                    call=lambda d: tournament_services.tournament_create(
-                        **d, created_by=request_user(request)),
-                    fields=TOURNAMENT_ERRORS)
+    result = submit(
+        request,
+        scope="tournaments",
+        serializer=TournamentCreateInput,
+        data=data,
+        call=lambda d: tournament_services.tournament_create(**d, created_by=request_user(request)),
+        fields=TOURNAMENT_ERRORS,
+    )
     if isinstance(result, FormErrors):
         return form_page(request, "web/tournament_new.html", fields, values, result)
     messages.success(request, f"Tournament {result.name} created.")
@@ -242,11 +336,15 @@ def tournament_cancel(request: HttpRequest, tournament_id: int) -> HttpResponse:
     reason = request.POST.get("reason", "").strip()
     try:
         aborted = tournament_services.tournament_cancel_by(
-            request_user(request), tournament_id, reason=reason or "cancelled by its creator")
+            request_user(request), tournament_id, reason=reason or "cancelled by its creator"
+        )
     except APIException as exc:  # not_found, tournament_not_yours, tournament_not_cancellable
         return refused(request, exc, f"tournament {tournament_id}")
-    messages.success(request, f"The tournament is cancelled; {aborted} unfinished "
-                              f"match{'es' if aborted != 1 else ''} aborted.")
+    messages.success(
+        request,
+        f"The tournament is cancelled; {aborted} unfinished "
+        f"match{'es' if aborted != 1 else ''} aborted.",
+    )
     return HttpResponseRedirect(f"/tournaments/{tournament_id}/")
 
 
@@ -256,8 +354,9 @@ def match_cancel(request: HttpRequest, match_id: int) -> HttpResponse:
     """``POST /matches/<id>/cancel/``: its challenger (or staff) stops it for good
     (``match_cancel_by``, as ``POST /api/matches/{id}/cancel/``)."""
     try:
-        match_cancel_by(request_user(request), match_id,
-                        reason=request.POST.get("reason", "").strip()[:200])
+        match_cancel_by(
+            request_user(request), match_id, reason=request.POST.get("reason", "").strip()[:200]
+        )
     except APIException as exc:  # not_found, permission_denied, match_not_cancellable
         return refused(request, exc, f"match {match_id}")
     messages.success(request, f"Match {match_id} is cancelled.")

@@ -120,7 +120,7 @@ def svg_board(text: str) -> SvgBoard | None:
             classes = ["pit", "south" if row.south else "north"]
             if kind == "bao" and square in NYUMBA_SQUARES:
                 classes.append("nyumba")
-                if houses[NYUMBA_SQUARES[square]:][:1] == "H":
+                if houses[NYUMBA_SQUARES[square] :][:1] == "H":
                     classes.append("owned")
             if cell.endswith("s"):
                 classes.append("reserved-s")

@@ -153,11 +153,19 @@ def rating_chart(
         upper = [f"{x(p.when)},{y(p.high)}" for p in points]
         lower = [f"{x(p.when)},{y(p.low)}" for p in reversed(points)]
         first, last = points[0], points[-1]
-        chart.lines.append(Line(
-            label=label, colour=PALETTE[i % len(PALETTE)], path=path,
-            band="M" + " L".join(upper + lower) + " Z", end_x=x(last.when), end_y=y(last.rating),
-            end=last, first=first, count=count,
-        ))
+        chart.lines.append(
+            Line(
+                label=label,
+                colour=PALETTE[i % len(PALETTE)],
+                path=path,
+                band="M" + " L".join(upper + lower) + " Z",
+                end_x=x(last.when),
+                end_y=y(last.rating),
+                end=last,
+                first=first,
+                count=count,
+            )
+        )
         sentences.append(
             f"{label}: {first.rating:.0f} after its first rated match "
             f"({first.when:%Y-%m-%d}), {last.rating:.0f} "
@@ -219,7 +227,11 @@ class LlrChart(Frame):
 
 
 def llr_chart(
-    history: Sequence[float], lower: float, upper: float, *, width: int = 760,
+    history: Sequence[float],
+    lower: float,
+    upper: float,
+    *,
+    width: int = 760,
     height: int = 260,
 ) -> LlrChart:
     """The chart of an SPRT's LLR over its pairs (``history[i]``: after pair i + 1), with the
@@ -242,9 +254,20 @@ def llr_chart(
     x_ticks = [(x(i), str(i)) for i in range(0, pairs + 1, step)]
     y_ticks = [(y(v), f"{v:.2f}") for v in (lower, 0.0, upper)]
     last = history[-1] if history else 0.0
-    summary = (f"LLR after {len(history)} pair{'s' if len(history) != 1 else ''}: {last:.2f}, "
-               f"between the bounds {lower:.2f} (H0 accepted below) and {upper:.2f} "
-               f"(H1 accepted above).")
-    return LlrChart(*frame, path=path, upper_y=y(upper), lower_y=y(lower), zero_y=y(0.0),
-                    end_x=x(len(history)), end_y=y(last), x_ticks=x_ticks, y_ticks=y_ticks,
-                    summary=summary)
+    summary = (
+        f"LLR after {len(history)} pair{'s' if len(history) != 1 else ''}: {last:.2f}, "
+        f"between the bounds {lower:.2f} (H0 accepted below) and {upper:.2f} "
+        f"(H1 accepted above)."
+    )
+    return LlrChart(
+        *frame,
+        path=path,
+        upper_y=y(upper),
+        lower_y=y(lower),
+        zero_y=y(0.0),
+        end_x=x(len(history)),
+        end_y=y(last),
+        x_ticks=x_ticks,
+        y_ticks=y_ticks,
+        summary=summary,
+    )

@@ -38,15 +38,25 @@ RECENT_GAMES = 15
 #: The owner's consent settings (``engines.consent``), as ``PATCH /api/engines/{name}/`` takes
 #: them under ``consent``.
 CONSENT_FIELDS = (
-    Field("rated_pairing", "Rated games", kind="select", choices=[
-        (RatedPairing.ANYONE, "anyone may pair it in rated games"),
-        (RatedPairing.OWN_EVENTS, "only my own challenges and tournaments"),
-    ]),
-    Field("challenges", "Challenges from other users", kind="select", choices=[
-        (ChallengeConsent.ALL, "accept all"),
-        (ChallengeConsent.UNRATED, "accept unrated challenges only"),
-        (ChallengeConsent.NONE, "accept none"),
-    ]),
+    Field(
+        "rated_pairing",
+        "Rated games",
+        kind="select",
+        choices=[
+            (RatedPairing.ANYONE, "anyone may pair it in rated games"),
+            (RatedPairing.OWN_EVENTS, "only my own challenges and tournaments"),
+        ],
+    ),
+    Field(
+        "challenges",
+        "Challenges from other users",
+        kind="select",
+        choices=[
+            (ChallengeConsent.ALL, "accept all"),
+            (ChallengeConsent.UNRATED, "accept unrated challenges only"),
+            (ChallengeConsent.NONE, "accept none"),
+        ],
+    ),
     Field("ladder", "Plays automatic rated games (the ladder)", kind="checkbox"),
     Field("version_tests", "Other users may test their versions against it", kind="checkbox"),
 )
@@ -76,42 +86,66 @@ def render_engine(
     versions = list(engine.versions.all())  # prefetched by engine_get, in number order
     kept = ladder_services.ladder_kept_versions(engine.pk)
     on_ladder = ladder_services.engine_ladder_variants(engine, versions, kept)
-    newest_active = max((v.number for v in versions if v.status == EngineVersion.Status.ACTIVE),
-                        default=None)
+    newest_active = max(
+        (v.number for v in versions if v.status == EngineVersion.Status.ACTIVE), default=None
+    )
     version_rows = [
-        {"v": v, "log": selectors.version_visible_rejection_log(v, user),
-         "ladder": on_ladder.get(v.pk, []), "kept": v.pk in kept,
-         # The newest active version is on by default; an older active one may be kept on,
-         # and a kept one taken off.
-         "may_keep": owner and (v.pk in kept or (
-             v.status == EngineVersion.Status.ACTIVE and v.number != newest_active))}
+        {
+            "v": v,
+            "log": selectors.version_visible_rejection_log(v, user),
+            "ladder": on_ladder.get(v.pk, []),
+            "kept": v.pk in kept,
+            # The newest active version is on by default; an older active one may be kept on,
+            # and a kept one taken off.
+            "may_keep": owner
+            and (
+                v.pk in kept
+                or (v.status == EngineVersion.Status.ACTIVE and v.number != newest_active)
+            ),
+        }
         for v in reversed(versions)
     ]
     sees_errors = owner or bool(getattr(user, "is_staff", False))
     games = list(match_selectors.engine_games(engine.pk, with_errors=sees_errors)[:RECENT_GAMES])
     game_rows = [
-        {"g": g, "errors": match_selectors.game_visible_engine_errors(g, user)
-         if sees_errors else {}}
+        {
+            "g": g,
+            "errors": match_selectors.game_visible_engine_errors(g, user) if sees_errors else {},
+        }
         for g in games
     ]
-    pending = [v.number for v in versions
-               if v.status in (EngineVersion.Status.PENDING, EngineVersion.Status.VALIDATING)]
-    return render(request, "web/engine.html", {
-        "engine": engine,
-        "owner": owner,
-        "versions": version_rows,
-        "latest": versions[-1] if versions else None,
-        "pending": pending,
-        "ratings": list(rating_selectors.engine_current_ratings(engine_id=engine.pk)),
-        "charts": rating_charts(engine),
-        "h2h": match_selectors.engine_head_to_head(engine.pk),
-        "games": game_rows,
-        "settings_errors": errors.all_messages() if errors else [],
-        "ladder_off": _ladder_off_reason(engine),
-        "consent_fields": bind(CONSENT_FIELDS, {
-            k: str(v).lower() if isinstance(v, bool) else v
-            for k, v in consent_of(engine).items()}) if owner else [],
-    }, status=errors.status if errors else 200)
+    pending = [
+        v.number
+        for v in versions
+        if v.status in (EngineVersion.Status.PENDING, EngineVersion.Status.VALIDATING)
+    ]
+    return render(
+        request,
+        "web/engine.html",
+        {
+            "engine": engine,
+            "owner": owner,
+            "versions": version_rows,
+            "latest": versions[-1] if versions else None,
+            "pending": pending,
+            "ratings": list(rating_selectors.engine_current_ratings(engine_id=engine.pk)),
+            "charts": rating_charts(engine),
+            "h2h": match_selectors.engine_head_to_head(engine.pk),
+            "games": game_rows,
+            "settings_errors": errors.all_messages() if errors else [],
+            "ladder_off": _ladder_off_reason(engine),
+            "consent_fields": bind(
+                CONSENT_FIELDS,
+                {
+                    k: str(v).lower() if isinstance(v, bool) else v
+                    for k, v in consent_of(engine).items()
+                },
+            )
+            if owner
+            else [],
+        },
+        status=errors.status if errors else 200,
+    )
 
 
 def rating_charts(engine: Engine) -> list[dict[str, Any]]:
@@ -121,8 +155,10 @@ def rating_charts(engine: Engine) -> list[dict[str, Any]]:
         by_variant[p.variant][p.version].append(ChartPoint(p.finished_at, p.rating, p.low, p.high))
     charts = []
     for variant in sorted(by_variant):
-        series = [(f"{engine.name} v{number}", points)
-                  for number, points in sorted(by_variant[variant].items())]
+        series = [
+            (f"{engine.name} v{number}", points)
+            for number, points in sorted(by_variant[variant].items())
+        ]
         chart = rating_chart(series, subject=f"Rating history of {engine.name} in {variant}")
         charts.append({"variant": variant, "chart": chart, "slug": variant})
     return charts
@@ -149,13 +185,20 @@ def engine_settings(request: HttpRequest, name: str) -> HttpResponse:
             "ladder": bool(request.POST.get("ladder")),
             "version_tests": bool(request.POST.get("version_tests")),
         }
-    result = submit(request, scope=None, serializer=EngineUpdateInputSerializer, data=data,
-                    call=lambda d: services.engine_update(engine=engine, **d), fields={})
+    result = submit(
+        request,
+        scope=None,
+        serializer=EngineUpdateInputSerializer,
+        data=data,
+        call=lambda d: services.engine_update(engine=engine, **d),
+        fields={},
+    )
     if isinstance(result, FormErrors):
         return render_engine(request, selectors.engine_get(name), result)
     if "is_enabled" in data:
-        messages.success(request, f"{engine.name} is now "
-                                  f"{'enabled' if result.is_enabled else 'disabled'}.")
+        messages.success(
+            request, f"{engine.name} is now {'enabled' if result.is_enabled else 'disabled'}."
+        )
     else:
         messages.success(request, f"The consent settings of {engine.name} are saved.")
     return HttpResponseRedirect(f"/engines/{engine.name}/")
@@ -186,16 +229,30 @@ def engine_ladder_keep(request: HttpRequest, name: str) -> HttpResponse:
         engine = selectors.engine_for_owner(name, request.user)
     except APIException as exc:  # not_found, engine_not_yours
         return refused(request, exc, f"engine named {name!r}")
-    data = {"engine": engine.name, "version": request.POST.get("version", ""),
-            "keep": request.POST.get("keep", "")}
-    result = submit(request, scope=None, serializer=LadderKeepInput, data=data,
-                    call=lambda d: (ladder_services.ladder_keep(
-                        user=request.user, engine_name=d["engine"], number=d["version"],
-                        keep=d["keep"]), bool(d["keep"])),
-                    fields=LADDER_KEEP_ERRORS)
+    data = {
+        "engine": engine.name,
+        "version": request.POST.get("version", ""),
+        "keep": request.POST.get("keep", ""),
+    }
+    result = submit(
+        request,
+        scope=None,
+        serializer=LadderKeepInput,
+        data=data,
+        call=lambda d: (
+            ladder_services.ladder_keep(
+                user=request.user, engine_name=d["engine"], number=d["version"], keep=d["keep"]
+            ),
+            bool(d["keep"]),
+        ),
+        fields=LADDER_KEEP_ERRORS,
+    )
     if isinstance(result, FormErrors):
         return render_engine(request, selectors.engine_get(name), result)
     version, keep = result
-    messages.success(request, f"v{version.number} of {engine.name} is "
-                              f"{'kept on' if keep else 'no longer kept on'} the ladder.")
+    messages.success(
+        request,
+        f"v{version.number} of {engine.name} is "
+        f"{'kept on' if keep else 'no longer kept on'} the ladder.",
+    )
     return HttpResponseRedirect(f"/engines/{engine.name}/#version-{version.number}")

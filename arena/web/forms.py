@@ -56,8 +56,11 @@ class FormErrors:
     def all_messages(self) -> list[str]:
         """Every message, those of a field prefixed by its name (for a form without inputs
         of its own to put them by)."""
-        return [text if name == FORM else f"{name}: {text}"
-                for name, texts in self.fields.items() for text in texts]
+        return [
+            text if name == FORM else f"{name}: {text}"
+            for name, texts in self.fields.items()
+            for text in texts
+        ]
 
 
 def submit(
@@ -94,20 +97,27 @@ def form_errors(exc: APIException, data: Mapping[str, Any], fields: FieldMap) ->
         for name, messages in details.items():
             target = name if name in data or name in fields.values() else FORM
             for text in _messages(messages):
-                errors.add(target, text if target != FORM or name == "non_field_errors"
-                           else f"{name}: {text}")
+                errors.add(
+                    target,
+                    text if target != FORM or name == "non_field_errors" else f"{name}: {text}",
+                )
         return errors
     if code == "throttled":
         wait = details.get("retry_after_seconds")
-        errors.add(FORM, "Too many of these requests for now; try again in "
-                         f"{_duration(wait)}." if wait else message)
+        errors.add(
+            FORM,
+            f"Too many of these requests for now; try again in {_duration(wait)}."
+            if wait
+            else message,
+        )
         return errors
     errors.add(_field_for(code, details, data, fields), message)
     return errors
 
 
-def _field_for(code: str, details: Mapping[str, Any], data: Mapping[str, Any],
-               fields: FieldMap) -> str:
+def _field_for(
+    code: str, details: Mapping[str, Any], data: Mapping[str, Any], fields: FieldMap
+) -> str:
     target = fields.get(code)
     if target is None:
         return FORM
@@ -174,8 +184,9 @@ def bind(
     bound = []
     for f in fields:
         value = "" if f.kind in ("file", "password") else values.get(f.name, f.value)
-        bound.append(replace(f, value="" if value is None else value,
-                             errors=tuple(messages.get(f.name, ()))))
+        bound.append(
+            replace(f, value="" if value is None else value, errors=tuple(messages.get(f.name, ())))
+        )
     return bound
 
 
@@ -192,8 +203,13 @@ def form_page(
     if errors and not form_messages:
         # Screen readers hear the alert on top; the messages themselves sit by their fields.
         form_messages = ["Please correct the fields marked below."]
-    return render(request, template, {
-        "fields": bind(fields, values, errors),
-        "form_errors": form_messages,
-        **context,
-    }, status=errors.status if errors else 200)
+    return render(
+        request,
+        template,
+        {
+            "fields": bind(fields, values, errors),
+            "form_errors": form_messages,
+            **context,
+        },
+        status=errors.status if errors else 200,
+    )

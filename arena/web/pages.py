@@ -50,10 +50,13 @@ def leaderboards() -> list[dict[str, Any]]:
         points=TREND_POINTS,
     )
     return [
-        {"variant": variant, "rows": [
-            {"r": r, "trend": _trend(trends.get((r.engine_version_id, variant), []))}
-            for r in rows
-        ]}
+        {
+            "variant": variant,
+            "rows": [
+                {"r": r, "trend": _trend(trends.get((r.engine_version_id, variant), []))}
+                for r in rows
+            ],
+        }
         for variant, rows in tops.items()
     ]
 
@@ -68,14 +71,21 @@ def home(request: HttpRequest) -> HttpResponse:
     played, the latest results."""
     running = list(match_selectors.matches_running()[:HOME_ROWS])
     results = list(match_selectors.matches_recent_results()[:HOME_ROWS])
-    return render(request, "web/home.html", {
-        "boards": leaderboards(),
-        "running": running,
-        "live_count": match_selectors.live_games_running().count(),
-        "tournaments": list(selectors.tournament_list().filter(
-            status__in=(Tournament.Status.RUNNING, Tournament.Status.SCHEDULED))[:HOME_ROWS]),
-        "results": [(m, _games(m)) for m in results],
-    })
+    return render(
+        request,
+        "web/home.html",
+        {
+            "boards": leaderboards(),
+            "running": running,
+            "live_count": match_selectors.live_games_running().count(),
+            "tournaments": list(
+                selectors.tournament_list().filter(
+                    status__in=(Tournament.Status.RUNNING, Tournament.Status.SCHEDULED)
+                )[:HOME_ROWS]
+            ),
+            "results": [(m, _games(m)) for m in results],
+        },
+    )
 
 
 # --- lists ------------------------------------------------------------------------------------
@@ -84,8 +94,12 @@ ENGINE_FILTERS = (
     Field("search", "Name contains"),
     Field("variant", "Plays", kind="select", choices=VARIANT_CHOICES),
     Field("owner", "Owner (username)"),
-    Field("enabled", "Status", kind="select",
-          choices=[("", "enabled or not"), ("true", "enabled"), ("false", "disabled")]),
+    Field(
+        "enabled",
+        "Status",
+        kind="select",
+        choices=[("", "enabled or not"), ("true", "enabled"), ("false", "disabled")],
+    ),
 )
 
 
@@ -101,19 +115,28 @@ def engine_list(request: HttpRequest) -> HttpResponse:
         versions = list(engine.versions.all())  # prefetched, in number order
         return engine, (versions[-1] if versions else None)
 
-    result = listing(request, tuple(f.name for f in ENGINE_FILTERS), query,
-                     {"unknown_variant": "variant"})
+    result = listing(
+        request, tuple(f.name for f in ENGINE_FILTERS), query, {"unknown_variant": "variant"}
+    )
     return list_page(request, "web/engines.html", result, ENGINE_FILTERS, row)
 
 
 MATCH_FILTERS = (
     Field("engine", "Engine"),
     Field("variant", "Variant", kind="select", choices=VARIANT_CHOICES),
-    Field("status", "Status", kind="select",
-          choices=[("", "any status"), *[(s, s) for s in Match.Status.values]]),
+    Field(
+        "status",
+        "Status",
+        kind="select",
+        choices=[("", "any status"), *[(s, s) for s in Match.Status.values]],
+    ),
     Field("tournament", "Tournament id"),
-    Field("rated", "Rated", kind="select",
-          choices=[("", "rated or not"), ("true", "rated"), ("false", "unrated")]),
+    Field(
+        "rated",
+        "Rated",
+        kind="select",
+        choices=[("", "rated or not"), ("true", "rated"), ("false", "unrated")],
+    ),
 )
 
 
@@ -127,16 +150,20 @@ def match_list(request: HttpRequest) -> HttpResponse:
             raise ValidationError(filterset.errors)
         return filterset.qs
 
-    result = listing(request, tuple(f.name for f in MATCH_FILTERS), query,
-                     {"unknown_variant": "variant"})
-    return list_page(request, "web/matches.html", result, MATCH_FILTERS,
-                      lambda m: (m, _games(m)))
+    result = listing(
+        request, tuple(f.name for f in MATCH_FILTERS), query, {"unknown_variant": "variant"}
+    )
+    return list_page(request, "web/matches.html", result, MATCH_FILTERS, lambda m: (m, _games(m)))
 
 
 TOURNAMENT_FILTERS = (
     Field("variant", "Variant", kind="select", choices=VARIANT_CHOICES),
-    Field("status", "Status", kind="select",
-          choices=[("", "any status"), *[(s, s) for s in Tournament.Status.values]]),
+    Field(
+        "status",
+        "Status",
+        kind="select",
+        choices=[("", "any status"), *[(s, s) for s in Tournament.Status.values]],
+    ),
 )
 
 
@@ -152,23 +179,33 @@ def tournament_list(request: HttpRequest) -> HttpResponse:
             variant=variant_id(variant) if variant else None,
         )
 
-    result = listing(request, tuple(f.name for f in TOURNAMENT_FILTERS), query,
-                     {"unknown_variant": "variant"})
-    return list_page(request, "web/tournaments.html", result, TOURNAMENT_FILTERS,
-                      lambda t: t)
+    result = listing(
+        request, tuple(f.name for f in TOURNAMENT_FILTERS), query, {"unknown_variant": "variant"}
+    )
+    return list_page(request, "web/tournaments.html", result, TOURNAMENT_FILTERS, lambda t: t)
 
 
-def list_page(request: HttpRequest, template: str, result: Listing,
-               fields: tuple[Field, ...], row: Callable[[Any], Any]) -> HttpResponse:
+def list_page(
+    request: HttpRequest,
+    template: str,
+    result: Listing,
+    fields: tuple[Field, ...],
+    row: Callable[[Any], Any],
+) -> HttpResponse:
     """A list page: the filters with their errors (the API's status then), the rows of the
     page made by ``row``, the pager."""
     rows = [row(item) for item in result.page.object_list] if result.page is not None else []
-    return render(request, template, {
-        "listing": result,
-        "rows": rows,
-        "filters": bind(fields, result.filters, result.errors),
-        "filter_errors": result.errors.form if result.errors else [],
-    }, status=result.errors.status if result.errors else 200)
+    return render(
+        request,
+        template,
+        {
+            "listing": result,
+            "rows": rows,
+            "filters": bind(fields, result.filters, result.errors),
+            "filter_errors": result.errors.form if result.errors else [],
+        },
+        status=result.errors.status if result.errors else 200,
+    )
 
 
 # --- a match, a tournament --------------------------------------------------------------------
@@ -183,18 +220,31 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     live = list(match_selectors.live_game_queryset().filter(match=match).order_by("index"))
     user = request.user
     open_ = match.status in (Match.Status.PENDING, Match.Status.RUNNING)
-    return render(request, "web/match.html", {
-        "m": match, "games": _games(match), "live": live,
-        "queue_position": match_selectors.queue_position(match),
-        "may_cancel": open_ and (bool(getattr(user, "is_staff", False)) or (
-            user.is_authenticated and match.challenger_id == user.pk)),
-    })
+    return render(
+        request,
+        "web/match.html",
+        {
+            "m": match,
+            "games": _games(match),
+            "live": live,
+            "queue_position": match_selectors.queue_position(match),
+            "may_cancel": open_
+            and (
+                bool(getattr(user, "is_staff", False))
+                or (user.is_authenticated and match.challenger_id == user.pk)
+            ),
+        },
+    )
 
 
 #: How the standings' order is named on the page (``TournamentFormat.ranking``).
 RANKING_NAMES = {
-    "points": "points", "sonneborn_berger": "Sonneborn-Berger", "buchholz": "Buchholz",
-    "head_to_head": "head-to-head", "games_won": "games won", "round_reached": "round reached",
+    "points": "points",
+    "sonneborn_berger": "Sonneborn-Berger",
+    "buchholz": "Buchholz",
+    "head_to_head": "head-to-head",
+    "games_won": "games won",
+    "round_reached": "round reached",
     "seed": "seed",
 }
 #: Tie-breaks shown as columns of their own (the others are read from the other columns).
@@ -203,8 +253,11 @@ TIE_BREAK_COLUMNS = ("buchholz", "sonneborn_berger")
 
 #: How a knockout tie was decided (``tournaments.formats.knockout.BY_*``), for people.
 DECIDED_BY = {
-    "bye": "a bye", "match": "won the match", "decisive_game": "won the decisive game",
-    "higher_seed": "the higher seed, the decisive games drawn", "forfeit": "by forfeit",
+    "bye": "a bye",
+    "match": "won the match",
+    "decisive_game": "won the decisive game",
+    "higher_seed": "the higher seed, the decisive games drawn",
+    "forfeit": "by forfeit",
 }
 
 
@@ -212,18 +265,30 @@ def _bracket(rounds: list[list[Any]], names: list[str]) -> list[list[dict[str, A
     """The knockout's rounds paired so far, then the rounds to come down to the final, each
     tie to come named by the two ties whose winners meet there."""
     drawn = [
-        [{"tie": tie, "high": names[tie.high],
-          "low": None if tie.low is None else names[tie.low], "how": _decided(tie)}
-         for tie in ties]
+        [
+            {
+                "tie": tie,
+                "high": names[tie.high],
+                "low": None if tie.low is None else names[tie.low],
+                "how": _decided(tie),
+            }
+            for tie in ties
+        ]
         for ties in rounds
     ]
     while drawn and len(drawn[-1]) > 1:
         before = len(drawn)
-        drawn.append([
-            {"tie": None, "high": f"winner of round {before} tie {i + 1}",
-             "low": f"winner of round {before} tie {i + 2}", "how": "to come"}
-            for i in range(0, len(drawn[-1]), 2)
-        ])
+        drawn.append(
+            [
+                {
+                    "tie": None,
+                    "high": f"winner of round {before} tie {i + 1}",
+                    "low": f"winner of round {before} tie {i + 2}",
+                    "how": "to come",
+                }
+                for i in range(0, len(drawn[-1]), 2)
+            ]
+        )
     return drawn
 
 
@@ -256,25 +321,30 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
             tournament, counts, "web", lambda: _tournament_parts(tournament, counts)[0]
         )
     else:
-        (progress, standings_html, results_html), current, upcoming, planned = (
-            _tournament_parts(tournament, counts)
+        (progress, standings_html, results_html), current, upcoming, planned = _tournament_parts(
+            tournament, counts
         )
     user = request.user
     may_cancel = tournament.status in (Tournament.Status.SCHEDULED, Tournament.Status.RUNNING) and (
         bool(getattr(user, "is_staff", False))
-        or (user.is_authenticated and tournament.created_by_id == user.pk))
-    return render(request, "web/tournament.html", {
-        "t": tournament,
-        "progress": progress,
-        "standings_html": standings_html,
-        "results_html": results_html,
-        "current": current,
-        "upcoming": upcoming[:10],
-        "upcoming_more": max(0, len(upcoming) - 10),
-        "planned": planned,
-        "live": list(match_selectors.tournament_live_games(tournament.pk)),
-        "may_cancel": may_cancel,
-    })
+        or (user.is_authenticated and tournament.created_by_id == user.pk)
+    )
+    return render(
+        request,
+        "web/tournament.html",
+        {
+            "t": tournament,
+            "progress": progress,
+            "standings_html": standings_html,
+            "results_html": results_html,
+            "current": current,
+            "upcoming": upcoming[:10],
+            "upcoming_more": max(0, len(upcoming) - 10),
+            "planned": planned,
+            "live": list(match_selectors.tournament_live_games(tournament.pk)),
+            "may_cancel": may_cancel,
+        },
+    )
 
 
 def _tournament_parts(
@@ -297,25 +367,33 @@ def _tournament_parts(
     upcoming = [m for m in table.matches if m.status == Match.Status.PENDING]
     planned: list[tuple[str, str | None]] = []
     if not table.matches and tournament.status == Tournament.Status.SCHEDULED:
-        planned = [(names[a], None if b is None else names[b])
-                   for a, b in selectors.tournament_first_round(tournament)]
+        planned = [
+            (names[a], None if b is None else names[b])
+            for a, b in selectors.tournament_first_round(tournament)
+        ]
     columns = [t for t in TIE_BREAK_COLUMNS if t in table.ranking]
-    standings_html = render_to_string("web/_tournament_standings.html", {
-        "ranking": [RANKING_NAMES.get(r, r) for r in table.ranking],
-        "columns": [RANKING_NAMES[c] for c in columns],
-        "standings": [
-            (row, table.entries[row.player], [getattr(row, c) for c in columns])
-            for row in table.standings
-        ],
-    })
-    results_html = render_to_string("web/_tournament_results.html", {
-        "names": names,
-        "cross": tournament_layout.crosstable_rows(names, table.crosstable),
-        "bracket": None if table.bracket is None else _bracket(table.bracket, names),
-        "rounds": tournament_layout.rounds_of(
-            table.matches,
-            {r.number: [names[i] for i in r.byes] for r in table.rounds},
-            {r.number: r.forfeits for r in table.rounds},
-        ),
-    })
+    standings_html = render_to_string(
+        "web/_tournament_standings.html",
+        {
+            "ranking": [RANKING_NAMES.get(r, r) for r in table.ranking],
+            "columns": [RANKING_NAMES[c] for c in columns],
+            "standings": [
+                (row, table.entries[row.player], [getattr(row, c) for c in columns])
+                for row in table.standings
+            ],
+        },
+    )
+    results_html = render_to_string(
+        "web/_tournament_results.html",
+        {
+            "names": names,
+            "cross": tournament_layout.crosstable_rows(names, table.crosstable),
+            "bracket": None if table.bracket is None else _bracket(table.bracket, names),
+            "rounds": tournament_layout.rounds_of(
+                table.matches,
+                {r.number: [names[i] for i in r.byes] for r in table.rounds},
+                {r.number: r.forfeits for r in table.rounds},
+            ),
+        },
+    )
     return (progress, standings_html, results_html), current, upcoming, planned

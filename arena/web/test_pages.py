@@ -37,8 +37,12 @@ PAIR_SCORES = ("0", "½", "1", "1½", "2")
 TEST_FILTERS = (
     Field("engine", "Engine (either side)"),
     Field("variant", "Variant", kind="select", choices=VARIANT_CHOICES),
-    Field("status", "Status", kind="select",
-          choices=[("", "any status"), *[(s, s) for s in VersionTest.Status.values]]),
+    Field(
+        "status",
+        "Status",
+        kind="select",
+        choices=[("", "any status"), *[(s, s) for s in VersionTest.Status.values]],
+    ),
     Field("creator", "Started by (username)"),
 )
 
@@ -57,10 +61,16 @@ def test_list(request: HttpRequest) -> HttpResponse:
             creator=data.validated_data.get("creator"),
         )
 
-    result = listing(request, tuple(f.name for f in TEST_FILTERS), query,
-                     {"unknown_variant": "variant"})
-    return list_page(request, "web/tests.html", result, TEST_FILTERS,
-                     lambda t: (t, selectors.version_test_figures(t)))
+    result = listing(
+        request, tuple(f.name for f in TEST_FILTERS), query, {"unknown_variant": "variant"}
+    )
+    return list_page(
+        request,
+        "web/tests.html",
+        result,
+        TEST_FILTERS,
+        lambda t: (t, selectors.version_test_figures(t)),
+    )
 
 
 def test_page(request: HttpRequest, test_id: int) -> HttpResponse:
@@ -74,17 +84,22 @@ def test_page(request: HttpRequest, test_id: int) -> HttpResponse:
     user = request.user
     may_stop = test.status == VersionTest.Status.RUNNING and (
         bool(getattr(user, "is_staff", False))
-        or (user.is_authenticated and test.created_by_id == user.pk))
+        or (user.is_authenticated and test.created_by_id == user.pk)
+    )
     pairs = selectors.version_test_recent_pairs(test, RECENT_PAIRS)
-    return render(request, "web/test.html", {
-        "t": test,
-        "f": figures,
-        "unit": "Elo" if test.elo_model == VersionTest.EloModel.LOGISTIC else "nElo",
-        "chart": llr_chart(list(test.llr_history), figures.lower, figures.upper),
-        "pentanomial": list(zip(PAIR_SCORES, test.pentanomial, strict=True)),
-        "pairs": [(p, sorted(p.match.games.all(), key=lambda g: g.index)) for p in pairs],
-        "may_stop": may_stop,
-    })
+    return render(
+        request,
+        "web/test.html",
+        {
+            "t": test,
+            "f": figures,
+            "unit": "Elo" if test.elo_model == VersionTest.EloModel.LOGISTIC else "nElo",
+            "chart": llr_chart(list(test.llr_history), figures.lower, figures.upper),
+            "pentanomial": list(zip(PAIR_SCORES, test.pentanomial, strict=True)),
+            "pairs": [(p, sorted(p.match.games.all(), key=lambda g: g.index)) for p in pairs],
+            "may_stop": may_stop,
+        },
+    )
 
 
 TEST_ERRORS: FieldMap = {
@@ -108,30 +123,74 @@ TEST_ERRORS: FieldMap = {
 def _test_fields() -> list[Field]:
     return [
         Field("engine", "Engine", required=True, help="The engine whose version is tested."),
-        Field("version", "Version (optional)", kind="number",
-              help="Empty: its latest active version."),
-        Field("base_engine", "Against engine (optional)",
-              help="Empty: the same engine, an earlier version."),
-        Field("base_version", "Against version (optional)", kind="number",
-              help="Empty: the latest active version below the tested one."),
+        Field(
+            "version", "Version (optional)", kind="number", help="Empty: its latest active version."
+        ),
+        Field(
+            "base_engine",
+            "Against engine (optional)",
+            help="Empty: the same engine, an earlier version.",
+        ),
+        Field(
+            "base_version",
+            "Against version (optional)",
+            kind="number",
+            help="Empty: the latest active version below the tested one.",
+        ),
         variant_field(),
-        Field("time_control", "Time control", value="10+0.1", required=True,
-              help="Base seconds + increment seconds per move, e.g. 10+0.1."),
-        Field("model", "Elo model", kind="select", value="logistic",
-              choices=[("logistic", "logistic (Elo)"), ("normalized", "normalized (nElo)")]),
-        Field("elo0", "elo0 (H0)", kind="number", value="0", required=True,
-              help="H0: the new version is this much better."),
-        Field("elo1", "elo1 (H1)", kind="number", value="10", required=True,
-              help="H1: the new version is this much better (above elo0)."),
-        Field("alpha", "alpha", kind="number", value="0.05",
-              help="The chance of a false H1, in (0, 0.5)."),
-        Field("beta", "beta", kind="number", value="0.05",
-              help="The chance of a false H0, in (0, 0.5)."),
-        Field("max_pairs", "Most pairs", kind="number", value="1000",
-              help="Inconclusive once this many pairs are counted."),
+        Field(
+            "time_control",
+            "Time control",
+            value="10+0.1",
+            required=True,
+            help="Base seconds + increment seconds per move, e.g. 10+0.1.",
+        ),
+        Field(
+            "model",
+            "Elo model",
+            kind="select",
+            value="logistic",
+            choices=[("logistic", "logistic (Elo)"), ("normalized", "normalized (nElo)")],
+        ),
+        Field(
+            "elo0",
+            "elo0 (H0)",
+            kind="number",
+            value="0",
+            required=True,
+            help="H0: the new version is this much better.",
+        ),
+        Field(
+            "elo1",
+            "elo1 (H1)",
+            kind="number",
+            value="10",
+            required=True,
+            help="H1: the new version is this much better (above elo0).",
+        ),
+        Field(
+            "alpha",
+            "alpha",
+            kind="number",
+            value="0.05",
+            help="The chance of a false H1, in (0, 0.5).",
+        ),
+        Field(
+            "beta",
+            "beta",
+            kind="number",
+            value="0.05",
+            help="The chance of a false H0, in (0, 0.5).",
+        ),
+        Field(
+            "max_pairs",
+            "Most pairs",
+            kind="number",
+            value="1000",
+            help="Inconclusive once this many pairs are counted.",
+        ),
         start_field(DEFAULT_SUITE),
-        Field("rated", "Rated (the games count for the ratings)", kind="checkbox",
-              value="false"),
+        Field("rated", "Rated (the games count for the ratings)", kind="checkbox", value="false"),
     ]
 
 
@@ -144,15 +203,21 @@ def test_new(request: HttpRequest) -> HttpResponse:
     """``/tests/new/``: start a version test (``version_test_create``, ``?engine=``)."""
     fields = _test_fields()
     if request.method != "POST":
-        return form_page(request, "web/test_new.html", fields,
-                         {"engine": request.GET.get("engine", "")}, None)
+        return form_page(
+            request, "web/test_new.html", fields, {"engine": request.GET.get("engine", "")}, None
+        )
     names = [f.name for f in fields if f.kind != "checkbox"]
     values = {k: request.POST.get(k, "").strip() for k in names}
     values["rated"] = "true" if request.POST.get("rated") else "false"
     data = {k: v for k, v in values.items() if v or k not in OPTIONAL}
-    result = submit(request, scope="tests", serializer=VersionTestCreateInput, data=data,
-                    call=lambda d: services.version_test_create(user=request_user(request), **d),
-                    fields=TEST_ERRORS)
+    result = submit(
+        request,
+        scope="tests",
+        serializer=VersionTestCreateInput,
+        data=data,
+        call=lambda d: services.version_test_create(user=request_user(request), **d),
+        fields=TEST_ERRORS,
+    )
     if isinstance(result, FormErrors):
         return form_page(request, "web/test_new.html", fields, values, result)
     messages.success(request, f"Version test {result.pk} started.")

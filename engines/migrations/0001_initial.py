@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,42 +14,82 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Engine',
+            name="Engine",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.SlugField(max_length=64, unique=True)),
-                ('description', models.TextField(blank=True)),
-                ('is_enabled', models.BooleanField(default=True)),
-                ('is_bundled', models.BooleanField(default=False)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='engines', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.SlugField(max_length=64, unique=True)),
+                ("description", models.TextField(blank=True)),
+                ("is_enabled", models.BooleanField(default=True)),
+                ("is_bundled", models.BooleanField(default=False)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="engines",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='EngineVersion',
+            name="EngineVersion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveIntegerField()),
-                ('status', models.CharField(choices=[('pending', 'Pending'), ('validating', 'Validating'), ('active', 'Active'), ('rejected', 'Rejected')], default='pending', max_length=16)),
-                ('rejection_code', models.CharField(blank=True, max_length=32)),
-                ('rejection_reason', models.TextField(blank=True)),
-                ('original_filename', models.CharField(max_length=255)),
-                ('sha256', models.CharField(max_length=64)),
-                ('size_bytes', models.PositiveIntegerField()),
-                ('storage_path', models.CharField(max_length=512)),
-                ('variants', models.JSONField(blank=True, default=list)),
-                ('reported_name', models.CharField(blank=True, max_length=128)),
-                ('reported_author', models.CharField(blank=True, max_length=128)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('validated_at', models.DateTimeField(blank=True, null=True)),
-                ('engine', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='versions', to='engines.engine')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("number", models.PositiveIntegerField()),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Pending"),
+                            ("validating", "Validating"),
+                            ("active", "Active"),
+                            ("rejected", "Rejected"),
+                        ],
+                        default="pending",
+                        max_length=16,
+                    ),
+                ),
+                ("rejection_code", models.CharField(blank=True, max_length=32)),
+                ("rejection_reason", models.TextField(blank=True)),
+                ("original_filename", models.CharField(max_length=255)),
+                ("sha256", models.CharField(max_length=64)),
+                ("size_bytes", models.PositiveIntegerField()),
+                ("storage_path", models.CharField(max_length=512)),
+                ("variants", models.JSONField(blank=True, default=list)),
+                ("reported_name", models.CharField(blank=True, max_length=128)),
+                ("reported_author", models.CharField(blank=True, max_length=128)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("validated_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "engine",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="versions",
+                        to="engines.engine",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['engine__name', 'number'],
-                'constraints': [models.UniqueConstraint(fields=('engine', 'number'), name='engine_version_unique_number')],
+                "ordering": ["engine__name", "number"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("engine", "number"), name="engine_version_unique_number"
+                    )
+                ],
             },
         ),
     ]

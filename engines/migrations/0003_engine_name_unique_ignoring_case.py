@@ -6,15 +6,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('engines', '0002_version_rejection_log'),
+        ("engines", "0002_version_rejection_log"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddConstraint(
-            model_name='engine',
+            model_name="engine",
             constraint=models.UniqueConstraint(
                 django.db.models.functions.text.Lower("name"),
                 name="engine_name_unique_ignoring_case",

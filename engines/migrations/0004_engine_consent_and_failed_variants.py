@@ -4,35 +4,42 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('engines', '0003_engine_name_unique_ignoring_case'),
+        ("engines", "0003_engine_name_unique_ignoring_case"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='engine',
-            name='consent_challenges',
-            field=models.CharField(choices=[('all', 'All'), ('unrated', 'Unrated'), ('none', 'None')], default='all', max_length=16),
+            model_name="engine",
+            name="consent_challenges",
+            field=models.CharField(
+                choices=[("all", "All"), ("unrated", "Unrated"), ("none", "None")],
+                default="all",
+                max_length=16,
+            ),
         ),
         migrations.AddField(
-            model_name='engine',
-            name='consent_ladder',
+            model_name="engine",
+            name="consent_ladder",
             field=models.BooleanField(default=True),
         ),
         migrations.AddField(
-            model_name='engine',
-            name='consent_rated',
-            field=models.CharField(choices=[('anyone', 'Anyone'), ('own_events', 'Own Events')], default='anyone', max_length=16),
+            model_name="engine",
+            name="consent_rated",
+            field=models.CharField(
+                choices=[("anyone", "Anyone"), ("own_events", "Own Events")],
+                default="anyone",
+                max_length=16,
+            ),
         ),
         migrations.AddField(
-            model_name='engine',
-            name='consent_version_tests',
+            model_name="engine",
+            name="consent_version_tests",
             field=models.BooleanField(default=True),
         ),
         migrations.AddField(
-            model_name='engineversion',
-            name='failed_variants',
+            model_name="engineversion",
+            name="failed_variants",
             field=models.JSONField(blank=True, default=dict),
         ),
     ]

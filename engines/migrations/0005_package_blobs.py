@@ -44,7 +44,10 @@ def _move_into_database(apps, schema_editor):  # type: ignore[no-untyped-def]
         if digest != version.sha256:
             log.warning(
                 "engine version %s: %s has sha256 %s, not the recorded %s; not moved",
-                version.pk, path, digest, version.sha256,
+                version.pk,
+                path,
+                digest,
+                version.sha256,
             )
             continue
         name = f"{digest}/{path.name}"
@@ -88,7 +91,6 @@ def _back_to_files(apps, schema_editor):  # type: ignore[no-untyped-def]
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
         ("engines", "0004_engine_consent_and_failed_variants"),
     ]

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('engines', '0005_package_blobs'),
+        ("engines", "0005_package_blobs"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='engineversion',
-            name='validation_queued_at',
+            model_name="engineversion",
+            name="validation_queued_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
     ]

@@ -64,8 +64,12 @@ class BepProcess:
     def __init__(self, name: str) -> None:
         env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "LANG": "C.UTF-8", "HOME": "/tmp"}
         self.proc = subprocess.Popen(
-            [str(BUNDLED / name)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, env=env, cwd="/tmp",
+            [str(BUNDLED / name)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd="/tmp",
         )
         self._buffer = b""
 

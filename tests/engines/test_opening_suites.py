@@ -92,7 +92,10 @@ def test_too_few_candidates_is_an_error_not_a_short_suite() -> None:
     ],
 )
 def test_bad_arguments_write_nothing_and_exit_2(
-    args: list[str], message: str, tmp_path, capsys: pytest.CaptureFixture[str]  # type: ignore[no-untyped-def]
+    args: list[str],
+    message: str,
+    tmp_path,
+    capsys: pytest.CaptureFixture[str],  # type: ignore[no-untyped-def]
 ) -> None:
     assert main([*args, "--out", str(tmp_path)]) == 2
     assert capsys.readouterr().err.startswith(message)

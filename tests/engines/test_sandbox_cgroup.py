@@ -41,7 +41,9 @@ def test_a_parent_that_is_not_a_cgroup_or_lacks_the_memory_controller_is_refused
     with pytest.raises(CgroupError, match="memory controller"):
         EngineCgroup.create(_fake_parent(tmp_path, "cpu"), "engine", 1 << 30)
     assert sorted(p.name for p in (tmp_path / "delegated").iterdir()) == [
-        "cgroup.procs", "cgroup.subtree_control"]
+        "cgroup.procs",
+        "cgroup.subtree_control",
+    ]
 
 
 def test_an_oom_kill_is_read_from_memory_events(tmp_path: Path) -> None:

@@ -59,8 +59,14 @@ def wait_for(check, timeout: float = 5.0) -> bool:  # type: ignore[no-untyped-de
 
 def start_as_uid(argv: list[str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        argv, user=UID, group=UID, extra_groups=[], start_new_session=True,
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        argv,
+        user=UID,
+        group=UID,
+        extra_groups=[],
+        start_new_session=True,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
 
 

@@ -156,8 +156,10 @@ def test_an_illegal_answer_is_replaced_by_the_first_legal_move() -> None:
 def test_a_bad_position_is_reported_and_go_answers_none() -> None:
     lines, _ = drive("newgame bao-kingulu\nposition text 4,4/4 S 0:0 0\ngo movetime 10\n")
     assert lines[0].startswith("info string bad position:")
-    assert lines[-2:] == ["info string cannot search: " + lines[0][len("info string "):],
-                          "bestmove none"]
+    assert lines[-2:] == [
+        "info string cannot search: " + lines[0][len("info string ") :],
+        "bestmove none",
+    ]
 
 
 def test_an_illegal_move_in_the_move_list_is_reported() -> None:
@@ -289,8 +291,13 @@ def test_a_subprocess_engine_speaks_bep_and_exits_0_at_end_of_input() -> None:
     )
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "LANG": "C.UTF-8"}
     done = subprocess.run(
-        ["/usr/bin/python3", str(MINIMAL)], input=script, capture_output=True, text=True,
-        timeout=30, env=env, check=False,
+        ["/usr/bin/python3", str(MINIMAL)],
+        input=script,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=env,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
@@ -338,12 +345,12 @@ def test_parse_go_reads_movetime_and_skips_junk() -> None:
 @pytest.mark.parametrize(
     ("clock", "budget"),
     [
-        (Clock(movetime_ms=100), 85),                  # minus the 15 ms margin
-        (Clock(movetime_ms=20), 16),                   # the margin is at most a fifth
-        (Clock(movetime_ms=1000), 950),                # and 5 % of a long movetime
+        (Clock(movetime_ms=100), 85),  # minus the 15 ms margin
+        (Clock(movetime_ms=20), 16),  # the margin is at most a fifth
+        (Clock(movetime_ms=1000), 950),  # and 5 % of a long movetime
         (Clock(my_ms=1000, my_inc_ms=100), 1000 // 30 + 90 - 15),
         (Clock(my_ms=10000, my_inc_ms=100), 10000 // 30 + 90 - 15),
-        (Clock(my_ms=60, my_inc_ms=100), 30 - 15),     # never more than half the clock
+        (Clock(my_ms=60, my_inc_ms=100), 30 - 15),  # never more than half the clock
         (Clock(my_ms=0, my_inc_ms=0), 1),
     ],
 )
@@ -427,10 +434,12 @@ def test_non_utf8_input_is_an_unknown_command_not_an_exit() -> None:
     done = subprocess.run(
         ["/usr/bin/python3", str(MINIMAL)],
         input=(
-            b"\xff\xfe garbage\nisready\nnewgame bao-kingulu\nposition startpos\n"
-            b"go movetime 10\n"
+            b"\xff\xfe garbage\nisready\nnewgame bao-kingulu\nposition startpos\ngo movetime 10\n"
         ),
-        capture_output=True, timeout=30, env=env, check=False,
+        capture_output=True,
+        timeout=30,
+        env=env,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.decode().splitlines() == ["readyok", "bestmove c1"]
@@ -442,8 +451,6 @@ def test_it_still_answers_when_no_search_thread_can_start(monkeypatch: pytest.Mo
         raise RuntimeError("can't start new thread")
 
     monkeypatch.setattr(threading.Thread, "start", refuse)
-    lines, status = drive(
-        "newgame bao-kingulu\nposition startpos\ngo movetime 10\nstop\nquit\n"
-    )
+    lines, status = drive("newgame bao-kingulu\nposition startpos\ngo movetime 10\nstop\nquit\n")
     assert bestmoves(lines) == ["f1"]
     assert status == 0

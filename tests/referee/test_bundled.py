@@ -43,8 +43,9 @@ def _cleanup() -> Iterator[None]:
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_random_against_greedy_finishes_by_the_rules(variant: str) -> None:
-    record = play_match(_load("random"), _load("greedy"), variant, TimeControl.parse("2+0.05"), 1,
-                        RefereeConfig())
+    record = play_match(
+        _load("random"), _load("greedy"), variant, TimeControl.parse("2+0.05"), 1, RefereeConfig()
+    )
     assert not record.aborted
     assert 2 <= len(record.games) <= 3
     for game in record.games:
@@ -77,8 +78,9 @@ def test_search_beats_random_in_every_game_of_ten_matches_at_a_short_clock(varia
     search, rnd = _load("search"), _load("random")
     played: list[tuple[int, int, str, str, str, int]] = []
     for seed in SAMPLE_SEEDS:
-        record = play_match(search, rnd, variant, TimeControl.parse(SHORT_CLOCK), seed,
-                            RefereeConfig())
+        record = play_match(
+            search, rnd, variant, TimeControl.parse(SHORT_CLOCK), seed, RefereeConfig()
+        )
         assert not record.aborted, (seed, record.games[-1].detail)
         played += [
             (seed, g.index, str(g.winner), g.result, g.termination, g.plies) for g in record.games
@@ -95,8 +97,15 @@ def test_a_match_from_a_suite_position_plays_it_in_every_game_with_colours_swapp
     from arena.openings import match_start
 
     start = match_start("bao-kingulu", "balanced", 11)
-    record = play_match(_load("search"), _load("greedy"), "bao-kingulu",
-                        TimeControl.parse("movetime=20"), 11, RefereeConfig(), start=start)
+    record = play_match(
+        _load("search"),
+        _load("greedy"),
+        "bao-kingulu",
+        TimeControl.parse("movetime=20"),
+        11,
+        RefereeConfig(),
+        start=start,
+    )
     assert not record.aborted
     games = record.games
     assert {g.start_position for g in games} == {start.to_text()}

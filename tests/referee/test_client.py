@@ -61,7 +61,8 @@ def test_a_handshake_without_bepok_fails_saying_what_came_last() -> None:
         EngineClient(t).handshake(500)
     assert err.value.code == T.HANDSHAKE_FAILED
     assert err.value.detail == (
-        "timed out waiting for bepok; last line received: 'variant bao-kingulu'")
+        "timed out waiting for bepok; last line received: 'variant bao-kingulu'"
+    )
 
 
 def test_bepok_that_comes_too_late_fails_the_handshake() -> None:
@@ -78,7 +79,8 @@ def test_bepok_without_a_name_is_skipped_and_the_handshake_times_out() -> None:
         client.handshake(500)
     assert (err.value.code, err.value.detail) == (
         T.HANDSHAKE_FAILED,
-        "timed out waiting for bepok: no 'id name' line yet; last line received: 'bepok'")
+        "timed out waiting for bepok: no 'id name' line yet; last line received: 'bepok'",
+    )
     assert client.take_ignored() == ["variant bao-kingulu", "bepok"]
 
 
@@ -96,7 +98,8 @@ def test_an_engine_that_never_flushes_is_told_that_no_byte_arrived() -> None:
         EngineClient(t).handshake(300)
     assert err.value.detail == (
         "timed out waiting for bepok: 0 bytes arrived on stdout (is the engine's output "
-        "flushed after every line? docs/protocol.md 1)")
+        "flushed after every line? docs/protocol.md 1)"
+    )
 
 
 def test_a_handshake_line_without_its_newline_is_reported_as_bytes() -> None:
@@ -104,7 +107,8 @@ def test_a_handshake_line_without_its_newline_is_reported_as_bytes() -> None:
     with pytest.raises(EngineFault) as err:
         EngineClient(t).handshake(300)
     assert err.value.detail == (
-        "timed out waiting for bepok: 17 bytes arrived on stdout, but no complete line")
+        "timed out waiting for bepok: 17 bytes arrived on stdout, but no complete line"
+    )
 
 
 def test_an_engine_that_exits_during_the_handshake_crashes() -> None:
@@ -129,11 +133,13 @@ def test_go_writes_position_isready_and_go_in_one_write() -> None:
 
 def test_lines_before_the_readyok_are_ignored_and_kept_for_the_record() -> None:
     # A stale bestmove written on position (before the engine read isready) is never the reply.
-    t = FakeTransport({
-        "position": ["bestmove stale\ninfo string old\n"],
-        "isready": [(3, "readyok\n")],
-        "go": [(30, "info depth 2\nbestmove fresh\n")],
-    })
+    t = FakeTransport(
+        {
+            "position": ["bestmove stale\ninfo string old\n"],
+            "isready": [(3, "readyok\n")],
+            "go": [(30, "info depth 2\nbestmove fresh\n")],
+        }
+    )
     client = EngineClient(t)
     reply = client.go(*GO, 150 * MS, 1000)
     assert (reply.token, reply.info, reply.elapsed_ns) == ("fresh", ["depth 2"], 30 * MS)
@@ -148,7 +154,9 @@ def test_no_readyok_is_a_stall_at_the_ready_timeout_even_with_clock_left() -> No
     with pytest.raises(EngineFault) as err:
         EngineClient(t).go(*GO, 5000 * MS, 700)
     assert (err.value.code, err.value.detail) == (
-        T.STALL, "timed out waiting for readyok; last line received: 'bestmove a1'")
+        T.STALL,
+        "timed out waiting for readyok; last line received: 'bestmove a1'",
+    )
     assert t.now_ns - start == 700 * MS
 
 
@@ -165,14 +173,18 @@ def test_a_readyok_after_the_clock_ran_out_is_a_time_forfeit() -> None:
     with pytest.raises(EngineFault) as err:
         client.go(*GO, 150 * MS, 1000)
     assert (err.value.code, err.value.detail) == (
-        T.TIME_FORFEIT, "readyok only 300 ms after the go, past the clock")
+        T.TIME_FORFEIT,
+        "readyok only 300 ms after the go, past the clock",
+    )
     assert client.owes_bestmove is True
 
 
 def test_go_keeps_info_lines_and_reads_two_replies_in_one_write() -> None:
     t = FakeTransport(
-        {"isready": ["readyok\n"],
-         "go": [(40, "info depth 2 score 3 pv a1 b2\ninfo string hi\nbestmove a1\n")]}
+        {
+            "isready": ["readyok\n"],
+            "go": [(40, "info depth 2 score 3 pv a1 b2\ninfo string hi\nbestmove a1\n")],
+        }
     )
     client = EngineClient(t)
     reply = client.go("position startpos", "go movetime 100", 150 * MS, 1000)
@@ -198,7 +210,9 @@ def test_a_malformed_bestmove_line_is_invalid_output() -> None:
     with pytest.raises(EngineFault) as err:
         EngineClient(t).go(*GO, 100 * MS, 1000)
     assert (err.value.code, err.value.detail) == (
-        T.INVALID_OUTPUT, "malformed bestmove line 'bestmove a1 b2'")
+        T.INVALID_OUTPUT,
+        "malformed bestmove line 'bestmove a1 b2'",
+    )
 
 
 def test_an_empty_bestmove_is_invalid_output() -> None:
@@ -214,7 +228,9 @@ def test_a_reply_that_is_not_a_bestmove_line_forfeits_naming_what_came(reply: st
     with pytest.raises(EngineFault) as err:
         EngineClient(t).go(*GO, 100 * MS, 1000)
     assert (err.value.code, err.value.detail) == (
-        T.TIME_FORFEIT, f"timed out waiting for bestmove; last line received: {reply!r}")
+        T.TIME_FORFEIT,
+        f"timed out waiting for bestmove; last line received: {reply!r}",
+    )
 
 
 def test_no_bestmove_within_the_budget_is_a_time_forfeit_and_owes_the_move() -> None:
@@ -229,8 +245,9 @@ def test_no_bestmove_within_the_budget_is_a_time_forfeit_and_owes_the_move() -> 
 def test_a_late_bestmove_is_drained_by_resync_and_never_answers_the_next_go() -> None:
     replies = iter([[(300, "bestmove late1\n")], [(10, "bestmove fresh2\n")]])
     t = FakeTransport(
-        on_line=lambda line: next(replies) if line.startswith("go")
-        else (["readyok\n"] if line == "isready" else [])
+        on_line=lambda line: (
+            next(replies) if line.startswith("go") else (["readyok\n"] if line == "isready" else [])
+        )
     )
     client = EngineClient(t)
     with pytest.raises(EngineFault):
@@ -241,8 +258,13 @@ def test_a_late_bestmove_is_drained_by_resync_and_never_answers_the_next_go() ->
     assert reply.token == "fresh2"
     assert client.take_ignored() == ["bestmove late1"]
     assert t.written[3:] == [
-        "stop", "isready", "newgame bao-kingulu", "position startpos", "isready",
-        "go movetime 200"]
+        "stop",
+        "isready",
+        "newgame bao-kingulu",
+        "position startpos",
+        "isready",
+        "go movetime 200",
+    ]
 
 
 def test_resync_waits_for_the_owed_bestmove_even_after_readyok() -> None:
@@ -271,11 +293,13 @@ def _cut_short_while(flag: list[bool]) -> Callable[[], None]:
 
 def test_a_stale_bestmove_before_the_owed_fence_does_not_stand_in_for_the_owed_one() -> None:
     # The go is cut short before its readyok; the stale line written on position precedes it.
-    t = FakeTransport({
-        "position": ["bestmove stale\n"],
-        "isready": ["readyok\n"],
-        "stop": [(10, "bestmove owed\n")],
-    })
+    t = FakeTransport(
+        {
+            "position": ["bestmove stale\n"],
+            "isready": ["readyok\n"],
+            "stop": [(10, "bestmove owed\n")],
+        }
+    )
     stop = [True]
     client = EngineClient(t, watch=_cut_short_while(stop))
     with pytest.raises(RuntimeError):
@@ -295,12 +319,13 @@ def test_resync_fails_as_a_stall_if_the_owed_bestmove_never_comes() -> None:
     with pytest.raises(EngineFault) as err:
         client.resync(300)
     assert (err.value.code, err.value.detail) == (
-        T.STALL, "timed out waiting for the owed bestmove; last line received: 'readyok'")
+        T.STALL,
+        "timed out waiting for the owed bestmove; last line received: 'readyok'",
+    )
 
 
 def test_an_overlong_line_is_an_output_limit() -> None:
-    t = FakeTransport(
-        {**READY, "go": ["info " + "x" * 100 + "\nbestmove a1\n"]}, max_line_bytes=64)
+    t = FakeTransport({**READY, "go": ["info " + "x" * 100 + "\nbestmove a1\n"]}, max_line_bytes=64)
     client = EngineClient(t)
     with pytest.raises(EngineFault) as err:
         client.go(*GO, 100 * MS, 1000)
@@ -386,11 +411,13 @@ def test_the_readyok_of_a_fence_a_watch_cut_short_is_drained_by_resync() -> None
 
 
 def test_nul_and_control_characters_in_handshake_and_info_lines_become_u_fffd() -> None:
-    t = FakeTransport({
-        "bep": ["id name a\x00b\nid author x\x1b[31my\nbepok\n"],
-        **READY,
-        "go": ["info string has\x00nul\tand tab\nbestmove a1\n"],
-    })
+    t = FakeTransport(
+        {
+            "bep": ["id name a\x00b\nid author x\x1b[31my\nbepok\n"],
+            **READY,
+            "go": ["info string has\x00nul\tand tab\nbestmove a1\n"],
+        }
+    )
     client = EngineClient(t)
     ident = client.handshake(100)
     assert (ident.name, ident.author) == ("a\ufffdb", "x\ufffd[31my")

@@ -31,13 +31,20 @@ def test_a_clean_game_ends_by_the_rules_with_every_move_recorded() -> None:
     assert [m.side for m in record.moves] == ["S", "N"] * 3 + ["S"]
     assert record.moves[-1].position == "0 N 7"
     assert (record.result, record.winner, record.termination) == (
-        "1-0", "south-bot", T.NO_LEGAL_MOVE)
+        "1-0",
+        "south-bot",
+        T.NO_LEGAL_MOVE,
+    )
     assert record.plies == 7 and record.final_position == "0 N 7"
     assert record.moves[0].info == ["depth 1 score 0 nodes 7"]
     bot_s = launcher.started[0][1]
     assert bot_s.transport.written[:5] == [
-        "bep", "newgame toy-take", "position startpos", "isready",
-        "go stime 1000 ntime 1000 sinc 100 ninc 100"]
+        "bep",
+        "newgame toy-take",
+        "position startpos",
+        "isready",
+        "go stime 1000 ntime 1000 sinc 100 ninc 100",
+    ]
     assert bot_s.transport.written[5] == "position startpos moves t1 t1"
 
 
@@ -62,7 +69,10 @@ def test_a_bestmove_after_the_clock_and_grace_is_a_time_forfeit() -> None:
     # is 1145 ms, so a reply 1146 ms after the go is one ms late.
     record, _ = _play(Bot(), Bot(delays_ms={2: 1146}), grace_ms=50)
     assert (record.termination, record.result, record.winner) == (
-        T.TIME_FORFEIT, "1-0", "south-bot")
+        T.TIME_FORFEIT,
+        "1-0",
+        "south-bot",
+    )
     assert record.plies == 3
     assert record.detail == "North (north-bot): timed out waiting for bestmove"
 
@@ -76,7 +86,10 @@ def test_a_bestmove_within_the_grace_margin_counts_and_leaves_the_clock_at_the_i
 def test_a_well_formed_illegal_move_loses_with_illegal_move() -> None:
     record, _ = _play(Bot(replies={2: "bestmove t3\n"}), Bot())
     assert (record.termination, record.result, record.winner) == (
-        T.ILLEGAL_MOVE, "0-1", "north-bot")
+        T.ILLEGAL_MOVE,
+        "0-1",
+        "north-bot",
+    )
     assert record.detail == "South (south-bot): t3 is not legal in 5 S 2"
     assert record.final_position == "5 S 2"
 
@@ -113,7 +126,10 @@ def test_an_engine_that_does_not_play_the_variant_fails_the_handshake() -> None:
 def test_the_ply_cap_ends_the_game_as_a_draw() -> None:
     record, _ = _play(Bot(), Bot(), ply_cap=3)
     assert (record.termination, record.result, record.winner, record.plies) == (
-        T.PLY_CAP, "1/2-1/2", None, 3
+        T.PLY_CAP,
+        "1/2-1/2",
+        None,
+        3,
     )
 
 
@@ -125,7 +141,11 @@ def test_stderr_over_its_cap_at_the_handshake_is_an_output_limit_before_any_move
     slots = EngineSlot(Pkg("S"), "s", config), EngineSlot(Pkg("N"), "n", config)
     record = play_game(TOY, slots[0], slots[1], TC, config)
     assert (record.termination, record.winner, record.plies, record.detail) == (
-        T.OUTPUT_LIMIT, "s", 0, "North (n): more than the sandbox's max_stderr_bytes on stderr")
+        T.OUTPUT_LIMIT,
+        "s",
+        0,
+        "North (n): more than the sandbox's max_stderr_bytes on stderr",
+    )
     assert north.transport.written == ["bep"]  # no handshake timeout waited for
 
 
@@ -155,7 +175,11 @@ def _flooding_game(flooder: str, on_go: int) -> tuple[Any, dict[str, FakeProcess
 def test_stderr_over_its_cap_during_its_own_search_ends_the_game_before_its_bestmove() -> None:
     record, processes = _flooding_game("S", on_go=2)
     assert (record.termination, record.winner, record.result, record.plies) == (
-        T.OUTPUT_LIMIT, "n", "0-1", 2)
+        T.OUTPUT_LIMIT,
+        "n",
+        "0-1",
+        2,
+    )
     assert record.detail == "South (s): more than the sandbox's max_stderr_bytes on stderr"
     written = processes["S"].transport.written
     assert written[-1] == "go stime 1095 ntime 1095 sinc 100 ninc 100"  # killed, no quit
@@ -169,13 +193,19 @@ def test_stderr_over_its_cap_during_the_opponents_search_ends_the_game_at_once()
     record, processes = _flooding_game("N", on_go=2)
     # North floods while South thinks on ply 3: South's move is never taken, North loses.
     assert (record.termination, record.winner, record.result, record.plies) == (
-        T.OUTPUT_LIMIT, "s", "1-0", 2)
+        T.OUTPUT_LIMIT,
+        "s",
+        "1-0",
+        2,
+    )
     assert record.detail == "North (n): more than the sandbox's max_stderr_bytes on stderr"
     # North killed (no quit); South healthy, so it was sent quit at the end, after the go it
     # was thinking on when the game ended (its bestmove owed, drained by a resync if needed).
     assert processes["N"].transport.written[-1] == "go stime 1095 ntime 1000 sinc 100 ninc 100"
     assert processes["S"].transport.written[-2:] == [
-        "go stime 1095 ntime 1095 sinc 100 ninc 100", "quit"]
+        "go stime 1095 ntime 1095 sinc 100 ninc 100",
+        "quit",
+    ]
     # Seen one WATCH_INTERVAL_MS into South's wait, never at South's 1000 ms reply.
     assert processes["S"].transport.now_ns - START_NS == (5 + WATCH_INTERVAL_MS) * MS
 
@@ -209,5 +239,9 @@ def test_a_referee_side_error_aborts_the_game_instead_of_blaming_an_engine() -> 
     slots = EngineSlot(Pkg("S"), "s", config), EngineSlot(Pkg("N"), "n", config)
     record = play_game(BrokenRules(), slots[0], slots[1], TC, config)
     assert (record.termination, record.result, record.winner, record.plies) == (
-        T.ABORTED, "*", None, 1)
+        T.ABORTED,
+        "*",
+        None,
+        1,
+    )
     assert record.detail == "referee error: ZeroDivisionError: rules bug"

@@ -45,8 +45,7 @@ def test_both_engines_boot_together_and_are_closed_together() -> None:
     play_match(Pkg("A"), Pkg("B"), TOY, TC, 1, fake_config(launcher))
     # Both bep lines are written before either handshake is read (then the Seed option, as
     # each bot declares it, and newgame).
-    assert journal[:6] == [
-        "a:bep", "b:bep", "a:setoption", "a:newgame", "b:setoption", "b:newgame"]
+    assert journal[:6] == ["a:bep", "b:bep", "a:setoption", "a:newgame", "b:setoption", "b:newgame"]
     # Both get quit before either is killed: one shared wait, not one after the other.
     assert journal[-4:] == ["a:quit", "b:quit", "a:kill", "b:kill"]
 
@@ -176,7 +175,9 @@ def test_a_game_pair_plays_both_colours_and_never_a_third_game() -> None:
     record = play_match(Pkg("A"), Pkg("B"), TOY, TC, 3, fake_config(launcher), best_of=2)
     d = record.to_dict()
     assert [(g["index"], g["south"], g["result"]) for g in d["games"]] == [
-        (1, "A", "1-0"), (2, "B", "1-0")]
+        (1, "A", "1-0"),
+        (2, "B", "1-0"),
+    ]
     assert (d["score"], d["winner"]) == ([1.0, 1.0], None)
     assert all(p.killed for _, p in launcher.started)
 

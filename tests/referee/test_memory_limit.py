@@ -67,9 +67,7 @@ class _Sampler(threading.Thread):
 
 
 def test_an_engine_of_24_processes_of_200_mib_is_killed_at_the_memory_cap(capsys) -> None:
-    config = RefereeConfig(
-        sandbox=sandbox.SandboxConfig(mode="auto"), memory_cap_bytes=1 << 30
-    )
+    config = RefereeConfig(sandbox=sandbox.SandboxConfig(mode="auto"), memory_cap_bytes=1 << 30)
     hogs = package.load_engine(ENGINES / "many_hogs.py")
     steady = package.load_engine(ENGINES / "steady.py")
     south = EngineSlot(hogs, "many_hogs.py", config)
@@ -91,7 +89,10 @@ def test_an_engine_of_24_processes_of_200_mib_is_killed_at_the_memory_cap(capsys
             f"({sampler.samples} samples); watchdog: {record.detail}"
         )
     assert (record.termination, record.winner, record.result) == (
-        T.MEMORY_LIMIT, "steady.py", "0-1")
+        T.MEMORY_LIMIT,
+        "steady.py",
+        "0-1",
+    )
     assert record.detail.startswith("South (many_hogs.py): held ")
     assert record.detail.endswith("the cap is 1024 MiB")
     assert sampler.samples > 10

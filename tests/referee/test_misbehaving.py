@@ -72,9 +72,7 @@ def _match(
     a = package.load_engine(ENGINES / f"{name}.py")
     b = package.load_engine(ENGINES / f"{opponent}.py")
     try:
-        record = play_match(
-            a, b, VARIANT, TimeControl.parse(tc), 11, _config(grace_ms, **limits)
-        )
+        record = play_match(a, b, VARIANT, TimeControl.parse(tc), 11, _config(grace_ms, **limits))
     finally:
         shutil.rmtree(a.root, ignore_errors=True)
         shutil.rmtree(b.root, ignore_errors=True)
@@ -100,7 +98,11 @@ def test_an_engine_that_crashes_on_its_third_move_loses_with_its_exit_code() -> 
     d = _match("crash_on_move")
     g = _g1(d)
     assert (g["termination"], g["winner"], g["result"], g["plies"]) == (
-        T.CRASH, "steady.py", "0-1", 4)
+        T.CRASH,
+        "steady.py",
+        "0-1",
+        4,
+    )
     assert g["detail"].endswith("exit code 3")
     # Restarted for game 2 (fresh process, handshake), where it crashes again.
     assert [x["termination"] for x in d["games"]] == [T.CRASH, T.CRASH]
@@ -113,7 +115,9 @@ def test_an_engine_that_hangs_in_its_search_loses_on_time() -> None:
     assert (g["termination"], g["winner"], g["plies"]) == (T.TIME_FORFEIT, "steady.py", 2)
     # Before game 2 the resync ping goes unanswered, so it is restarted and hangs again.
     assert [(x["termination"], x["plies"]) for x in d["games"]] == [
-        (T.TIME_FORFEIT, 2), (T.TIME_FORFEIT, 3)]
+        (T.TIME_FORFEIT, 2),
+        (T.TIME_FORFEIT, 3),
+    ]
     # The forfeit records how far past its clock it went and how busy the host was then.
     loss = g["time_loss"]
     assert (loss["answered"], loss["overrun_ms"]) == (False, 50)  # the grace, never answered
@@ -128,11 +132,11 @@ def test_an_engine_that_stops_answering_isready_stalls() -> None:
     assert (g["termination"], g["winner"], g["plies"]) == (T.STALL, "steady.py", 4)
     # Its reply to the go sent with the unanswered isready does not count.
     assert g["detail"] == (
-        "South (stall.py): timed out waiting for readyok; last line received: 'bestmove a1'")
+        "South (stall.py): timed out waiting for readyok; last line received: 'bestmove a1'"
+    )
 
 
-def test_a_bestmove_after_the_clock_ran_out_is_a_forfeit_and_never_reaches_the_next_game(
-) -> None:
+def test_a_bestmove_after_the_clock_ran_out_is_a_forfeit_and_never_reaches_the_next_game() -> None:
     d = _match("late")
     g1, g2 = d["games"][0], d["games"][1]
     assert (g1["termination"], g1["winner"], g1["plies"]) == (T.TIME_FORFEIT, "steady.py", 2)
@@ -155,12 +159,19 @@ def test_lines_an_engine_wrote_before_reading_isready_never_count_as_its_reply()
     assert g1["detail"] == "South (chatty.py): timed out waiting for bestmove"
     # Each stale line is in the record, with the move it was ignored at.
     assert g1["moves"][0]["ignored"] == [
-        "info string chatter after newgame", "bestmove none",
-        "info string chatter after position", "bestmove none",
-        "info string chatter after isready", "bestmove none"]
+        "info string chatter after newgame",
+        "bestmove none",
+        "info string chatter after position",
+        "bestmove none",
+        "info string chatter after isready",
+        "bestmove none",
+    ]
     assert g1["moves"][2]["ignored"] == [
-        "info string chatter after position", "bestmove c1",
-        "info string chatter after isready", "bestmove c1"]
+        "info string chatter after position",
+        "bestmove c1",
+        "info string chatter after isready",
+        "bestmove c1",
+    ]
     assert "ignored" not in g1["moves"][1]  # steady says nothing out of turn
     # Game 2 (chatty North) is played move for move: nothing of game 1 reaches it.
     assert [m["move"] for m in g2["moves"]] == moves
@@ -168,7 +179,9 @@ def test_lines_an_engine_wrote_before_reading_isready_never_count_as_its_reply()
     drained = g2["ignored"]["chatty.py"]  # the resync's: the late answer, stop's chatter
     assert f"bestmove {moves[6]}" in drained and "info string chatter after stop" in drained
     assert g2["moves"][1]["ignored"][:2] == [
-        "info string chatter after newgame", f"bestmove {moves[6]}"]
+        "info string chatter after newgame",
+        f"bestmove {moves[6]}",
+    ]
 
 
 def test_a_bepok_printed_before_the_handshake_is_skipped() -> None:
@@ -180,9 +193,12 @@ def test_a_bepok_printed_before_the_handshake_is_skipped() -> None:
 def test_a_reply_that_is_not_a_bestmove_line_forfeits_naming_what_it_was() -> None:
     d = _match("shouting", tc="1+0")
     assert [(x["termination"], x["winner"], x["plies"]) for x in d["games"]] == [
-        (T.TIME_FORFEIT, "steady.py", 0), (T.TIME_FORFEIT, "steady.py", 1)]
+        (T.TIME_FORFEIT, "steady.py", 0),
+        (T.TIME_FORFEIT, "steady.py", 1),
+    ]
     assert d["games"][0]["detail"] == (
-        "South (shouting.py): timed out waiting for bestmove; last line received: 'BESTMOVE c1'")
+        "South (shouting.py): timed out waiting for bestmove; last line received: 'BESTMOVE c1'"
+    )
 
 
 def test_the_grace_is_once_per_game_so_small_overruns_add_up_to_a_forfeit() -> None:
@@ -203,7 +219,8 @@ def test_an_sdk_engine_whose_choose_raises_system_exit_or_keyboard_interrupt_pla
     for ply, exc in ((3, "SystemExit"), (7, "KeyboardInterrupt")):
         move = g["moves"][ply - 1]["move"]
         assert g["moves"][ply - 1]["info"] == [
-            f"string error in search: {exc}: raised in choose; playing {move}"]
+            f"string error in search: {exc}: raised in choose; playing {move}"
+        ]
         assert f"error in search ({exc}: raised in choose); playing {move}" in errors
         assert f"{exc}: raised in choose" in errors.splitlines()
 
@@ -232,7 +249,8 @@ def test_an_engine_that_never_flushes_fails_the_handshake() -> None:
     assert (g["termination"], g["winner"], g["plies"]) == (T.HANDSHAKE_FAILED, "steady.py", 0)
     assert g["detail"] == (
         "South (no_flush.py): timed out waiting for bepok: 0 bytes arrived on stdout (is the "
-        "engine's output flushed after every line? docs/protocol.md 1)")
+        "engine's output flushed after every line? docs/protocol.md 1)"
+    )
 
 
 def test_a_stdout_flood_is_an_output_limit() -> None:
@@ -255,10 +273,18 @@ def test_a_stderr_flood_instead_of_the_handshake_is_an_output_limit_not_a_timeou
     # The handshake timeout is 1500 ms here; the flood passes the 1 MiB cap long before.
     d = _match("flood_stderr_handshake")
     assert [(x["termination"], x["winner"], x["plies"], x["detail"]) for x in d["games"]] == [
-        (T.OUTPUT_LIMIT, "steady.py", 0,
-         "South (flood_stderr_handshake.py): more than 1048576 bytes on stderr"),
-        (T.OUTPUT_LIMIT, "steady.py", 0,
-         "North (flood_stderr_handshake.py): more than 1048576 bytes on stderr"),
+        (
+            T.OUTPUT_LIMIT,
+            "steady.py",
+            0,
+            "South (flood_stderr_handshake.py): more than 1048576 bytes on stderr",
+        ),
+        (
+            T.OUTPUT_LIMIT,
+            "steady.py",
+            0,
+            "North (flood_stderr_handshake.py): more than 1048576 bytes on stderr",
+        ),
     ]
 
 
@@ -278,10 +304,18 @@ def test_a_stderr_flood_while_the_opponent_thinks_ends_the_game_in_that_turn() -
     # loses during slow's next search, whose move is never taken.
     d = _match("flood_stderr_waiting", tc="10+0.1", opponent="slow")
     assert [(x["termination"], x["winner"], x["plies"], x["detail"]) for x in d["games"]] == [
-        (T.OUTPUT_LIMIT, "slow.py", 1,
-         "South (flood_stderr_waiting.py): more than 1048576 bytes on stderr"),
-        (T.OUTPUT_LIMIT, "slow.py", 2,
-         "North (flood_stderr_waiting.py): more than 1048576 bytes on stderr"),
+        (
+            T.OUTPUT_LIMIT,
+            "slow.py",
+            1,
+            "South (flood_stderr_waiting.py): more than 1048576 bytes on stderr",
+        ),
+        (
+            T.OUTPUT_LIMIT,
+            "slow.py",
+            2,
+            "North (flood_stderr_waiting.py): more than 1048576 bytes on stderr",
+        ),
     ]
     assert _processes_with(_marker("slow")) == []
 

@@ -44,14 +44,26 @@ def test_it_parses_the_allowed_forms_and_prints_them_canonically(
         ("1+3600.001", "increment in '1+3600.001' must be 0 to 3600 s"),
         ("movetime=9", "movetime in 'movetime=9' must be 10 to 3600000 ms"),
         ("movetime=3600001", "movetime in 'movetime=3600001' must be 10 to 3600000 ms"),
-        ("\uff11+0", "bad time control '\uff11+0': expected '<base s>+<increment s>' such as "
-         "'10+0.1', or 'movetime=<ms>'"),
-        ("1+\u0660", "bad time control '1+\u0660': expected '<base s>+<increment s>' such as "
-         "'10+0.1', or 'movetime=<ms>'"),
-        ("movetime=\uff15\uff10", "bad time control 'movetime=\uff15\uff10': expected "
-         "'<base s>+<increment s>' such as '10+0.1', or 'movetime=<ms>'"),
-        ("9" * 400, f"bad time control '{'9' * 40}'...: expected '<base s>+<increment s>' "
-         "such as '10+0.1', or 'movetime=<ms>'"),
+        (
+            "\uff11+0",
+            "bad time control '\uff11+0': expected '<base s>+<increment s>' such as "
+            "'10+0.1', or 'movetime=<ms>'",
+        ),
+        (
+            "1+\u0660",
+            "bad time control '1+\u0660': expected '<base s>+<increment s>' such as "
+            "'10+0.1', or 'movetime=<ms>'",
+        ),
+        (
+            "movetime=\uff15\uff10",
+            "bad time control 'movetime=\uff15\uff10': expected "
+            "'<base s>+<increment s>' such as '10+0.1', or 'movetime=<ms>'",
+        ),
+        (
+            "9" * 400,
+            f"bad time control '{'9' * 40}'...: expected '<base s>+<increment s>' "
+            "such as '10+0.1', or 'movetime=<ms>'",
+        ),
     ],
 )
 def test_it_refuses_out_of_range_too_fine_and_non_ascii_clocks(text: str, message: str) -> None:

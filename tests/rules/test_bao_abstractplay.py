@@ -18,9 +18,7 @@ import pytest
 from arena.rules import BAO_HAMNA, get_variant
 from arena.rules.bao_board import BaoPosition
 
-DATA = (
-    Path(__file__).resolve().parent.parent / "data" / "kiswahili-abstractplay-dev.jsonl"
-)
+DATA = Path(__file__).resolve().parent.parent / "data" / "kiswahili-abstractplay-dev.jsonl"
 KSW = get_variant("bao-la-kiswahili")
 KETE = get_variant("bao-la-kete")
 
@@ -60,21 +58,15 @@ def test_every_ordinary_turn_agrees_with_abstractplay() -> None:
             where = f"game {game['game']} turn {number}: {turn['before']}"
             position = KSW.parse_position(turn["before"])  # check 1: parses ...
             results = _results(position)
-            if (
-                len(results) != turn["abstractplay_legal_count"]
-            ):  # ... with the same count
-                failures.append(
-                    f"{where}: {sorted(results)} vs {turn['abstractplay_legal_count']}"
-                )
+            if len(results) != turn["abstractplay_legal_count"]:  # ... with the same count
+                failures.append(f"{where}: {sorted(results)} vs {turn['abstractplay_legal_count']}")
                 continue
             want = _fields(turn["after"])[:5]
             reached = [_fields(after.to_text()) for after in results.values()]
             matching = [f for f in reached if f[:5] == want]
             if not matching:  # check 2: AbstractPlay's position is reachable
                 failures.append(f"{where}: no move reaches {turn['after']}")
-            elif turn["spec_mark_after"] not in {
-                f[5] for f in matching
-            }:  # check 3: the mark
+            elif turn["spec_mark_after"] not in {f[5] for f in matching}:  # check 3: the mark
                 failures.append(f"{where}: mark {turn['spec_mark_after']} not given")
     assert failures == []
     assert checked == 5195
@@ -124,9 +116,7 @@ def test_flagged_turn_follows_the_spec_decision(
     results = _results(position)
     assert sorted(results) == legal
     want = _fields(turn["after"])[:5]
-    reached = {
-        move for move, after in results.items() if _fields(after.to_text())[:5] == want
-    }
+    reached = {move for move, after in results.items() if _fields(after.to_text())[:5] == want}
     if decision == "K-9":
         # AbstractPlay also lists (and played) the lone kichwa sown out of the front row.
         assert len(legal) == turn["abstractplay_legal_count"] - 1

@@ -12,13 +12,9 @@ from arena.rules.bao_board import BaoPosition
 
 KSW = get_variant("bao-la-kiswahili")
 KETE = get_variant("bao-la-kete")
-START = (
-    "0,0,0,0,0,0,0,0/0,2,2,6,0,0,0,0/0,0,0,0,6,2,2,0/0,0,0,0,0,0,0,0 S 22:22 n HH - 0"
-)
+START = "0,0,0,0,0,0,0,0/0,2,2,6,0,0,0,0/0,0,0,0,6,2,2,0/0,0,0,0,0,0,0,0 S 22:22 n HH - 0"
 E10_AFTER = "0,1,2,1,4,8,2,2/10,0,0,10,2,1,0,1/0,2,0,0,1,1,0,0/0,0,2,2,0,2,6,4 N 0:0 m -- e3 101"
-DATA = (
-    Path(__file__).resolve().parent.parent / "data" / "kiswahili-abstractplay-dev.jsonl"
-)
+DATA = Path(__file__).resolve().parent.parent / "data" / "kiswahili-abstractplay-dev.jsonl"
 
 
 def test_the_start_position_is_the_spec_text_in_both_games() -> None:
@@ -70,9 +66,7 @@ def test_positions_are_immutable_hashable_values() -> None:
     [
         pytest.param("", "7 space-separated fields", id="empty"),
         pytest.param(START + " extra", "7 space-separated fields", id="eight fields"),
-        pytest.param(
-            START.replace("/0,0,0,0,0,0,0,0 S", " S"), "4 ranks", id="three ranks"
-        ),
+        pytest.param(START.replace("/0,0,0,0,0,0,0,0 S", " S"), "4 ranks", id="three ranks"),
         pytest.param(
             START.replace("0,2,2,6,0,0,0,0", "0,2,2,6,0,0,0"),
             "8 seed counts",
@@ -88,9 +82,7 @@ def test_positions_are_immutable_hashable_values() -> None:
             "non-negative integer",
             id="not a number",
         ),
-        pytest.param(
-            START.replace("0,2,2,6", "0,2.5,2,6"), "non-negative integer", id="fraction"
-        ),
+        pytest.param(START.replace("0,2,2,6", "0,2.5,2,6"), "non-negative integer", id="fraction"),
         pytest.param(
             START.replace("0,2,2,6", "0,1234567890,2,6"),
             "at most 9 digits",
@@ -98,22 +90,14 @@ def test_positions_are_immutable_hashable_values() -> None:
         ),
         pytest.param(START.replace(" S ", " W "), "side to move", id="bad side"),
         pytest.param(START.replace("22:22", "22"), "reserves", id="one reserve"),
-        pytest.param(
-            START.replace("22:22", "22:-1"), "North's reserve", id="negative reserve"
-        ),
+        pytest.param(START.replace("22:22", "22:-1"), "North's reserve", id="negative reserve"),
         pytest.param(START.replace(" HH ", " HX "), "houses", id="bad house"),
         pytest.param(START.replace(" HH ", " H "), "houses", id="one house"),
-        pytest.param(
-            START.replace(" - 0", " e1 0"), "front-row square", id="back-row mark"
-        ),
-        pytest.param(
-            START.replace(" - 0", " z9 0"), "front-row square", id="no such square"
-        ),
+        pytest.param(START.replace(" - 0", " e1 0"), "front-row square", id="back-row mark"),
+        pytest.param(START.replace(" - 0", " z9 0"), "front-row square", id="no such square"),
         pytest.param(START.replace(" 0", " -1")[:-2] + " -1", "ply", id="negative ply"),
         pytest.param(START.replace(" n ", " x "), "stage", id="bad stage"),
-        pytest.param(
-            START.replace(" n ", " m "), "disagrees with reserves", id="m with reserves"
-        ),
+        pytest.param(START.replace(" n ", " m "), "disagrees with reserves", id="m with reserves"),
         pytest.param(
             E10_AFTER.replace(" m ", " n "),
             "disagrees with reserves",
@@ -131,12 +115,8 @@ def test_positions_are_immutable_hashable_values() -> None:
         ),
     ],
 )
-def test_kiswahili_rejects_a_text_that_breaks_a_validity_rule(
-    text: str, message: str
-) -> None:
-    with pytest.raises(
-        InvalidPositionError, match=message.replace("(", r"\(").replace(")", r"\)")
-    ):
+def test_kiswahili_rejects_a_text_that_breaks_a_validity_rule(text: str, message: str) -> None:
+    with pytest.raises(InvalidPositionError, match=message.replace("(", r"\(").replace(")", r"\)")):
         KSW.parse_position(text)
 
 
@@ -163,9 +143,7 @@ def test_kete_accepts_a_priority_mark_on_the_other_players_pit() -> None:
 
 
 def test_whitespace_between_fields_is_tolerated_and_printed_canonically() -> None:
-    assert (
-        KSW.parse_position("  " + START.replace(" ", "   ") + "\n").to_text() == START
-    )
+    assert KSW.parse_position("  " + START.replace(" ", "   ") + "\n").to_text() == START
 
 
 # ---------------------------------------------------------------- reachable-position invariants

@@ -32,13 +32,9 @@ from arena.rules.bao_sowing import (
 KSW = get_variant("bao-la-kiswahili")
 KETE = get_variant("bao-la-kete")
 E8A = "4,4,4,4,4,2,2,2/2,2,2,2,2,2,2,3/1,0,1,0,1,0,1,0/0,0,0,0,0,0,0,17 S 0:0 m -- - 90"
-E10 = (
-    "0,1,2,1,4,8,2,2/10,0,0,10,2,1,0,1/0,2,0,0,0,0,2,0/0,0,2,2,0,2,6,4 S 0:0 m -- - 100"
-)
+E10 = "0,1,2,1,4,8,2,2/10,0,0,10,2,1,0,1/0,2,0,0,0,0,2,0/0,0,2,2,0,2,6,4 S 0:0 m -- - 100"
 E11 = "4,4,4,4,4,4,4,3/0,5,0,5,0,5,0,5/1,0,1,0,1,0,1,0/2,0,2,1,0,1,2,1 S 0:0 m -- - 120"
-E12_FINAL = (
-    "6,6,6,6,6,6,6,6/0,0,0,0,0,0,0,0/0,0,2,0,6,2,0,0/0,0,0,0,0,0,0,0 N 1:2 n H- - 41"
-)
+E12_FINAL = "6,6,6,6,6,6,6,6/0,0,0,0,0,0,0,0/0,0,2,0,6,2,0,0/0,0,0,0,0,0,0,0 N 1:2 n H- - 41"
 
 # ---------------------------------------------------------------- never-ending moves
 
@@ -116,23 +112,17 @@ def test_a_lone_namua_kichwa_is_sown_towards_the_centre() -> None:
 def test_a_takata_relay_may_not_lift_the_last_front_seeds_outwards() -> None:
     # Only h2 holds a seed; a one-seed lap ending there relays 2 seeds towards h1 (K-9).
     me = [0] * 7 + [1] + [0] * 8
-    code, *_ = sow_move(
-        me, [1] * 16, 7, 1, 1, False, False, False, False, NO_CHOICE, -1, -1
-    )
+    code, *_ = sow_move(me, [1] * 16, 7, 1, 1, False, False, False, False, NO_CHOICE, -1, -1)
     assert code == FRONT_ROW_EMPTIED
     me = [0] * 7 + [1] + [0] * 8  # the same lap inwards relays towards g2: allowed
-    code, *_ = sow_move(
-        me, [1] * 16, 7, 1, -1, False, False, False, False, NO_CHOICE, -1, -1
-    )
+    code, *_ = sow_move(me, [1] * 16, 7, 1, -1, False, False, False, False, NO_CHOICE, -1, -1)
     assert code == ENDED and me[:8] == [0, 0, 0, 0, 0, 1, 1, 0]
 
 
 def test_a_capture_move_may_empty_the_movers_row_during_the_move() -> None:
     # Capture mode: a relay that lifts the last front seeds outwards is not restricted (K-9).
     me = [0] * 7 + [1] + [0] * 8
-    code, *_ = sow_move(
-        me, [0] * 16, 7, 1, 1, True, False, False, False, NO_CHOICE, -1, -1
-    )
+    code, *_ = sow_move(me, [0] * 16, 7, 1, 1, True, False, False, False, NO_CHOICE, -1, -1)
     assert code == ENDED and me == [0] * 8 + [1, 1] + [0] * 6
 
 
@@ -292,9 +282,7 @@ def test_applying_a_move_leaves_the_original_position_unchanged() -> None:
 
 # ---------------------------------------------------------------- Bao la Kete D3 edge cases
 
-KETE_E4 = (
-    "5,5,4,4,4,4,4,5/2,0,0,3,2,1,0,1/1,0,0,0,1,1,0,0/0,0,3,2,0,2,6,4 S 0:0 m -- {} 120"
-)
+KETE_E4 = "5,5,4,4,4,4,4,5/2,0,0,3,2,1,0,1/1,0,0,0,1,1,0,0/0,0,3,2,0,2,6,4 S 0:0 m -- {} 120"
 
 
 @pytest.mark.parametrize(

@@ -138,8 +138,9 @@ class PrivateRedis:
         )  # fmt: skip
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
-            with contextlib.suppress(OSError), socket.create_connection(
-                ("127.0.0.1", self.port), timeout=0.5
+            with (
+                contextlib.suppress(OSError),
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.5),
             ):
                 return
             time.sleep(0.05)

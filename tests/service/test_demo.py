@@ -66,7 +66,16 @@ def test_the_demo_plays_a_round_robin_and_prints_the_tables(
     assert all(" g1 " in line and " g2 " in line for line in match_lines)
     board = text[text.index("Leaderboard bao-la-kete") :].splitlines()
     assert board[1].split() == [
-        "rank", "engine", "rating", "95%", "interval", "games", "W/D/L", "score", "LOS"]
+        "rank",
+        "engine",
+        "rating",
+        "95%",
+        "interval",
+        "games",
+        "W/D/L",
+        "score",
+        "LOS",
+    ]
     assert board[2].split()[:3] == ["1", "search", "v1"]
     assert "Crosstable (game points, row against column)" in text
     assert f"/api/tournaments/{tournament.pk}/" in text and "/games/" in text
@@ -85,13 +94,27 @@ def test_an_interrupted_demo_leaves_no_worker_or_engine_behind(
     from arena.celery_processes import REPO_ROOT, worker_environment
 
     env = worker_environment()
-    argv = [sys.executable, "manage.py", "demo", "--time-control", "20+0.5",
-            "--queue", f"bao-demo-int-{os.getpid()}"]
+    argv = [
+        sys.executable,
+        "manage.py",
+        "demo",
+        "--time-control",
+        "20+0.5",
+        "--queue",
+        f"bao-demo-int-{os.getpid()}",
+    ]
     # A shell starts a background job (`./demo.sh --serve &`) with SIGINT ignored; the demo
     # must still stop on `kill -INT`.
     ignore_sigint = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if background else None
-    demo = subprocess.Popen(argv, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, preexec_fn=ignore_sigint)
+    demo = subprocess.Popen(
+        argv,
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        preexec_fn=ignore_sigint,
+    )
     lines: list[str] = []
     worker_pid = None
     deadline = time.monotonic() + 120
@@ -122,8 +145,10 @@ def test_an_interrupted_demo_leaves_no_worker_or_engine_behind(
     assert statuses <= {"finished", "aborted"} and "aborted" in statuses
     aborted = tournament.matches.filter(status="aborted")
     assert set(aborted.values_list("error", flat=True)) == {f"tournament cancelled: {reason}"}
-    assert f"Tournament #{tournament.pk} cancelled: {aborted.count()} unfinished match(es) " \
+    assert (
+        f"Tournament #{tournament.pk} cancelled: {aborted.count()} unfinished match(es) "
         f"aborted ({reason})." in rest
+    )
 
 
 def _free_port() -> int:
@@ -139,11 +164,27 @@ def test_serve_keeps_the_server_worker_and_beat_running_until_ctrl_c(
 
     port = _free_port()
     env = worker_environment()
-    argv = [sys.executable, "manage.py", "demo", "--serve", "--port", str(port),
-            "--engines", "random,greedy", "--time-control", "1+0.01", "--workers", "1",
-            "--queue", f"bao-demo-serve-{os.getpid()}", "--timeout", "240"]
-    demo = subprocess.Popen(argv, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    argv = [
+        sys.executable,
+        "manage.py",
+        "demo",
+        "--serve",
+        "--port",
+        str(port),
+        "--engines",
+        "random,greedy",
+        "--time-control",
+        "1+0.01",
+        "--workers",
+        "1",
+        "--queue",
+        f"bao-demo-serve-{os.getpid()}",
+        "--timeout",
+        "240",
+    ]
+    demo = subprocess.Popen(
+        argv, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     assert demo.stdout is not None
     lines: list[str] = []
     pids: dict[str, int] = {}
@@ -215,8 +256,7 @@ def _demo_sh_twice(repo: Path, tmp_path: Path) -> None:
     var = tmp_path / "var"
     env = {**os.environ, "BAO_VAR_DIR": str(var), "DATABASE_URL": f"sqlite:///{user_db}"}
     env.pop("DJANGO_SETTINGS_MODULE", None)
-    argv = ["./demo.sh", "--engines", "random,greedy", "--time-control", "1+0.01",
-            "--workers", "1"]
+    argv = ["./demo.sh", "--engines", "random,greedy", "--time-control", "1+0.01", "--workers", "1"]
     queues = []
     for _ in range(2):
         done = subprocess.run(argv, cwd=repo, env=env, capture_output=True, text=True,

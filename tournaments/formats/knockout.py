@@ -107,9 +107,7 @@ def bracket(field: Field, history: Sequence[Played]) -> list[list[Tie]]:
     size = 1
     while size < field.n:
         size *= 2
-    slots: list[int | None] = [
-        seeds[s - 1] if s <= field.n else None for s in slot_seeds(size)
-    ]
+    slots: list[int | None] = [seeds[s - 1] if s <= field.n else None for s in slot_seeds(size)]
     rounds: list[list[Tie]] = []
     for number in range(1, max(field.round, 1) + 1):
         items = [p for p in history if p.round == number]

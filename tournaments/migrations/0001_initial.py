@@ -6,76 +6,166 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('engines', '0001_initial'),
+        ("engines", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Tournament',
+            name="Tournament",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=120)),
-                ('variant', models.CharField(choices=[('bao-la-kete', 'bao-la-kete'), ('bao-la-kiswahili', 'bao-la-kiswahili'), ('bao-kingulu', 'bao-kingulu')], max_length=32)),
-                ('time_control', models.CharField(max_length=32)),
-                ('format', models.CharField(choices=[('round_robin', 'Round Robin'), ('gauntlet', 'Gauntlet')], default='round_robin', max_length=16)),
-                ('status', models.CharField(choices=[('scheduled', 'Scheduled'), ('running', 'Running'), ('finished', 'Finished')], default='scheduled', max_length=16)),
-                ('rated', models.BooleanField(default=True)),
-                ('start_at', models.DateTimeField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='tournaments', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=120)),
+                (
+                    "variant",
+                    models.CharField(
+                        choices=[
+                            ("bao-la-kete", "bao-la-kete"),
+                            ("bao-la-kiswahili", "bao-la-kiswahili"),
+                            ("bao-kingulu", "bao-kingulu"),
+                        ],
+                        max_length=32,
+                    ),
+                ),
+                ("time_control", models.CharField(max_length=32)),
+                (
+                    "format",
+                    models.CharField(
+                        choices=[("round_robin", "Round Robin"), ("gauntlet", "Gauntlet")],
+                        default="round_robin",
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("scheduled", "Scheduled"),
+                            ("running", "Running"),
+                            ("finished", "Finished"),
+                        ],
+                        default="scheduled",
+                        max_length=16,
+                    ),
+                ),
+                ("rated", models.BooleanField(default=True)),
+                ("start_at", models.DateTimeField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="tournaments",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-start_at', '-id'],
+                "ordering": ["-start_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='TournamentEntry',
+            name="TournamentEntry",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seed_no', models.PositiveIntegerField()),
-                ('engine_version', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='tournament_entries', to='engines.engineversion')),
-                ('tournament', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='entries', to='tournaments.tournament')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("seed_no", models.PositiveIntegerField()),
+                (
+                    "engine_version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="tournament_entries",
+                        to="engines.engineversion",
+                    ),
+                ),
+                (
+                    "tournament",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="entries",
+                        to="tournaments.tournament",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['tournament', 'seed_no'],
+                "ordering": ["tournament", "seed_no"],
             },
         ),
         migrations.CreateModel(
-            name='Rating',
+            name="Rating",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('variant', models.CharField(choices=[('bao-la-kete', 'bao-la-kete'), ('bao-la-kiswahili', 'bao-la-kiswahili'), ('bao-kingulu', 'bao-kingulu')], max_length=32)),
-                ('rating', models.FloatField(default=1500.0)),
-                ('games', models.PositiveIntegerField(default=0)),
-                ('wins', models.PositiveIntegerField(default=0)),
-                ('draws', models.PositiveIntegerField(default=0)),
-                ('losses', models.PositiveIntegerField(default=0)),
-                ('provisional', models.BooleanField(default=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('engine_version', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='ratings', to='engines.engineversion')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "variant",
+                    models.CharField(
+                        choices=[
+                            ("bao-la-kete", "bao-la-kete"),
+                            ("bao-la-kiswahili", "bao-la-kiswahili"),
+                            ("bao-kingulu", "bao-kingulu"),
+                        ],
+                        max_length=32,
+                    ),
+                ),
+                ("rating", models.FloatField(default=1500.0)),
+                ("games", models.PositiveIntegerField(default=0)),
+                ("wins", models.PositiveIntegerField(default=0)),
+                ("draws", models.PositiveIntegerField(default=0)),
+                ("losses", models.PositiveIntegerField(default=0)),
+                ("provisional", models.BooleanField(default=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "engine_version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="ratings",
+                        to="engines.engineversion",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['variant', '-rating'],
-                'constraints': [models.UniqueConstraint(fields=('engine_version', 'variant'), name='rating_unique_version_variant')],
+                "ordering": ["variant", "-rating"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("engine_version", "variant"), name="rating_unique_version_variant"
+                    )
+                ],
             },
         ),
         migrations.AddIndex(
-            model_name='tournament',
-            index=models.Index(fields=['status', 'start_at'], name='tournament_due_idx'),
+            model_name="tournament",
+            index=models.Index(fields=["status", "start_at"], name="tournament_due_idx"),
         ),
         migrations.AddConstraint(
-            model_name='tournamententry',
-            constraint=models.UniqueConstraint(fields=('tournament', 'engine_version'), name='entry_unique_engine'),
+            model_name="tournamententry",
+            constraint=models.UniqueConstraint(
+                fields=("tournament", "engine_version"), name="entry_unique_engine"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='tournamententry',
-            constraint=models.UniqueConstraint(fields=('tournament', 'seed_no'), name='entry_unique_seed_no'),
+            model_name="tournamententry",
+            constraint=models.UniqueConstraint(
+                fields=("tournament", "seed_no"), name="entry_unique_seed_no"
+            ),
         ),
     ]

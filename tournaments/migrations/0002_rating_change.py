@@ -5,35 +5,79 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('engines', '0001_initial'),
-        ('matches', '0001_initial'),
-        ('tournaments', '0001_initial'),
+        ("engines", "0001_initial"),
+        ("matches", "0001_initial"),
+        ("tournaments", "0001_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='RatingChange',
+            name="RatingChange",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('variant', models.CharField(choices=[('bao-la-kete', 'bao-la-kete'), ('bao-la-kiswahili', 'bao-la-kiswahili'), ('bao-kingulu', 'bao-kingulu')], max_length=32)),
-                ('score', models.FloatField()),
-                ('rating_before', models.FloatField()),
-                ('rating_after', models.FloatField()),
-                ('opponent_rating_before', models.FloatField()),
-                ('k_factor', models.FloatField()),
-                ('games_before', models.PositiveIntegerField()),
-                ('finished_at', models.DateTimeField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('engine_version', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='rating_changes', to='engines.engineversion')),
-                ('game', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='rating_changes', to='matches.game')),
-                ('opponent', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='engines.engineversion')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "variant",
+                    models.CharField(
+                        choices=[
+                            ("bao-la-kete", "bao-la-kete"),
+                            ("bao-la-kiswahili", "bao-la-kiswahili"),
+                            ("bao-kingulu", "bao-kingulu"),
+                        ],
+                        max_length=32,
+                    ),
+                ),
+                ("score", models.FloatField()),
+                ("rating_before", models.FloatField()),
+                ("rating_after", models.FloatField()),
+                ("opponent_rating_before", models.FloatField()),
+                ("k_factor", models.FloatField()),
+                ("games_before", models.PositiveIntegerField()),
+                ("finished_at", models.DateTimeField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "engine_version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="rating_changes",
+                        to="engines.engineversion",
+                    ),
+                ),
+                (
+                    "game",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="rating_changes",
+                        to="matches.game",
+                    ),
+                ),
+                (
+                    "opponent",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="engines.engineversion",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['finished_at', 'id'],
-                'indexes': [models.Index(fields=['engine_version', 'variant', 'finished_at'], name='rating_change_history_idx')],
-                'constraints': [models.UniqueConstraint(fields=('game', 'engine_version'), name='rating_change_unique_game_version')],
+                "ordering": ["finished_at", "id"],
+                "indexes": [
+                    models.Index(
+                        fields=["engine_version", "variant", "finished_at"],
+                        name="rating_change_history_idx",
+                    )
+                ],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("game", "engine_version"), name="rating_change_unique_game_version"
+                    )
+                ],
             },
         ),
     ]

@@ -4,20 +4,28 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('tournaments', '0003_start_due_beat_job'),
+        ("tournaments", "0003_start_due_beat_job"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='tournament',
-            name='cancel_reason',
+            model_name="tournament",
+            name="cancel_reason",
             field=models.CharField(blank=True, max_length=200),
         ),
         migrations.AlterField(
-            model_name='tournament',
-            name='status',
-            field=models.CharField(choices=[('scheduled', 'Scheduled'), ('running', 'Running'), ('finished', 'Finished'), ('cancelled', 'Cancelled')], default='scheduled', max_length=16),
+            model_name="tournament",
+            name="status",
+            field=models.CharField(
+                choices=[
+                    ("scheduled", "Scheduled"),
+                    ("running", "Running"),
+                    ("finished", "Finished"),
+                    ("cancelled", "Cancelled"),
+                ],
+                default="scheduled",
+                max_length=16,
+            ),
         ),
     ]

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('tournaments', '0004_tournament_cancel'),
+        ("tournaments", "0004_tournament_cancel"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='tournament',
-            name='start_suite',
-            field=models.CharField(default='standard', max_length=32),
+            model_name="tournament",
+            name="start_suite",
+            field=models.CharField(default="standard", max_length=32),
         ),
     ]

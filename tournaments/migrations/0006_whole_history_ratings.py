@@ -5,89 +5,144 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('engines', '0003_engine_name_unique_ignoring_case'),
-        ('matches', '0002_requeue_beat_job'),
-        ('tournaments', '0005_tournament_start_suite'),
+        ("engines", "0003_engine_name_unique_ignoring_case"),
+        ("matches", "0002_requeue_beat_job"),
+        ("tournaments", "0005_tournament_start_suite"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='RatingPool',
+            name="RatingPool",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('variant', models.CharField(choices=[('bao-la-kete', 'bao-la-kete'), ('bao-la-kiswahili', 'bao-la-kiswahili'), ('bao-kingulu', 'bao-kingulu')], max_length=32, unique=True)),
-                ('requested', models.PositiveBigIntegerField(default=0)),
-                ('refit_queued', models.BooleanField(default=False)),
-                ('queued_at', models.DateTimeField(blank=True, null=True)),
-                ('fitted', models.PositiveBigIntegerField(default=0)),
-                ('fitted_at', models.DateTimeField(blank=True, null=True)),
-                ('games', models.PositiveIntegerField(default=0)),
-                ('rated', models.PositiveIntegerField(default=0)),
-                ('excluded', models.PositiveIntegerField(default=0)),
-                ('fit_ms', models.FloatField(default=0.0)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "variant",
+                    models.CharField(
+                        choices=[
+                            ("bao-la-kete", "bao-la-kete"),
+                            ("bao-la-kiswahili", "bao-la-kiswahili"),
+                            ("bao-kingulu", "bao-kingulu"),
+                        ],
+                        max_length=32,
+                        unique=True,
+                    ),
+                ),
+                ("requested", models.PositiveBigIntegerField(default=0)),
+                ("refit_queued", models.BooleanField(default=False)),
+                ("queued_at", models.DateTimeField(blank=True, null=True)),
+                ("fitted", models.PositiveBigIntegerField(default=0)),
+                ("fitted_at", models.DateTimeField(blank=True, null=True)),
+                ("games", models.PositiveIntegerField(default=0)),
+                ("rated", models.PositiveIntegerField(default=0)),
+                ("excluded", models.PositiveIntegerField(default=0)),
+                ("fit_ms", models.FloatField(default=0.0)),
             ],
         ),
         migrations.AddField(
-            model_name='rating',
-            name='excluded_reason',
+            model_name="rating",
+            name="excluded_reason",
             field=models.CharField(blank=True, max_length=100),
         ),
         migrations.AddField(
-            model_name='rating',
-            name='high',
+            model_name="rating",
+            name="high",
             field=models.FloatField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='rating',
-            name='low',
+            model_name="rating",
+            name="low",
             field=models.FloatField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='rating',
-            name='prior',
+            model_name="rating",
+            name="prior",
             field=models.BooleanField(default=False),
         ),
         migrations.AddField(
-            model_name='rating',
-            name='superiority',
+            model_name="rating",
+            name="superiority",
             field=models.FloatField(blank=True, null=True),
         ),
         migrations.AlterField(
-            model_name='rating',
-            name='rating',
+            model_name="rating",
+            name="rating",
             field=models.FloatField(blank=True, null=True),
         ),
         migrations.CreateModel(
-            name='RatingPoint',
+            name="RatingPoint",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('variant', models.CharField(choices=[('bao-la-kete', 'bao-la-kete'), ('bao-la-kiswahili', 'bao-la-kiswahili'), ('bao-kingulu', 'bao-kingulu')], max_length=32)),
-                ('games', models.PositiveIntegerField()),
-                ('points', models.FloatField()),
-                ('rating', models.FloatField()),
-                ('low', models.FloatField()),
-                ('high', models.FloatField()),
-                ('finished_at', models.DateTimeField()),
-                ('fitted_at', models.DateTimeField()),
-                ('engine_version', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='rating_points', to='engines.engineversion')),
-                ('match', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='rating_points', to='matches.match')),
-                ('opponent', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='engines.engineversion')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "variant",
+                    models.CharField(
+                        choices=[
+                            ("bao-la-kete", "bao-la-kete"),
+                            ("bao-la-kiswahili", "bao-la-kiswahili"),
+                            ("bao-kingulu", "bao-kingulu"),
+                        ],
+                        max_length=32,
+                    ),
+                ),
+                ("games", models.PositiveIntegerField()),
+                ("points", models.FloatField()),
+                ("rating", models.FloatField()),
+                ("low", models.FloatField()),
+                ("high", models.FloatField()),
+                ("finished_at", models.DateTimeField()),
+                ("fitted_at", models.DateTimeField()),
+                (
+                    "engine_version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="rating_points",
+                        to="engines.engineversion",
+                    ),
+                ),
+                (
+                    "match",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="rating_points",
+                        to="matches.match",
+                    ),
+                ),
+                (
+                    "opponent",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="engines.engineversion",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['finished_at', 'id'],
+                "ordering": ["finished_at", "id"],
             },
         ),
         migrations.DeleteModel(
-            name='RatingChange',
+            name="RatingChange",
         ),
         migrations.AddIndex(
-            model_name='ratingpoint',
-            index=models.Index(fields=['engine_version', 'variant', 'finished_at'], name='rating_point_history_idx'),
+            model_name="ratingpoint",
+            index=models.Index(
+                fields=["engine_version", "variant", "finished_at"], name="rating_point_history_idx"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='ratingpoint',
-            constraint=models.UniqueConstraint(fields=('match', 'engine_version'), name='rating_point_unique_match_version'),
+            model_name="ratingpoint",
+            constraint=models.UniqueConstraint(
+                fields=("match", "engine_version"), name="rating_point_unique_match_version"
+            ),
         ),
     ]

@@ -18,8 +18,9 @@ def forward(apps, schema_editor):
     Rating = apps.get_model("tournaments", "Rating")
     RatingPool = apps.get_model("tournaments", "RatingPool")
     Game = apps.get_model("matches", "Game")
-    Rating.objects.update(rating=None, low=None, high=None, superiority=None,
-                          excluded_reason=AWAITING)
+    Rating.objects.update(
+        rating=None, low=None, high=None, superiority=None, excluded_reason=AWAITING
+    )
     variants = set(
         Game.objects.filter(rated=True, match__rated=True)
         .values_list("match__variant", flat=True)

@@ -5,68 +5,127 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('matches', '0001_initial'),
-        ('tournaments', '0007_refit_after_migration'),
+        ("matches", "0001_initial"),
+        ("tournaments", "0007_refit_after_migration"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='tournament',
-            name='current_round',
+            model_name="tournament",
+            name="current_round",
             field=models.PositiveSmallIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='tournament',
-            name='end_reason',
+            model_name="tournament",
+            name="end_reason",
             field=models.CharField(blank=True, max_length=200),
         ),
         migrations.AddField(
-            model_name='tournament',
-            name='rounds',
+            model_name="tournament",
+            name="rounds",
             field=models.PositiveSmallIntegerField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='tournamententry',
-            name='rating',
+            model_name="tournamententry",
+            name="rating",
             field=models.FloatField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='tournamententry',
-            name='status',
-            field=models.CharField(choices=[('active', 'Active'), ('withdrawn', 'Withdrawn')], default='active', max_length=16),
+            model_name="tournamententry",
+            name="status",
+            field=models.CharField(
+                choices=[("active", "Active"), ("withdrawn", "Withdrawn")],
+                default="active",
+                max_length=16,
+            ),
         ),
         migrations.AddField(
-            model_name='tournamententry',
-            name='withdrawn_at',
+            model_name="tournamententry",
+            name="withdrawn_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='tournamententry',
-            name='withdrawn_reason',
+            model_name="tournamententry",
+            name="withdrawn_reason",
             field=models.CharField(blank=True, max_length=200),
         ),
         migrations.AlterField(
-            model_name='tournament',
-            name='format',
-            field=models.CharField(choices=[('round_robin', 'Round Robin'), ('double_round_robin', 'Double Round Robin'), ('gauntlet', 'Gauntlet'), ('swiss', 'Swiss'), ('knockout', 'Knockout')], default='round_robin', max_length=24),
+            model_name="tournament",
+            name="format",
+            field=models.CharField(
+                choices=[
+                    ("round_robin", "Round Robin"),
+                    ("double_round_robin", "Double Round Robin"),
+                    ("gauntlet", "Gauntlet"),
+                    ("swiss", "Swiss"),
+                    ("knockout", "Knockout"),
+                ],
+                default="round_robin",
+                max_length=24,
+            ),
         ),
         migrations.CreateModel(
-            name='UnplayedResult',
+            name="UnplayedResult",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('round', models.PositiveSmallIntegerField()),
-                ('kind', models.CharField(choices=[('bye', 'Bye'), ('forfeit', 'Forfeit')], max_length=8)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('entry', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='tournaments.tournamententry')),
-                ('match', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='matches.match')),
-                ('opponent', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='tournaments.tournamententry')),
-                ('tournament', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='unplayed_results', to='tournaments.tournament')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("round", models.PositiveSmallIntegerField()),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("bye", "Bye"), ("forfeit", "Forfeit")], max_length=8
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "entry",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="tournaments.tournamententry",
+                    ),
+                ),
+                (
+                    "match",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="matches.match",
+                    ),
+                ),
+                (
+                    "opponent",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="tournaments.tournamententry",
+                    ),
+                ),
+                (
+                    "tournament",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="unplayed_results",
+                        to="tournaments.tournament",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['tournament', 'round', 'id'],
-                'constraints': [models.UniqueConstraint(fields=('tournament', 'round', 'entry'), name='unplayed_unique_round_entry')],
+                "ordering": ["tournament", "round", "id"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("tournament", "round", "entry"), name="unplayed_unique_round_entry"
+                    )
+                ],
             },
         ),
     ]

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('tournaments', '0010_ladder_beat_job'),
+        ("tournaments", "0010_ladder_beat_job"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='ratingpool',
-            name='ladder_paused',
+            model_name="ratingpool",
+            name="ladder_paused",
             field=models.BooleanField(default=False),
         ),
     ]

@@ -98,8 +98,9 @@ def read_games(stream: TextIO, label: str, warn: TextIO) -> GameFile:
         raise UsageError(f"{label}:{line}: expected the header line {','.join(HEADER)}")
     for line, fields in rows:
         if len(fields) != 3:
-            raise UsageError(f"{label}:{line}: expected 3 fields (south,north,result), "
-                             f"got {len(fields)}")
+            raise UsageError(
+                f"{label}:{line}: expected 3 fields (south,north,result), got {len(fields)}"
+            )
         south, north, result = (f.strip() for f in fields)
         if not south or not north:
             raise UsageError(f"{label}:{line}: an engine name is empty")
@@ -110,8 +111,10 @@ def read_games(stream: TextIO, label: str, warn: TextIO) -> GameFile:
             print(f"warning: {label}:{line}: unfinished game ({UNFINISHED}) skipped", file=warn)
             continue
         if result not in SOUTH_SCORE:
-            raise UsageError(f"{label}:{line}: unknown result {result!r} "
-                             f"(expected 1-0, 0-1, 1/2-1/2 or {UNFINISHED})")
+            raise UsageError(
+                f"{label}:{line}: unknown result {result!r} "
+                f"(expected 1-0, 0-1, 1/2-1/2 or {UNFINISHED})"
+            )
         games.append((south, north, SOUTH_SCORE[result]))
         names.update((south, north))
     return GameFile(games, sorted(n for n in seen if n not in names))
@@ -165,7 +168,8 @@ def ratings_table(result: RatingFit[str], unfinished_only: Sequence[str]) -> str
     for rank, r in enumerate(rows, start=1):
         los = (
             f"{100 * result.superiority(r.engine, rows[rank].engine):5.1f}%"
-            if rank < len(rows) else ""
+            if rank < len(rows)
+            else ""
         )
         mark = "?" if r.provisional else " "
         lines.append(

@@ -198,8 +198,10 @@ def fit(
     if anchor is not None and anchor[0] not in index:
         raise ValueError(f"the anchor {anchor[0]!r} played no game")
     tally = _Tally.count(
-        np.asarray(south, dtype=np.int64), np.asarray(north, dtype=np.int64),
-        np.asarray(scores, dtype=np.float64), len(keys),
+        np.asarray(south, dtype=np.int64),
+        np.asarray(north, dtype=np.int64),
+        np.asarray(scores, dtype=np.float64),
+        len(keys),
     )
     pool = _pool(tally, keys, None if anchor is None else index[anchor[0]])
     excluded = tuple(
@@ -367,9 +369,7 @@ class _Problem:
         # apart, a chain of decisive wins) and rounding then breaks the factorization.
         scale = float(np.mean(np.diag(info)))
         try:
-            factor = cho_factor(
-                info + (scale if scale > 0.0 else 1.0) / self.m, check_finite=False
-            )
+            factor = cho_factor(info + (scale if scale > 0.0 else 1.0) / self.m, check_finite=False)
         except np.linalg.LinAlgError:
             # Numerically singular beyond the all-ones direction (some p (1 - p) underflowed):
             # the pseudo-inverse still gives the step, or the covariance, on the rest.

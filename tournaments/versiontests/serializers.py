@@ -107,4 +107,3 @@ def version_test_data(test: VersionTest, *, detail: bool = False) -> dict[str, A
             "llr_history": list(test.llr_history),
         }
     return data
-

@@ -6,10 +6,6 @@ from tournaments.versiontests import views
 
 urlpatterns = [
     path("tests/", views.VersionTestListCreateApi.as_view(), name="version-test-list"),
-    path(
-        "tests/<int:test_id>/", views.VersionTestDetailApi.as_view(), name="version-test-detail"
-    ),
-    path(
-        "tests/<int:test_id>/stop/", views.VersionTestStopApi.as_view(), name="version-test-stop"
-    ),
+    path("tests/<int:test_id>/", views.VersionTestDetailApi.as_view(), name="version-test-detail"),
+    path("tests/<int:test_id>/stop/", views.VersionTestStopApi.as_view(), name="version-test-stop"),
 ]

@@ -6,89 +6,218 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('engines', '0001_initial'),
-        ('tournaments', '0001_initial'),
+        ("engines", "0001_initial"),
+        ("tournaments", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Match',
+            name="Match",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('variant', models.CharField(choices=[('bao-la-kete', 'bao-la-kete'), ('bao-la-kiswahili', 'bao-la-kiswahili'), ('bao-kingulu', 'bao-kingulu')], max_length=32)),
-                ('time_control', models.CharField(max_length=32)),
-                ('seed', models.BigIntegerField()),
-                ('rated', models.BooleanField(default=True)),
-                ('round', models.PositiveIntegerField(blank=True, null=True)),
-                ('status', models.CharField(choices=[('pending', 'Pending'), ('running', 'Running'), ('finished', 'Finished'), ('aborted', 'Aborted')], default='pending', max_length=16)),
-                ('attempts', models.PositiveIntegerField(default=0)),
-                ('lease_token', models.CharField(blank=True, max_length=64)),
-                ('lease_expires_at', models.DateTimeField(blank=True, null=True)),
-                ('queued_at', models.DateTimeField(blank=True, null=True)),
-                ('score_a', models.FloatField(blank=True, null=True)),
-                ('score_b', models.FloatField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('error', models.TextField(blank=True)),
-                ('challenger', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='challenges', to=settings.AUTH_USER_MODEL)),
-                ('engine_a', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='engines.engineversion')),
-                ('engine_b', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='engines.engineversion')),
-                ('tournament', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='matches', to='tournaments.tournament')),
-                ('winner', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='engines.engineversion')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "variant",
+                    models.CharField(
+                        choices=[
+                            ("bao-la-kete", "bao-la-kete"),
+                            ("bao-la-kiswahili", "bao-la-kiswahili"),
+                            ("bao-kingulu", "bao-kingulu"),
+                        ],
+                        max_length=32,
+                    ),
+                ),
+                ("time_control", models.CharField(max_length=32)),
+                ("seed", models.BigIntegerField()),
+                ("rated", models.BooleanField(default=True)),
+                ("round", models.PositiveIntegerField(blank=True, null=True)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Pending"),
+                            ("running", "Running"),
+                            ("finished", "Finished"),
+                            ("aborted", "Aborted"),
+                        ],
+                        default="pending",
+                        max_length=16,
+                    ),
+                ),
+                ("attempts", models.PositiveIntegerField(default=0)),
+                ("lease_token", models.CharField(blank=True, max_length=64)),
+                ("lease_expires_at", models.DateTimeField(blank=True, null=True)),
+                ("queued_at", models.DateTimeField(blank=True, null=True)),
+                ("score_a", models.FloatField(blank=True, null=True)),
+                ("score_b", models.FloatField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("error", models.TextField(blank=True)),
+                (
+                    "challenger",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="challenges",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "engine_a",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="engines.engineversion",
+                    ),
+                ),
+                (
+                    "engine_b",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="engines.engineversion",
+                    ),
+                ),
+                (
+                    "tournament",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="matches",
+                        to="tournaments.tournament",
+                    ),
+                ),
+                (
+                    "winner",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="engines.engineversion",
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'matches',
-                'ordering': ['-created_at', '-id'],
+                "verbose_name_plural": "matches",
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='Game',
+            name="Game",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('index', models.PositiveSmallIntegerField()),
-                ('result', models.CharField(max_length=8)),
-                ('termination', models.CharField(choices=[('bao_hamna', 'bao_hamna'), ('no_legal_move', 'no_legal_move'), ('score', 'score'), ('repetition', 'repetition'), ('ply_cap', 'ply_cap'), ('time_forfeit', 'time_forfeit'), ('illegal_move', 'illegal_move'), ('invalid_output', 'invalid_output'), ('crash', 'crash'), ('stall', 'stall'), ('handshake_failed', 'handshake_failed'), ('output_limit', 'output_limit'), ('aborted', 'aborted')], max_length=32)),
-                ('rated', models.BooleanField()),
-                ('plies', models.PositiveIntegerField(default=0)),
-                ('start_position', models.CharField(max_length=256)),
-                ('final_position', models.CharField(blank=True, max_length=256)),
-                ('moves', models.JSONField(blank=True, default=list)),
-                ('scores', models.JSONField(blank=True, null=True)),
-                ('seeds_in_hand', models.PositiveIntegerField(default=0)),
-                ('engine_errors', models.JSONField(blank=True, default=dict)),
-                ('detail', models.TextField(blank=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('duration_ms', models.PositiveIntegerField(default=0)),
-                ('finished_at', models.DateTimeField()),
-                ('north', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='engines.engineversion')),
-                ('south', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='engines.engineversion')),
-                ('winner', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='engines.engineversion')),
-                ('match', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='games', to='matches.match')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("index", models.PositiveSmallIntegerField()),
+                ("result", models.CharField(max_length=8)),
+                (
+                    "termination",
+                    models.CharField(
+                        choices=[
+                            ("bao_hamna", "bao_hamna"),
+                            ("no_legal_move", "no_legal_move"),
+                            ("score", "score"),
+                            ("repetition", "repetition"),
+                            ("ply_cap", "ply_cap"),
+                            ("time_forfeit", "time_forfeit"),
+                            ("illegal_move", "illegal_move"),
+                            ("invalid_output", "invalid_output"),
+                            ("crash", "crash"),
+                            ("stall", "stall"),
+                            ("handshake_failed", "handshake_failed"),
+                            ("output_limit", "output_limit"),
+                            ("aborted", "aborted"),
+                        ],
+                        max_length=32,
+                    ),
+                ),
+                ("rated", models.BooleanField()),
+                ("plies", models.PositiveIntegerField(default=0)),
+                ("start_position", models.CharField(max_length=256)),
+                ("final_position", models.CharField(blank=True, max_length=256)),
+                ("moves", models.JSONField(blank=True, default=list)),
+                ("scores", models.JSONField(blank=True, null=True)),
+                ("seeds_in_hand", models.PositiveIntegerField(default=0)),
+                ("engine_errors", models.JSONField(blank=True, default=dict)),
+                ("detail", models.TextField(blank=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("duration_ms", models.PositiveIntegerField(default=0)),
+                ("finished_at", models.DateTimeField()),
+                (
+                    "north",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="engines.engineversion",
+                    ),
+                ),
+                (
+                    "south",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="engines.engineversion",
+                    ),
+                ),
+                (
+                    "winner",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="engines.engineversion",
+                    ),
+                ),
+                (
+                    "match",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="games",
+                        to="matches.match",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['match_id', 'index'],
+                "ordering": ["match_id", "index"],
             },
         ),
         migrations.AddIndex(
-            model_name='match',
-            index=models.Index(fields=['status', 'lease_expires_at'], name='match_status_lease_idx'),
+            model_name="match",
+            index=models.Index(
+                fields=["status", "lease_expires_at"], name="match_status_lease_idx"
+            ),
         ),
         migrations.AddIndex(
-            model_name='match',
-            index=models.Index(fields=['tournament', 'round'], name='match_tournament_round_idx'),
+            model_name="match",
+            index=models.Index(fields=["tournament", "round"], name="match_tournament_round_idx"),
         ),
         migrations.AddConstraint(
-            model_name='match',
-            constraint=models.CheckConstraint(condition=models.Q(('engine_a', models.F('engine_b')), _negated=True), name='match_distinct_engines'),
+            model_name="match",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("engine_a", models.F("engine_b")), _negated=True),
+                name="match_distinct_engines",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='game',
-            constraint=models.UniqueConstraint(fields=('match', 'index'), name='game_unique_match_index'),
+            model_name="game",
+            constraint=models.UniqueConstraint(
+                fields=("match", "index"), name="game_unique_match_index"
+            ),
         ),
     ]

@@ -5,34 +5,74 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('engines', '0003_engine_name_unique_ignoring_case'),
-        ('matches', '0002_requeue_beat_job'),
+        ("engines", "0003_engine_name_unique_ignoring_case"),
+        ("matches", "0002_requeue_beat_job"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='LiveGame',
+            name="LiveGame",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('index', models.PositiveSmallIntegerField()),
-                ('start_position', models.CharField(max_length=256)),
-                ('moves', models.JSONField(blank=True, default=list)),
-                ('status', models.CharField(choices=[('running', 'Running'), ('finished', 'Finished'), ('aborted', 'Aborted')], default='running', max_length=16)),
-                ('result', models.CharField(blank=True, max_length=8)),
-                ('termination', models.CharField(blank=True, max_length=32)),
-                ('detail', models.TextField(blank=True)),
-                ('started_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('match', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='live_games', to='matches.match')),
-                ('north', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='engines.engineversion')),
-                ('south', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='engines.engineversion')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("index", models.PositiveSmallIntegerField()),
+                ("start_position", models.CharField(max_length=256)),
+                ("moves", models.JSONField(blank=True, default=list)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("running", "Running"),
+                            ("finished", "Finished"),
+                            ("aborted", "Aborted"),
+                        ],
+                        default="running",
+                        max_length=16,
+                    ),
+                ),
+                ("result", models.CharField(blank=True, max_length=8)),
+                ("termination", models.CharField(blank=True, max_length=32)),
+                ("detail", models.TextField(blank=True)),
+                ("started_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "match",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="live_games",
+                        to="matches.match",
+                    ),
+                ),
+                (
+                    "north",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="engines.engineversion",
+                    ),
+                ),
+                (
+                    "south",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="engines.engineversion",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-started_at', '-id'],
-                'indexes': [models.Index(fields=['status'], name='livegame_status_idx')],
-                'constraints': [models.UniqueConstraint(fields=('match', 'index'), name='livegame_unique_match_index')],
+                "ordering": ["-started_at", "-id"],
+                "indexes": [models.Index(fields=["status"], name="livegame_status_idx")],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("match", "index"), name="livegame_unique_match_index"
+                    )
+                ],
             },
         ),
     ]

@@ -4,20 +4,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('matches', '0002_requeue_beat_job'),
+        ("matches", "0002_requeue_beat_job"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='match',
-            name='start_position',
+            model_name="match",
+            name="start_position",
             field=models.CharField(blank=True, max_length=256),
         ),
         migrations.AddField(
-            model_name='match',
-            name='start_suite',
-            field=models.CharField(default='standard', max_length=32),
+            model_name="match",
+            name="start_suite",
+            field=models.CharField(default="standard", max_length=32),
         ),
     ]

@@ -4,11 +4,9 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('matches', '0003_live_game'),
-        ('matches', '0003_match_start_position'),
+        ("matches", "0003_live_game"),
+        ("matches", "0003_match_start_position"),
     ]
 
-    operations = [
-    ]
+    operations = []

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('matches', '0004_merge_0003_live_game_0003_match_start_position'),
+        ("matches", "0004_merge_0003_live_game_0003_match_start_position"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='match',
-            name='best_of',
+            model_name="match",
+            name="best_of",
             field=models.PositiveSmallIntegerField(default=3),
         ),
     ]

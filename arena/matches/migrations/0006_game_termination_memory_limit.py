@@ -4,15 +4,32 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('matches', '0005_match_best_of'),
+        ("matches", "0005_match_best_of"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='game',
-            name='termination',
-            field=models.CharField(choices=[('bao_hamna', 'bao_hamna'), ('no_legal_move', 'no_legal_move'), ('score', 'score'), ('repetition', 'repetition'), ('ply_cap', 'ply_cap'), ('time_forfeit', 'time_forfeit'), ('illegal_move', 'illegal_move'), ('invalid_output', 'invalid_output'), ('crash', 'crash'), ('stall', 'stall'), ('handshake_failed', 'handshake_failed'), ('output_limit', 'output_limit'), ('memory_limit', 'memory_limit'), ('aborted', 'aborted')], max_length=32),
+            model_name="game",
+            name="termination",
+            field=models.CharField(
+                choices=[
+                    ("bao_hamna", "bao_hamna"),
+                    ("no_legal_move", "no_legal_move"),
+                    ("score", "score"),
+                    ("repetition", "repetition"),
+                    ("ply_cap", "ply_cap"),
+                    ("time_forfeit", "time_forfeit"),
+                    ("illegal_move", "illegal_move"),
+                    ("invalid_output", "invalid_output"),
+                    ("crash", "crash"),
+                    ("stall", "stall"),
+                    ("handshake_failed", "handshake_failed"),
+                    ("output_limit", "output_limit"),
+                    ("memory_limit", "memory_limit"),
+                    ("aborted", "aborted"),
+                ],
+                max_length=32,
+            ),
         ),
     ]

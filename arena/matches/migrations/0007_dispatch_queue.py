@@ -9,48 +9,64 @@ def fill_submitters(apps, schema_editor):
     """Existing matches use the share of their challenger, else of their tournament's creator."""
     Match = apps.get_model("matches", "Match")
     for match in Match.objects.filter(submitter__isnull=True).select_related("tournament"):
-        user_id = match.challenger_id or (match.tournament.created_by_id if match.tournament else None)
+        user_id = match.challenger_id or (
+            match.tournament.created_by_id if match.tournament else None
+        )
         if user_id is not None:
             Match.objects.filter(pk=match.pk).update(submitter_id=user_id)
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('engines', '0006_validation_queued_at'),
-        ('matches', '0006_game_termination_memory_limit'),
-        ('tournaments', '0008_formats_withdrawals'),
+        ("engines", "0006_validation_queued_at"),
+        ("matches", "0006_game_termination_memory_limit"),
+        ("tournaments", "0008_formats_withdrawals"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='match',
-            name='available_at',
+            model_name="match",
+            name="available_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='match',
-            name='priority',
-            field=models.PositiveSmallIntegerField(choices=[(0, 'challenges and tournament rounds'), (1, 'version tests'), (2, 'automatic rated play')], default=0),
+            model_name="match",
+            name="priority",
+            field=models.PositiveSmallIntegerField(
+                choices=[
+                    (0, "challenges and tournament rounds"),
+                    (1, "version tests"),
+                    (2, "automatic rated play"),
+                ],
+                default=0,
+            ),
         ),
         migrations.AddField(
-            model_name='match',
-            name='submitter',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='submitted_matches', to=settings.AUTH_USER_MODEL),
+            model_name="match",
+            name="submitter",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="submitted_matches",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='match',
-            name='worker',
+            model_name="match",
+            name="worker",
             field=models.CharField(blank=True, max_length=200),
         ),
         migrations.AddIndex(
-            model_name='match',
-            index=models.Index(fields=['status', 'priority', 'created_at'], name='match_dispatch_idx'),
+            model_name="match",
+            index=models.Index(
+                fields=["status", "priority", "created_at"], name="match_dispatch_idx"
+            ),
         ),
         migrations.AddIndex(
-            model_name='match',
-            index=models.Index(fields=['submitter', 'started_at'], name='match_submitter_idx'),
+            model_name="match",
+            index=models.Index(fields=["submitter", "started_at"], name="match_submitter_idx"),
         ),
         migrations.RunPython(fill_submitters, migrations.RunPython.noop),
     ]

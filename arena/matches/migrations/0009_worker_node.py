@@ -4,24 +4,28 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('matches', '0008_requeue_scan_interval'),
+        ("matches", "0008_requeue_scan_interval"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='WorkerNode',
+            name="WorkerNode",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200, unique=True)),
-                ('slots', models.PositiveIntegerField()),
-                ('cores', models.PositiveIntegerField()),
-                ('started_at', models.DateTimeField()),
-                ('last_seen', models.DateTimeField()),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=200, unique=True)),
+                ("slots", models.PositiveIntegerField()),
+                ("cores", models.PositiveIntegerField()),
+                ("started_at", models.DateTimeField()),
+                ("last_seen", models.DateTimeField()),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
     ]

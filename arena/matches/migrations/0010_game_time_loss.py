@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('matches', '0009_worker_node'),
+        ("matches", "0009_worker_node"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='game',
-            name='time_loss',
+            model_name="game",
+            name="time_loss",
             field=models.JSONField(blank=True, null=True),
         ),
     ]

@@ -5,29 +5,32 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('engines', '0004_engine_consent_and_failed_variants'),
-        ('matches', '0010_game_time_loss'),
-        ('tournaments', '0008_formats_withdrawals'),
+        ("engines", "0004_engine_consent_and_failed_variants"),
+        ("matches", "0010_game_time_loss"),
+        ("tournaments", "0008_formats_withdrawals"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name='match',
-            index=models.Index(fields=['-created_at', '-id'], name='match_created_idx'),
+            model_name="match",
+            index=models.Index(fields=["-created_at", "-id"], name="match_created_idx"),
         ),
         migrations.AddIndex(
-            model_name='match',
-            index=models.Index(fields=['-finished_at', '-id'], name='match_finished_idx'),
+            model_name="match",
+            index=models.Index(fields=["-finished_at", "-id"], name="match_finished_idx"),
         ),
         migrations.AddIndex(
-            model_name='match',
-            index=models.Index(fields=['engine_a', '-created_at', '-id'], name='match_engine_a_idx'),
+            model_name="match",
+            index=models.Index(
+                fields=["engine_a", "-created_at", "-id"], name="match_engine_a_idx"
+            ),
         ),
         migrations.AddIndex(
-            model_name='match',
-            index=models.Index(fields=['engine_b', '-created_at', '-id'], name='match_engine_b_idx'),
+            model_name="match",
+            index=models.Index(
+                fields=["engine_b", "-created_at", "-id"], name="match_engine_b_idx"
+            ),
         ),
     ]

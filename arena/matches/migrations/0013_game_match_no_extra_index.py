@@ -5,15 +5,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('matches', '0012_live_cleanup_beat_job'),
+        ("matches", "0012_live_cleanup_beat_job"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='game',
-            name='match',
-            field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='games', to='matches.match'),
+            model_name="game",
+            name="match",
+            field=models.ForeignKey(
+                db_index=False,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="games",
+                to="matches.match",
+            ),
         ),
     ]

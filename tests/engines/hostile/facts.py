@@ -32,9 +32,7 @@ facts = {
     "variants": rules(),
     "write_own_file": attempt(lambda: open("facts.py", "a").close()),
     "create_in_root": attempt(lambda: open("new.txt", "w").close()),
-    "write_home": attempt(
-        lambda: open(os.path.join(os.environ["HOME"], "note"), "w").close()
-    ),
+    "write_home": attempt(lambda: open(os.path.join(os.environ["HOME"], "note"), "w").close()),
     "write_tmp": attempt(lambda: open(f"/tmp/bao-note-{sys.argv[1]}", "w").close()),
     "setsid_pgid": os.getpgid(0) == os.getsid(0),
 }

@@ -13,7 +13,7 @@ class Shouting(Engine):
 
     def send(self, line: str) -> None:
         if line.startswith("bestmove "):
-            line = "BESTMOVE " + line[len("bestmove "):]
+            line = "BESTMOVE " + line[len("bestmove ") :]
         super().send(line)
 
 

@@ -61,9 +61,7 @@ def test_it_refuses_a_taken_username_whatever_its_case(anon_client, alice):
 
 
 def test_it_refuses_a_short_password_with_field_details(anon_client):
-    response = anon_client.post(
-        "/api/auth/register/", {"username": "erin", "password": "abc"}
-    )
+    response = anon_client.post("/api/auth/register/", {"username": "erin", "password": "abc"})
     assert response.status_code == 400
     error = response.json()["error"]
     assert error["code"] == "invalid"
@@ -118,9 +116,7 @@ def test_an_expired_token_no_longer_authenticates(anon_client, alice):
 
 
 def test_it_refuses_a_wrong_password_as_invalid_credentials(anon_client, alice):
-    response = anon_client.post(
-        "/api/auth/token/", {"username": "alice", "password": "wrong"}
-    )
+    response = anon_client.post("/api/auth/token/", {"username": "alice", "password": "wrong"})
     assert response.status_code == 400
     assert response.json() == {
         "error": {
@@ -139,9 +135,7 @@ def test_me_needs_authentication(anon_client):
 
 
 def test_a_bad_token_is_an_authentication_failure(anon_client):
-    anon_client.credentials(
-        HTTP_AUTHORIZATION="Token 0000000000000000000000000000000000000000"
-    )
+    anon_client.credentials(HTTP_AUTHORIZATION="Token 0000000000000000000000000000000000000000")
     response = anon_client.get("/api/auth/me/")
     assert response.status_code == 401
     assert response.json()["error"]["code"] == "authentication_failed"

@@ -102,9 +102,7 @@ def test_a_password_change_refuses_a_wrong_old_password_and_a_weak_new_one(alice
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_migration_turns_clear_keys_into_digests_that_still_authenticate(
-    alice, anon_client
-):
+def test_the_migration_turns_clear_keys_into_digests_that_still_authenticate(alice, anon_client):
     # The table rest_framework.authtoken left behind, as an upgraded database holds it.
     old_key = "0123456789abcdef0123456789abcdef01234567"
     with connection.cursor() as cursor:

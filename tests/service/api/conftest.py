@@ -45,11 +45,19 @@ def two_matches(alice1, bob1):  # type: ignore[no-untyped-def]
     from arena.matches.models import Match
 
     kete = Match.objects.create(
-        variant="bao-la-kete", time_control="10+0.1", engine_a=alice1, engine_b=bob1,
-        seed=1, rated=True,
+        variant="bao-la-kete",
+        time_control="10+0.1",
+        engine_a=alice1,
+        engine_b=bob1,
+        seed=1,
+        rated=True,
     )
     kiswahili = Match.objects.create(
-        variant="bao-la-kiswahili", time_control="10+0.1", engine_a=bob1, engine_b=alice1,
-        seed=2, rated=False,
+        variant="bao-la-kiswahili",
+        time_control="10+0.1",
+        engine_a=bob1,
+        engine_b=alice1,
+        seed=2,
+        rated=False,
     )
     return kete, kiswahili

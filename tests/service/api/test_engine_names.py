@@ -43,8 +43,11 @@ def test_the_rating_history_answers_to_any_case(anon_client, alice1):
 
 @pytest.mark.django_db
 def test_a_missing_engine_in_a_path_is_not_found_on_every_engine_url(anon_client):
-    for path in ("/api/engines/nosuch/", "/api/engines/nosuch/ratings/",
-                 "/api/engines/nosuch/versions/1/"):
+    for path in (
+        "/api/engines/nosuch/",
+        "/api/engines/nosuch/ratings/",
+        "/api/engines/nosuch/versions/1/",
+    ):
         assert error_of(anon_client.get(path)) == (404, "not_found", {"engine": "nosuch"}), path
 
 
@@ -72,7 +75,8 @@ def test_a_challenge_of_an_engine_against_itself_in_another_case_is_same_engine(
 
 def test_a_challenge_of_an_unknown_name_is_engine_not_found(alice_client, alice1):
     response = alice_client.post(
-        "/api/matches/", {"engine": "alice1", "opponent": "carol9", "variant": "kete"},
+        "/api/matches/",
+        {"engine": "alice1", "opponent": "carol9", "variant": "kete"},
         format="json",
     )
     assert error_of(response) == (404, "engine_not_found", {"engine": "carol9"})
@@ -108,7 +112,6 @@ def test_the_match_engine_filter_takes_any_case(anon_client, two_matches):
         two_matches[1].pk,
         two_matches[0].pk,
     ]
-
 
 
 def test_a_bundled_name_taken_by_a_user_in_another_case_is_refused(alice, tmp_path):

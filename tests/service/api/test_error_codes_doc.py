@@ -67,7 +67,11 @@ def test_the_sandbox_doc_maps_loader_codes_to_the_codes_the_api_returns():
     text = (DOC.parent / "sandbox.md").read_text()
     rows = re.findall(r"^\| `([a-z_]+)` \((\d{3})\) \| `?([a-z_]*)`?\s*\|", text, re.MULTILINE)
     assert [row[0] for row in rows] == [
-        "not_executable", "bad_manifest", "unsafe_archive", "upload_too_large", "bad_upload",
+        "not_executable",
+        "bad_manifest",
+        "unsafe_archive",
+        "upload_too_large",
+        "bad_upload",
     ]
     table = documented_codes()
     for api_code, status, loader_code in rows:

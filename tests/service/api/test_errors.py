@@ -19,9 +19,7 @@ def handle(exc: Exception):  # type: ignore[no-untyped-def]
 
 
 def test_a_field_validation_error_keeps_its_field_details():
-    status, body = handle(
-        exceptions.ValidationError({"name": ["Too long."], "file": ["Missing."]})
-    )
+    status, body = handle(exceptions.ValidationError({"name": ["Too long."], "file": ["Missing."]}))
     assert status == 400
     assert body == error_body(
         "invalid",
@@ -37,9 +35,7 @@ def test_a_validation_error_without_fields_goes_under_non_field_errors():
 
 
 def test_nested_validation_details_stay_nested_as_plain_strings():
-    _, body = handle(
-        exceptions.ValidationError({"options": {"depth": ["Must be positive."]}})
-    )
+    _, body = handle(exceptions.ValidationError({"options": {"depth": ["Must be positive."]}}))
     assert body["error"]["details"] == {"options": {"depth": ["Must be positive."]}}
     assert type(body["error"]["details"]["options"]["depth"][0]) is str
 
@@ -101,8 +97,6 @@ def test_a_wrong_method_over_http_is_method_not_allowed(alice_client):
 
 @pytest.mark.django_db
 def test_malformed_json_over_http_is_a_parse_error(anon_client):
-    response = anon_client.post(
-        "/api/auth/token/", data="{oops", content_type="application/json"
-    )
+    response = anon_client.post("/api/auth/token/", data="{oops", content_type="application/json")
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "parse_error"

@@ -78,8 +78,10 @@ def test_a_boolean_filter_that_is_not_a_boolean_is_invalid(anon_client, url, fie
     assert (status, code, list(details)) == (400, "invalid", [field])
 
 
-@pytest.mark.parametrize(("value", "rated"), [("true", True), ("1", True), ("false", False),
-                                               ("0", False), ("False", False)])
+@pytest.mark.parametrize(
+    ("value", "rated"),
+    [("true", True), ("1", True), ("false", False), ("0", False), ("False", False)],
+)
 def test_the_rated_filter_takes_the_usual_spellings(anon_client, two_matches, value, rated):
     kete, kiswahili = two_matches
     want = [kete.pk] if rated else [kiswahili.pk]
@@ -91,8 +93,12 @@ def test_the_rated_filter_takes_the_usual_spellings(anon_client, two_matches, va
 
 @pytest.mark.parametrize(
     "url",
-    ["/api/matches/?variant=bogus", "/api/tournaments/?variant=bogus",
-     "/api/engines/?variant=bogus", "/api/leaderboard/?variant=bogus"],
+    [
+        "/api/matches/?variant=bogus",
+        "/api/tournaments/?variant=bogus",
+        "/api/engines/?variant=bogus",
+        "/api/leaderboard/?variant=bogus",
+    ],
 )
 @pytest.mark.django_db
 def test_an_unknown_variant_filter_is_unknown_variant_everywhere(anon_client, url):
@@ -116,8 +122,9 @@ def test_the_engine_variant_filter_takes_aliases(anon_client, alice1, bob1):
 
 
 @pytest.mark.parametrize("value", ["abc", "-1", "0", "000", "1.5", " 5"])
-@pytest.mark.parametrize("url", ["/api/matches/", "/api/tournaments/", "/api/engines/",
-                                 "/api/leaderboard/?variant=kete"])
+@pytest.mark.parametrize(
+    "url", ["/api/matches/", "/api/tournaments/", "/api/engines/", "/api/leaderboard/?variant=kete"]
+)
 @pytest.mark.django_db
 def test_a_page_size_that_is_not_a_positive_integer_is_invalid_and_names_the_cap(
     anon_client, url, value

@@ -22,9 +22,7 @@ def error_of(response) -> tuple[int, str, dict]:  # type: ignore[no-untyped-def]
 
 @pytest.mark.django_db
 def test_a_deeply_nested_json_body_is_a_parse_error_not_a_crash(anon_client):
-    response = anon_client.post(
-        "/api/auth/register/", data=DEEP, content_type="application/json"
-    )
+    response = anon_client.post("/api/auth/register/", data=DEEP, content_type="application/json")
     status, code, _ = error_of(response)
     assert (status, code) == (400, "parse_error")
 

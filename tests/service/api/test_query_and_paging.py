@@ -57,8 +57,9 @@ def one_of_each(many_matches, alice1):  # type: ignore[no-untyped-def]
 
     Tournament.objects.create(name="t", variant="bao-la-kete", time_control="10+0.1",
                               start_at=timezone.now())  # fmt: skip
-    Rating.objects.create(engine_version=alice1, variant="bao-la-kete", games=1, wins=1,
-                          rating=1500.0)
+    Rating.objects.create(
+        engine_version=alice1, variant="bao-la-kete", games=1, wins=1, rating=1500.0
+    )
     match = Match.objects.first()
     Match.objects.filter(pk=match.pk).update(status=Match.Status.RUNNING)
     LiveGame.objects.create(match=match, index=1, south=alice1, north=alice1, start_position="-")
@@ -76,9 +77,7 @@ def one_of_each(many_matches, alice1):  # type: ignore[no-untyped-def]
         ("/api/live/?ordering=status", "matches_livegame"),
     ],
 )
-def test_every_paginated_list_orders_by_its_primary_key_last(
-    anon_client, one_of_each, url, table
-):
+def test_every_paginated_list_orders_by_its_primary_key_last(anon_client, one_of_each, url, table):
     with CaptureQueriesContext(connection) as ctx:
         response = anon_client.get(url)
     assert response.status_code == 200, response.content

@@ -59,9 +59,7 @@ def test_the_accounts_and_engines_views_generate_without_warnings_or_errors():
     ]
     GENERATOR_STATS.reset()
     with GENERATOR_STATS.silence():
-        schema = SchemaGenerator(patterns=patterns).get_schema(
-            request=None, public=True
-        )
+        schema = SchemaGenerator(patterns=patterns).get_schema(request=None, public=True)
     assert dict(GENERATOR_STATS._warn_cache) == {}
     assert dict(GENERATOR_STATS._error_cache) == {}
     assert set(schema["paths"]) == set(OUR_PATHS)
@@ -87,8 +85,14 @@ def _ok_body(schema: dict, path: str, method: str = "get") -> dict:
 
 @pytest.mark.parametrize(
     "path",
-    ["/api/leaderboard/", "/api/tournaments/", "/api/engines/{name}/ratings/", "/api/matches/",
-     "/api/engines/", "/api/live/"],
+    [
+        "/api/leaderboard/",
+        "/api/tournaments/",
+        "/api/engines/{name}/ratings/",
+        "/api/matches/",
+        "/api/engines/",
+        "/api/live/",
+    ],
 )
 def test_every_list_is_documented_as_a_page(anon_client, path):
     schema = _schema(anon_client)
@@ -104,8 +108,10 @@ def test_the_schema_documents_what_the_answers_hold(anon_client):
     assert match["properties"]["tournament"].get("nullable") is True  # null for a challenge
     user = _resolve(schema, _ok_body(schema, "/api/auth/me/"))
     assert "format" not in user["properties"]["email"]  # "" when none was given
-    for path, method in (("/api/tournaments/{tournament_id}/", "get"),
-                         ("/api/tournaments/", "post")):
+    for path, method in (
+        ("/api/tournaments/{tournament_id}/", "get"),
+        ("/api/tournaments/", "post"),
+    ):
         tournament = _ok_body(schema, path, method)
         assert {"standings", "crosstable", "progress", "entries"} <= set(tournament["properties"])
         standing = _resolve(schema, tournament["properties"]["standings"]["items"])

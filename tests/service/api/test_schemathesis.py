@@ -29,9 +29,7 @@ EXAMPLES = int(os.environ.get("BAO_SCHEMATHESIS_EXAMPLES", "25"))
 
 
 @pytest.fixture
-def api_world(
-    alice1: Any, bob1: Any, alice_client: Any, settings: Any
-) -> Iterator[dict[str, str]]:
+def api_world(alice1: Any, bob1: Any, alice_client: Any, settings: Any) -> Iterator[dict[str, str]]:
     """Rows for the generated requests to find (alice's and bob's engines, a tournament of the
     two with a match) and alice's token (sent with every request); uploads go to a private
     engines directory."""

@@ -25,8 +25,12 @@ def test_a_misspelt_json_field_of_a_challenge_is_refused_and_no_match_is_made(
 
     response = alice_client.post(
         "/api/matches/",
-        {"engine": "alice1", "opponent": "bob1", "variant": "bao-la-kete",
-         "time_controll": "10+0.1"},
+        {
+            "engine": "alice1",
+            "opponent": "bob1",
+            "variant": "bao-la-kete",
+            "time_controll": "10+0.1",
+        },
         format="json",
     )
     error = _refusal(response)

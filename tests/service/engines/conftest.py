@@ -94,9 +94,7 @@ def zip_upload(
     return SimpleUploadedFile(name, buffer.getvalue(), content_type="application/zip")
 
 
-def tar_upload(
-    members: dict[str, bytes], name: str = "engine.tar.gz"
-) -> SimpleUploadedFile:
+def tar_upload(members: dict[str, bytes], name: str = "engine.tar.gz") -> SimpleUploadedFile:
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
         for member, data in members.items():

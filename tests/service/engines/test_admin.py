@@ -14,9 +14,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def admin_client(client):  # type: ignore[no-untyped-def]
-    get_user_model().objects.create_superuser(
-        "root", "root@example.org", "admin password 1"
-    )
+    get_user_model().objects.create_superuser("root", "root@example.org", "admin password 1")
     client.login(username="root", password="admin password 1")
     return client
 

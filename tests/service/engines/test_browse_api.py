@@ -79,9 +79,7 @@ def test_it_filters_by_owner_enabled_and_bundled(anon_client, world):
     assert names(anon_client.get("/api/engines/?owner=bob")) == ["cheetah", "dingo"]
     assert names(anon_client.get("/api/engines/?enabled=false")) == ["badger"]
     assert names(anon_client.get("/api/engines/?bundled=true")) == ["dingo"]
-    assert names(anon_client.get("/api/engines/?owner=alice&enabled=true")) == [
-        "aardvark"
-    ]
+    assert names(anon_client.get("/api/engines/?owner=alice&enabled=true")) == ["aardvark"]
 
 
 def test_it_filters_by_variant_among_active_versions_only(anon_client, world):
@@ -167,18 +165,14 @@ def test_a_partial_patch_leaves_other_fields_alone(alice_client, world):
 
 
 def test_another_user_cannot_patch_an_engine(bob_client, world):
-    response = bob_client.patch(
-        "/api/engines/aardvark/", {"is_enabled": False}, format="json"
-    )
+    response = bob_client.patch("/api/engines/aardvark/", {"is_enabled": False}, format="json")
     assert response.status_code == 403
     assert response.json()["error"]["code"] == "engine_not_yours"
     assert Engine.objects.get(name="aardvark").is_enabled is True
 
 
 def test_anonymous_users_cannot_patch(anon_client, world):
-    response = anon_client.patch(
-        "/api/engines/aardvark/", {"is_enabled": False}, format="json"
-    )
+    response = anon_client.patch("/api/engines/aardvark/", {"is_enabled": False}, format="json")
     assert response.status_code == 401
     assert response.json()["error"]["code"] == "not_authenticated"
     assert Engine.objects.get(name="aardvark").is_enabled is True

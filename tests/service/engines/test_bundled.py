@@ -23,9 +23,7 @@ def test_it_registers_the_three_bundled_engines_active_under_the_system_user():
     arena = get_user_model().objects.get(username="arena")
     assert not arena.has_usable_password()
     assert list(
-        Engine.objects.filter(owner=arena, is_bundled=True).values_list(
-            "name", flat=True
-        )
+        Engine.objects.filter(owner=arena, is_bundled=True).values_list("name", flat=True)
     ) == [
         "greedy",
         "random",

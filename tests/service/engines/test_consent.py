@@ -39,15 +39,22 @@ def make_engine(owner: Any, name: str, *, bundled: bool = False) -> Engine:
 @pytest.fixture
 def world(alice: Any, bob: Any) -> dict[str, Engine]:
     """alice owns a1 and a2, bob owns b1."""
-    return {name: make_engine(owner, name) for owner, name in ((alice, "a1"), (alice, "a2"),
-                                                                 (bob, "b1"))}
+    return {
+        name: make_engine(owner, name)
+        for owner, name in ((alice, "a1"), (alice, "a2"), (bob, "b1"))
+    }
 
 
 def challenge(client: Any, engine: str, opponent: str, rated: bool = True) -> Any:
     return client.post(
         "/api/matches/",
-        {"engine": engine, "opponent": opponent, "variant": "kete", "time_control": "5+0",
-         "rated": rated},
+        {
+            "engine": engine,
+            "opponent": opponent,
+            "variant": "kete",
+            "time_control": "5+0",
+            "rated": rated,
+        },
         format="json",
     )
 
@@ -55,8 +62,13 @@ def challenge(client: Any, engine: str, opponent: str, rated: bool = True) -> An
 def rated_gauntlet_a1_b1_a2(client: Any) -> Any:
     response = client.post(
         "/api/tournaments/",
-        {"name": "Cup", "variant": "kete", "engines": ["a1", "b1", "a2"],
-         "time_control": "5+0", "format": "gauntlet"},
+        {
+            "name": "Cup",
+            "variant": "kete",
+            "engines": ["a1", "b1", "a2"],
+            "time_control": "5+0",
+            "format": "gauntlet",
+        },
         format="json",
     )
     assert response.status_code == 201, response.json()
@@ -70,18 +82,25 @@ def set_consent(client: Any, name: str, **consent: Any) -> Any:
 def test_the_defaults_allow_everything_as_before(world: dict[str, Engine], anon_client) -> None:
     body = anon_client.get("/api/engines/b1/").json()
     assert body["consent"] == {
-        "rated_pairing": "anyone", "challenges": "all", "ladder": True, "version_tests": True
+        "rated_pairing": "anyone",
+        "challenges": "all",
+        "ladder": True,
+        "version_tests": True,
     }
     for kind in PairingKind:
-        assert pairing_refusal(world["b1"], kind=kind, rated=True, requester=world["a1"].owner) \
-            is None
+        assert (
+            pairing_refusal(world["b1"], kind=kind, rated=True, requester=world["a1"].owner) is None
+        )
 
 
 def test_the_owner_sets_consent_and_only_the_owner(world, alice_client, bob_client) -> None:
     response = set_consent(bob_client, "b1", challenges="unrated", ladder=False)
     assert response.status_code == 200
     assert response.json()["consent"] == {
-        "rated_pairing": "anyone", "challenges": "unrated", "ladder": False, "version_tests": True
+        "rated_pairing": "anyone",
+        "challenges": "unrated",
+        "ladder": False,
+        "version_tests": True,
     }
     refused = set_consent(alice_client, "b1", challenges="all")
     assert refused.status_code == 403
@@ -115,7 +134,10 @@ def test_challenges_follow_the_opponents_consent(
     error = response.json()["error"]
     assert error["code"] == "pairing_refused"
     assert error["details"] == {
-        "engine": "b1", "kind": "challenge", "setting": "challenges", "value": setting
+        "engine": "b1",
+        "kind": "challenge",
+        "setting": "challenges",
+        "value": setting,
     }
     assert Match.objects.count() == 0
 
@@ -126,7 +148,9 @@ def test_own_events_only_refuses_rated_play_by_others_but_not_the_owners(
     set_consent(bob_client, "b1", rated_pairing="own_events")
     refused = challenge(alice_client, "a1", "b1")
     assert (refused.status_code, refused.json()["error"]["details"]["setting"]) == (
-        403, "rated_pairing")
+        403,
+        "rated_pairing",
+    )
     assert challenge(alice_client, "a1", "b1", rated=False).status_code == 201
     # Bob's own rated challenge with it is his own event.
     assert challenge(bob_client, "b1", "a1").status_code == 201
@@ -140,8 +164,13 @@ def test_own_events_only_refuses_rated_play_by_others_but_not_the_owners(
     assert tournament.json()["error"]["details"]["kind"] == "tournament"
     unrated = alice_client.post(
         "/api/tournaments/",
-        {"name": "Cup", "variant": "kete", "engines": ["a1", "b1"], "time_control": "5+0",
-         "rated": False},
+        {
+            "name": "Cup",
+            "variant": "kete",
+            "engines": ["a1", "b1"],
+            "time_control": "5+0",
+            "rated": False,
+        },
         format="json",
     )
     assert unrated.status_code == 201
@@ -167,8 +196,9 @@ def test_ladder_and_version_tests_ask_the_same_function(world, alice) -> None:
     assert refusal.status_code == 403
     refusal = pairing_refusal(b1, kind=PairingKind.VERSION_TEST, rated=False, requester=alice)
     assert refusal is not None and refusal.details["setting"] == "version_tests"
-    assert pairing_refusal(b1, kind=PairingKind.VERSION_TEST, rated=False, requester=b1.owner) \
-        is None
+    assert (
+        pairing_refusal(b1, kind=PairingKind.VERSION_TEST, rated=False, requester=b1.owner) is None
+    )
     # The ladder is nobody's own event: the owner's say-so there is the ladder setting alone.
     b1.consent_ladder = True
     b1.consent_rated = "own_events"
@@ -185,8 +215,13 @@ def test_games_between_two_engines_of_one_owner_are_never_rated(
     assert challenge(alice_client, "a1", "b1", rated=True).json()["rated"] is True
     response = bob_client.post(
         "/api/tournaments/",
-        {"name": "Cup", "variant": "kete", "engines": ["b1", "a1", "a2"],
-         "time_control": "5+0", "rated": False},
+        {
+            "name": "Cup",
+            "variant": "kete",
+            "engines": ["b1", "a1", "a2"],
+            "time_control": "5+0",
+            "rated": False,
+        },
         format="json",
     )
     assert response.status_code == 201

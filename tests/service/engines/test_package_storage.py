@@ -46,9 +46,7 @@ def test_an_upload_is_stored_in_the_database_and_another_host_runs_it_from_its_c
 ):
     version = _upload(alice_client)
     web_var = engines_dir.parent
-    assert PackageBlob.objects.get(name=f"{DIGEST}/engine.py").size_bytes == len(
-        FIRST_MOVE_ENGINE
-    )
+    assert PackageBlob.objects.get(name=f"{DIGEST}/engine.py").size_bytes == len(FIRST_MOVE_ENGINE)
     var = Path(tempfile.mkdtemp(prefix="bao-other-host-"))
     try:
         settings.VAR_DIR = var

@@ -55,7 +55,11 @@ def test_validation_keeps_the_stderr_tail_out_of_the_public_reason(
 
 @pytest.mark.parametrize("path", ["/api/engines/alpha/versions/1/", "/api/engines/alpha/"])
 def test_the_owner_and_staff_see_the_log_others_see_null(
-    rejected: EngineVersion, alice_client: Any, bob: Any, bob_client: Any, anon_client: Any,
+    rejected: EngineVersion,
+    alice_client: Any,
+    bob: Any,
+    bob_client: Any,
+    anon_client: Any,
     path: str,
 ) -> None:
     def seen(client: Any) -> tuple[str, str | None]:
@@ -83,13 +87,24 @@ def test_the_migration_splits_old_reasons_at_the_stderr_marker(alice: Any) -> No
     }
     for number, reason in old.items():
         EngineVersion.objects.create(
-            engine=engine, number=number, status="rejected", rejection_code="crash",
-            rejection_reason=reason, original_filename="e", sha256="0" * 64, size_bytes=1,
-            storage_path=f"old/{number}")
+            engine=engine,
+            number=number,
+            status="rejected",
+            rejection_code="crash",
+            rejection_reason=reason,
+            original_filename="e",
+            sha256="0" * 64,
+            size_bytes=1,
+            storage_path=f"old/{number}",
+        )
     migration.split_reasons(apps, None)
     got = list(engine.versions.order_by("number").values_list("rejection_reason", "rejection_log"))
-    assert got == [("crash: exit code 3", "line 1\nline 2\n"),
-                   ("handshake_failed: bepok without an 'id name' line", "")]
+    assert got == [
+        ("crash: exit code 3", "line 1\nline 2\n"),
+        ("handshake_failed: bepok without an 'id name' line", ""),
+    ]
     migration.join_reasons(apps, None)
     assert list(engine.versions.order_by("number").values_list("rejection_reason", flat=True)) == [
-        old[1], old[2]]
+        old[1],
+        old[2],
+    ]

@@ -81,9 +81,7 @@ def test_a_second_upload_by_the_owner_is_version_2(alice_client):
     assert Engine.objects.get().description == ""
 
 
-def test_it_rejects_an_upload_under_a_foreign_engine_name(
-    alice_client, bob_client, engines_dir
-):
+def test_it_rejects_an_upload_under_a_foreign_engine_name(alice_client, bob_client, engines_dir):
     assert upload(bob_client).status_code == 201
     before = stored_files(engines_dir)
     response = upload(alice_client)
@@ -121,9 +119,7 @@ def test_it_accepts_a_zip_with_a_manifest(alice_client, engines_dir):
 def test_it_accepts_a_tar_gz_whose_manifest_is_in_a_top_level_directory(alice_client):
     response = upload(
         alice_client,
-        file=tar_upload(
-            {"zipped/bao-engine.json": MANIFEST, "zipped/main.py": FIRST_MOVE_ENGINE}
-        ),
+        file=tar_upload({"zipped/bao-engine.json": MANIFEST, "zipped/main.py": FIRST_MOVE_ENGINE}),
     )
     assert response.status_code == 201
     package = EngineVersion.objects.get().package()
@@ -142,9 +138,7 @@ def test_it_recognises_an_archive_by_its_content_not_its_name(alice_client):
 
 
 def test_it_rejects_an_archive_with_parent_paths(alice_client, engines_dir):
-    archive = zip_upload(
-        {"bao-engine.json": MANIFEST, "../escape.py": FIRST_MOVE_ENGINE}
-    )
+    archive = zip_upload({"bao-engine.json": MANIFEST, "../escape.py": FIRST_MOVE_ENGINE})
     response = upload(alice_client, file=archive)
     assert response.status_code == 400
     error = response.json()["error"]
@@ -157,9 +151,7 @@ def test_it_rejects_an_archive_with_parent_paths(alice_client, engines_dir):
 def test_it_rejects_an_archive_with_a_bad_manifest(alice_client, engines_dir):
     response = upload(
         alice_client,
-        file=zip_upload(
-            {"bao-engine.json": b"{not json", "main.py": FIRST_MOVE_ENGINE}
-        ),
+        file=zip_upload({"bao-engine.json": b"{not json", "main.py": FIRST_MOVE_ENGINE}),
     )
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "bad_manifest"
@@ -184,9 +176,7 @@ def test_it_rejects_a_corrupt_archive_as_a_bad_upload(alice_client, engines_dir)
 
 
 def test_it_rejects_a_text_file_that_is_not_a_script(alice_client, engines_dir):
-    response = upload(
-        alice_client, file=SimpleUploadedFile("notes.txt", b"print('hello')\n")
-    )
+    response = upload(alice_client, file=SimpleUploadedFile("notes.txt", b"print('hello')\n"))
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "not_executable"
     assert "#!" in response.json()["error"]["message"]
@@ -221,12 +211,8 @@ def test_it_refuses_a_huge_body_from_its_content_length_before_reading_it(
     assert_nothing_stored(engines_dir)
 
 
-def test_it_rejects_an_archive_that_unpacks_beyond_the_cap(
-    alice_client, engines_dir, settings
-):
-    settings.BAO_ENGINE_MAX_BYTES = (
-        4096  # unpacked cap: 4 x 4096 bytes; zeros compress well
-    )
+def test_it_rejects_an_archive_that_unpacks_beyond_the_cap(alice_client, engines_dir, settings):
+    settings.BAO_ENGINE_MAX_BYTES = 4096  # unpacked cap: 4 x 4096 bytes; zeros compress well
     # Deflated (zip_upload stores): the archive is under the upload cap, its content is not.
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zf:
@@ -247,12 +233,8 @@ def test_it_rejects_an_archive_that_unpacks_beyond_the_cap(
     assert_nothing_stored(engines_dir)
 
 
-def test_it_rejects_a_missing_file_and_a_bad_name_with_field_details(
-    alice_client, engines_dir
-):
-    response = alice_client.post(
-        "/api/engines/", {"name": "not a slug!"}, format="multipart"
-    )
+def test_it_rejects_a_missing_file_and_a_bad_name_with_field_details(alice_client, engines_dir):
+    response = alice_client.post("/api/engines/", {"name": "not a slug!"}, format="multipart")
     assert response.status_code == 400
     error = response.json()["error"]
     assert error["code"] == "invalid"

@@ -31,9 +31,7 @@ def upload(
         format="multipart",
     )
     assert response.status_code == 201, response.json()
-    return EngineVersion.objects.get(
-        engine__name=name, number=response.json()["number"]
-    )
+    return EngineVersion.objects.get(engine__name=name, number=response.json()["number"])
 
 
 def test_a_working_engine_becomes_active_with_its_handshake_facts(alice_client):
@@ -115,9 +113,7 @@ def test_a_version_left_validating_by_a_dead_worker_is_validated_again(alice_cli
     assert validate_engine_version(version.pk) == "active"
 
 
-def test_a_sandbox_that_cannot_start_defers_instead_of_rejecting(
-    alice_client, settings
-):
+def test_a_sandbox_that_cannot_start_defers_instead_of_rejecting(alice_client, settings):
     version = upload(alice_client)
     settings.BAO_SANDBOX_MODE = "bwrap"
     settings.BAO_SANDBOX_REQUIRE_FULL = True
@@ -164,9 +160,7 @@ def test_an_upload_enqueues_its_validation_after_commit(
             )
     finally:
         app.conf.task_always_eager = eager
-    assert (
-        response.json()["status"] == "pending"
-    )  # the response is written before validation runs
+    assert response.json()["status"] == "pending"  # the response is written before validation runs
     assert EngineVersion.objects.get().status == "active"
 
 

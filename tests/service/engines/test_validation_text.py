@@ -61,7 +61,10 @@ def test_an_engine_writing_nul_in_its_id_info_and_stderr_becomes_active(alice_cl
     assert validate_engine_version(version.pk) == "active"
     version.refresh_from_db()
     assert (version.status, version.reported_name, version.reported_author) == (
-        "active", f"nul{R}text", f"bell{R}author")
+        "active",
+        f"nul{R}text",
+        f"bell{R}author",
+    )
 
 
 def test_an_engine_that_crashes_after_nul_on_stderr_is_rejected_with_its_stderr(alice_client):
@@ -79,15 +82,22 @@ def test_a_verdict_holding_nul_is_stored_with_u_fffd(alice_client, monkeypatch):
     def verdict(package, *, config=None):  # type: ignore[no-untyped-def]
         # As if some engine text had reached the verdict without the referee's cleaning.
         return validation.Verdict(
-            ok=False, code="invalid_output", reason="bad \x00 reply",
-            variants=["bao-la-kete"], name="n\x00", author="\ud800",
+            ok=False,
+            code="invalid_output",
+            reason="bad \x00 reply",
+            variants=["bao-la-kete"],
+            name="n\x00",
+            author="\ud800",
         )
 
     monkeypatch.setattr(validation, "check_package", verdict)
     assert validate_engine_version(version.pk) == "rejected"
     version.refresh_from_db()
     assert (version.rejection_reason, version.reported_name, version.reported_author) == (
-        f"bad {R} reply", f"n{R}", R)
+        f"bad {R} reply",
+        f"n{R}",
+        R,
+    )
 
 
 def test_a_verdict_the_database_refuses_rejects_the_version_with_the_reason(
@@ -108,7 +118,8 @@ def test_a_verdict_the_database_refuses_rejects_the_version_with_the_reason(
     assert calls == ["active", "rejected"]
     version = EngineVersion.objects.get(pk=version.pk)
     assert (version.status, version.rejection_code, version.rejection_reason) == (
-        "rejected", "invalid_output",
+        "rejected",
+        "invalid_output",
         "invalid_output: the engine's output could not be stored "
         "(DataError: value too long for type character varying(128))",
     )

@@ -22,8 +22,16 @@ from arena.rules import VARIANTS
 BUNDLED = Path(__file__).resolve().parents[3] / "engines" / "bundled"
 
 
-def make_version(owner, name: str, script: str, *, number: int = 1, status: str = "active",
-                 variants: tuple[str, ...] = VARIANTS, enabled: bool = True):  # type: ignore[no-untyped-def]
+def make_version(
+    owner,
+    name: str,
+    script: str,
+    *,
+    number: int = 1,
+    status: str = "active",
+    variants: tuple[str, ...] = VARIANTS,
+    enabled: bool = True,
+):  # type: ignore[no-untyped-def]
     from engines import storage
     from engines.models import Engine, EngineVersion
 

@@ -38,7 +38,11 @@ def test_it_creates_a_pending_match_and_queues_it_once_committed(
         match = _create(greedy, randomer, seed=42)
     match.refresh_from_db()
     assert (match.variant, match.time_control, match.seed, match.status) == (
-        "bao-la-kete", "2+0.1", 42, "pending")
+        "bao-la-kete",
+        "2+0.1",
+        42,
+        "pending",
+    )
     # The message only wakes a slot (the match id is a hint); each match's own time limit is
     # enforced by its lease keeper, so the message carries none.
     assert sent == [{"args": [match.pk], "countdown": None}]
@@ -91,7 +95,10 @@ def test_it_rejects_an_engine_its_owner_disabled_with_its_own_code(arena_user, g
     with pytest.raises(services.errors.EngineDisabled) as info:
         _create(greedy, other)
     assert (info.value.status_code, info.value.default_code, info.value.details) == (
-        409, "engine_disabled", {"engine": "other"})
+        409,
+        "engine_disabled",
+        {"engine": "other"},
+    )
     assert str(info.value.detail) == "engine other is disabled by its owner."
 
 
@@ -113,8 +120,14 @@ def _aged(match: Match, **fields) -> None:  # type: ignore[no-untyped-def]
 def test_the_requeue_job_sends_a_match_whose_worker_died(greedy, randomer, sent) -> None:
     match = _create(greedy, randomer)
     now = timezone.now()
-    _aged(match, status="running", attempts=1, lease_token="dead",
-          queued_at=now - timedelta(minutes=5), lease_expires_at=now - timedelta(seconds=1))
+    _aged(
+        match,
+        status="running",
+        attempts=1,
+        lease_token="dead",
+        queued_at=now - timedelta(minutes=5),
+        lease_expires_at=now - timedelta(seconds=1),
+    )
     report = recovery.matches_requeue_stale()
     assert (report.requeued, report.aborted) == ([match.pk], [])
     assert [c["args"] for c in sent] == [[match.pk]]
@@ -123,12 +136,15 @@ def test_the_requeue_job_sends_a_match_whose_worker_died(greedy, randomer, sent)
     assert len(sent) == 1
 
 
-def test_the_requeue_job_leaves_live_leases_and_fresh_matches_alone(
-    greedy, randomer, sent
-) -> None:
+def test_the_requeue_job_leaves_live_leases_and_fresh_matches_alone(greedy, randomer, sent) -> None:
     live = _create(greedy, randomer)
-    _aged(live, status="running", attempts=1, lease_token="t",
-          lease_expires_at=timezone.now() + timedelta(minutes=1))
+    _aged(
+        live,
+        status="running",
+        attempts=1,
+        lease_token="t",
+        lease_expires_at=timezone.now() + timedelta(minutes=1),
+    )
     fresh = _create(greedy, randomer)  # pending, not queued yet, created just now
     queued = _create(greedy, randomer)
     _aged(queued, queued_at=timezone.now() - timedelta(minutes=1))  # waiting in a busy queue
@@ -150,8 +166,13 @@ def test_the_requeue_job_sends_a_pending_match_that_was_never_queued(
 def test_the_requeue_job_aborts_a_match_out_of_attempts(greedy, randomer, sent, settings) -> None:
     settings.BAO_MATCH_MAX_ATTEMPTS = 3
     match = _create(greedy, randomer)
-    _aged(match, status="running", attempts=3, lease_token="dead",
-          lease_expires_at=timezone.now() - timedelta(seconds=1))
+    _aged(
+        match,
+        status="running",
+        attempts=3,
+        lease_token="dead",
+        lease_expires_at=timezone.now() - timedelta(seconds=1),
+    )
     assert recovery.matches_requeue_stale() == recovery.RequeueReport([], [match.pk], [])
     match.refresh_from_db()
     assert (match.status, match.lease_token) == ("aborted", "")
@@ -171,7 +192,11 @@ def test_the_requeue_job_is_registered_once_with_celery_beat() -> None:
     # Every 10 s (BAO_REQUEUE_SCAN_SECONDS): a dead worker's match is noticed within
     # about half a minute (30 s lease + one scan).
     assert (task.task, task.enabled, task.interval.every, task.interval.period) == (
-        REQUEUE_TASK, True, 10, "seconds")
+        REQUEUE_TASK,
+        True,
+        10,
+        "seconds",
+    )
 
 
 def test_the_requeue_job_sends_again_when_its_own_message_was_lost(
@@ -181,8 +206,14 @@ def test_the_requeue_job_sends_again_when_its_own_message_was_lost(
     match = _create(greedy, randomer)
     now = timezone.now()
     # Requeued after its lease expired, and still unclaimed 4 min later.
-    _aged(match, status="running", attempts=1, lease_token="dead",
-          lease_expires_at=now - timedelta(minutes=30), queued_at=now - timedelta(minutes=4))
+    _aged(
+        match,
+        status="running",
+        attempts=1,
+        lease_token="dead",
+        lease_expires_at=now - timedelta(minutes=30),
+        queued_at=now - timedelta(minutes=4),
+    )
     assert recovery.matches_requeue_stale().requeued == [match.pk]
     _aged(match, queued_at=now - timedelta(minutes=2))
     assert recovery.matches_requeue_stale().requeued == []

@@ -25,10 +25,16 @@ def no_broker(monkeypatch) -> list[int]:  # type: ignore[no-untyped-def]
 
 
 def _match(a, b, *, user=None, priority=Match.Priority.INTERACTIVE, age_s=0.0):  # type: ignore[no-untyped-def]
-    match = Match.objects.create(engine_a=a, engine_b=b, variant="bao-la-kete",
-                                 time_control="2+0.1", seed=1, submitter=user, priority=priority)
-    Match.objects.filter(pk=match.pk).update(
-        created_at=timezone.now() - timedelta(seconds=age_s))
+    match = Match.objects.create(
+        engine_a=a,
+        engine_b=b,
+        variant="bao-la-kete",
+        time_control="2+0.1",
+        seed=1,
+        submitter=user,
+        priority=priority,
+    )
+    Match.objects.filter(pk=match.pk).update(created_at=timezone.now() - timedelta(seconds=age_s))
     return match
 
 
@@ -39,7 +45,8 @@ def _ran(match: Match, seconds: float, *, running: bool = False) -> None:
         started_at=now - timedelta(seconds=seconds),
         finished_at=None if running else now,
         lease_expires_at=now + timedelta(seconds=30) if running else None,
-        lease_token="live" if running else "")
+        lease_token="live" if running else "",
+    )
 
 
 def test_a_higher_class_goes_first_whatever_its_age(greedy, randomer, alice) -> None:
@@ -68,8 +75,10 @@ def test_worker_time_outside_the_window_does_not_count(
     settings.BAO_FAIR_SHARE_WINDOW_SECONDS = 600
     old = _match(greedy, randomer, user=alice)
     Match.objects.filter(pk=old.pk).update(
-        status="finished", started_at=timezone.now() - timedelta(hours=3),
-        finished_at=timezone.now() - timedelta(hours=2))
+        status="finished",
+        started_at=timezone.now() - timedelta(hours=3),
+        finished_at=timezone.now() - timedelta(hours=2),
+    )
     recent = _match(greedy, randomer, user=bob)
     _ran(recent, 30)
     now = timezone.now()
@@ -118,19 +127,37 @@ def test_a_challenge_over_the_users_queue_cap_is_refused_with_queue_full(
 ) -> None:
     settings.BAO_QUEUE_MAX_PER_USER = 2
     for _ in range(2):
-        services.match_challenge(user=alice, engine="alice-greedy", opponent="bob-random",
-                                 variant="kete", time_control="2+0.1")
+        services.match_challenge(
+            user=alice,
+            engine="alice-greedy",
+            opponent="bob-random",
+            variant="kete",
+            time_control="2+0.1",
+        )
     with pytest.raises(services.errors.QueueFull) as info:
-        services.match_challenge(user=alice, engine="alice-greedy", opponent="bob-random",
-                                 variant="kete", time_control="2+0.1")
+        services.match_challenge(
+            user=alice,
+            engine="alice-greedy",
+            opponent="bob-random",
+            variant="kete",
+            time_control="2+0.1",
+        )
     assert (info.value.status_code, info.value.default_code, info.value.details) == (
-        409, "queue_full", {"queued": 2, "adding": 1, "limit": 2})
+        409,
+        "queue_full",
+        {"queued": 2, "adding": 1, "limit": 2},
+    )
     assert Match.objects.filter(submitter=alice).count() == 2
     # A match being played no longer waits: it frees a place.
     first = Match.objects.filter(submitter=alice).order_by("pk").first()
     Match.objects.filter(pk=first.pk).update(status="running")  # type: ignore[union-attr]
-    services.match_challenge(user=alice, engine="alice-greedy", opponent="bob-random",
-                             variant="kete", time_control="2+0.1")
+    services.match_challenge(
+        user=alice,
+        engine="alice-greedy",
+        opponent="bob-random",
+        variant="kete",
+        time_control="2+0.1",
+    )
 
 
 def test_staff_are_exempt_from_the_queue_cap(alice, alices_engine, bobs_engine, settings) -> None:
@@ -138,8 +165,13 @@ def test_staff_are_exempt_from_the_queue_cap(alice, alices_engine, bobs_engine, 
     alice.is_staff = True
     alice.save()
     for _ in range(3):
-        services.match_challenge(user=alice, engine="alice-greedy", opponent="bob-random",
-                                 variant="kete", time_control="2+0.1")
+        services.match_challenge(
+            user=alice,
+            engine="alice-greedy",
+            opponent="bob-random",
+            variant="kete",
+            time_control="2+0.1",
+        )
     assert Match.objects.filter(submitter=alice).count() == 3
 
 
@@ -170,7 +202,10 @@ def test_a_cancelled_match_is_aborted_with_no_games(greedy, randomer) -> None:
     assert services.match_cancel(running.pk, reason="by alice") is True
     running.refresh_from_db()
     assert (running.status, running.lease_token, running.error) == (
-        "aborted", "", "cancelled: by alice")
+        "aborted",
+        "",
+        "cancelled: by alice",
+    )
     assert running.games.count() == 0
     assert services.match_cancel(running.pk, reason="again") is False
 
@@ -194,8 +229,9 @@ def _one_slot(sent: list, monkeypatch, played: list) -> list[str]:  # type: igno
 
     def play(claim, config=None):  # type: ignore[no-untyped-def]
         played.append((claim.match_id, len(sent)))
-        Match.objects.filter(pk=claim.match_id).update(status="finished",
-                                                       finished_at=timezone.now())
+        Match.objects.filter(pk=claim.match_id).update(
+            status="finished", finished_at=timezone.now()
+        )
         return runner.RECORDED
 
     monkeypatch.setattr(runner, "play_claimed", play)
@@ -223,18 +259,27 @@ def test_a_batch_gets_a_wake_up_per_slot_and_the_chain_plays_every_match(
 
 
 def test_a_challenge_queued_behind_a_batch_goes_first_on_the_chains_next_wake_up(
-    greedy, randomer, alice, bob, no_broker, monkeypatch, settings,
+    greedy,
+    randomer,
+    alice,
+    bob,
+    no_broker,
+    monkeypatch,
+    settings,
     django_capture_on_commit_callbacks,
 ) -> None:
     settings.BAO_WORKER_SLOTS = 1
     gauntlet = _batch(greedy, randomer, 3, django_capture_on_commit_callbacks, submitter=alice)
     Match.objects.filter(pk=gauntlet[0].pk).update(started_at=timezone.now())  # alice used time
     Match.objects.filter(pk=gauntlet[0].pk).update(
-        status="finished", started_at=timezone.now() - timedelta(seconds=60),
-        finished_at=timezone.now())
+        status="finished",
+        started_at=timezone.now() - timedelta(seconds=60),
+        finished_at=timezone.now(),
+    )
     with django_capture_on_commit_callbacks(execute=True):
-        challenge = services.match_create(engine_a=greedy, engine_b=randomer, variant="kete",
-                                          time_control="2+0.1", challenger=bob)
+        challenge = services.match_create(
+            engine_a=greedy, engine_b=randomer, variant="kete", time_control="2+0.1", challenger=bob
+        )
     assert no_broker == [None, challenge.pk]
     played: list[tuple[int, int]] = []
     assert _one_slot(no_broker, monkeypatch, played) == ["recorded"] * 3 + ["skipped"]

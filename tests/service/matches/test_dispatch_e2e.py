@@ -32,21 +32,36 @@ def test_a_long_gauntlet_delays_another_users_challenge_by_one_match_at_most(
     from tournaments.services import tournament_create, tournament_start
 
     make_version(alice, "alice-thinker", THINKER)
-    for name, script in (("greedy", "greedy"), ("random", "random"), ("greedy2", "greedy"),
-                         ("random2", "random")):
+    for name, script in (
+        ("greedy", "greedy"),
+        ("random", "random"),
+        ("greedy2", "greedy"),
+        ("random2", "random"),
+    ):
         make_version(arena_user, name, script)
     make_version(bob, "bob-greedy", "greedy")
     live_worker(concurrency=1)
     gauntlet = tournament_create(
-        name="alice's gauntlet", variant="kingulu", time_control="30+0.5", format="gauntlet",
-        engines=["alice-thinker", "greedy", "random", "greedy2", "random2"], rated=False,
-        created_by=alice)
+        name="alice's gauntlet",
+        variant="kingulu",
+        time_control="30+0.5",
+        format="gauntlet",
+        engines=["alice-thinker", "greedy", "random", "greedy2", "random2"],
+        rated=False,
+        created_by=alice,
+    )
     assert tournament_start(gauntlet.pk)
     alices = Match.objects.filter(tournament=gauntlet)
     assert set(alices.values_list("submitter_id", flat=True)) == {alice.pk}
     wait_for(lambda: alices.filter(status="running").exists(), 30, "the gauntlet's first match")
-    challenge = match_challenge(user=bob, engine="bob-greedy", opponent="random",
-                                variant="kete", time_control="2+0.05", rated=False)
+    challenge = match_challenge(
+        user=bob,
+        engine="bob-greedy",
+        opponent="random",
+        variant="kete",
+        time_control="2+0.05",
+        rated=False,
+    )
     wait_for(lambda: _started(challenge), 60, "bob's challenge to start")
     challenge.refresh_from_db()
     waited = (challenge.started_at - challenge.created_at).total_seconds()
@@ -71,20 +86,28 @@ def test_a_tournament_created_while_rated_play_waits_starts_on_the_next_free_slo
 
     thinker = make_version(arena_user, "thinker", THINKER)
     ladder = [
-        match_create(engine_a=thinker, engine_b=greedy, variant="kingulu",
-                     time_control="30+0.5", priority=Match.Priority.RATED_PLAY)
+        match_create(
+            engine_a=thinker,
+            engine_b=greedy,
+            variant="kingulu",
+            time_control="30+0.5",
+            priority=Match.Priority.RATED_PLAY,
+        )
         for _ in range(3)
     ]
     live_worker(concurrency=1)
     wait_for(lambda: any(_started(m) for m in ladder), 30, "the first rated-play match")
-    tournament = tournament_create(name="cup", variant="kete", time_control="2+0.05",
-                                   engines=["greedy", "random"], rated=False)
+    tournament = tournament_create(
+        name="cup", variant="kete", time_control="2+0.05", engines=["greedy", "random"], rated=False
+    )
     assert tournament_start(tournament.pk)
     (round_one,) = Match.objects.filter(tournament=tournament)
     wait_for(lambda: _started(round_one), 60, "the tournament's first round")
     round_one.refresh_from_db()
-    figure("tournament created -> first round started",
-           (round_one.started_at - round_one.created_at).total_seconds())
+    figure(
+        "tournament created -> first round started",
+        (round_one.started_at - round_one.created_at).total_seconds(),
+    )
     # Only the one already running started before the round (no preemption either). The
     # round itself may be over by now and the next rated-play match started after it.
     before = Match.objects.filter(
@@ -95,7 +118,7 @@ def test_a_tournament_created_while_rated_play_waits_starts_on_the_next_free_slo
 
 
 def test_a_workers_slots_follow_the_cores_and_too_many_are_refused_unless_forced(
-    live_worker
+    live_worker,
 ) -> None:
     cores = host_cores()
     default = live_worker(concurrency=None)
@@ -120,8 +143,7 @@ def test_a_beat_job_runs_at_once_while_every_match_slot_is_busy(
 
     thinker = make_version(arena_user, "thinker", THINKER)
     worker = live_worker(concurrency=1)
-    match = match_create(engine_a=thinker, engine_b=greedy, variant="kete",
-                         time_control="30+0.5")
+    match = match_create(engine_a=thinker, engine_b=greedy, variant="kete", time_control="30+0.5")
     wait_for(lambda: Match.objects.get(pk=match.pk).status == "running", 30, "the match")
     sent = time.monotonic()
     # Routed to the beat queue (settings.BAO_BEAT_QUEUE: this test's queue + ".beat").

@@ -41,8 +41,14 @@ def running(greedy: Any, randomer: Any, monkeypatch: Any) -> tuple[Match, Claim]
 def _record(match: Match) -> dict[str, Any]:
     names = [str(match.engine_a), str(match.engine_b)]
     game = {
-        "index": 1, "south": names[0], "north": names[1], "winner": names[0], "result": "1-0",
-        "termination": "bao_hamna", "plies": 3, "moves": ["f2-", "a1+", "b2+"],
+        "index": 1,
+        "south": names[0],
+        "north": names[1],
+        "winner": names[0],
+        "result": "1-0",
+        "termination": "bao_hamna",
+        "plies": 3,
+        "moves": ["f2-", "a1+", "b2+"],
     }
     return {"engines": names, "games": [game], "score": [1, 0], "winner": names[0]}
 
@@ -100,7 +106,6 @@ def test_an_after_commit_failure_is_logged_and_the_result_stands(
     assert f"match {match.pk} ended (aborted)" in entry.getMessage()
     assert "broken_rating" in entry.getMessage()
     assert entry.exc_info is not None and entry.exc_info[0] is ZeroDivisionError
-
 
 
 def test_the_tournaments_app_finishes_in_the_transaction_and_refits_after_commit(

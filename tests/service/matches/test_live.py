@@ -29,9 +29,15 @@ def test_a_real_match_publishes_every_move_of_every_game(greedy, randomer, fast_
         live = lives[index]
         assert live.moves == game.moves  # every move, with its clock, position and info
         assert (live.status, live.result, live.termination) == (
-            "finished", game.result, game.termination)
+            "finished",
+            game.result,
+            game.termination,
+        )
         assert (live.south_id, live.north_id, live.start_position) == (
-            game.south_id, game.north_id, game.start_position)
+            game.south_id,
+            game.north_id,
+            game.start_position,
+        )
     api = Client().get(f"/api/live/{lives[1].pk}/").json()
     assert api["game"] == games[1].pk and api["status"] == "finished"
 
@@ -42,14 +48,37 @@ def test_the_publisher_never_blocks_the_referee_and_writes_in_order(greedy, rand
     publisher = LivePublisher(match)
     publisher.start()
     start = "4,4,4,4,4,4/4,4,4,4,4,4 S 0:0 0"
-    publisher.on_event({"event": "game_start", "index": 1, "south": "greedy v1",
-                        "north": "random v1", "start_position": start})
-    move = {"event": "move", "index": 1, "ply": 1, "side": "S", "move": "c1", "time_ms": 3,
-            "clock_ms": 2097, "position": "1,0,6,6,0,1/6,6,2,7,0,6 N 7:0 1", "info": ["x"]}
+    publisher.on_event(
+        {
+            "event": "game_start",
+            "index": 1,
+            "south": "greedy v1",
+            "north": "random v1",
+            "start_position": start,
+        }
+    )
+    move = {
+        "event": "move",
+        "index": 1,
+        "ply": 1,
+        "side": "S",
+        "move": "c1",
+        "time_ms": 3,
+        "clock_ms": 2097,
+        "position": "1,0,6,6,0,1/6,6,2,7,0,6 N 7:0 1",
+        "info": ["x"],
+    }
     for _ in range(200):  # a burst: queued at once, written in batches
         publisher.on_event(move)
-    publisher.on_event({"event": "game_end", "index": 1, "result": "1-0", "termination": "score",
-                        "detail": "score"})
+    publisher.on_event(
+        {
+            "event": "game_end",
+            "index": 1,
+            "result": "1-0",
+            "termination": "score",
+            "detail": "score",
+        }
+    )
     publisher.stop()
     live = LiveGame.objects.get(match=match, index=1)
     assert len(live.moves) == 200 and live.moves[0]["info"] == ["x"]
@@ -60,8 +89,9 @@ def test_the_publisher_never_blocks_the_referee_and_writes_in_order(greedy, rand
 def test_inside_a_transaction_the_publisher_stays_off(greedy, randomer) -> None:
     publisher = LivePublisher(_match(greedy, randomer))
     publisher.start()
-    publisher.on_event({"event": "game_start", "index": 1, "south": "greedy v1",
-                        "north": "random v1"})
+    publisher.on_event(
+        {"event": "game_start", "index": 1, "south": "greedy v1", "north": "random v1"}
+    )
     publisher.stop()
     assert publisher.enabled is False and not LiveGame.objects.exists()
 
@@ -70,17 +100,32 @@ def test_inside_a_transaction_the_publisher_stays_off(greedy, randomer) -> None:
 def test_the_api_gives_a_running_games_moves_after_since_with_traces(greedy, randomer) -> None:
     match = _match(greedy, randomer, status="running")
     live = live_game_start(match.pk, 1, greedy.pk, randomer.pk, "4,4,4,4,4,4/4,4,4,4,4,4 S 0:0 0")
-    live_game_moves(live.pk, [
-        {"ply": 1, "side": "S", "move": "c1", "time_ms": 3, "clock_ms": 2097,
-         "position": "1,0,6,6,0,1/6,6,2,7,0,6 N 7:0 1", "info": []},
-    ])
+    live_game_moves(
+        live.pk,
+        [
+            {
+                "ply": 1,
+                "side": "S",
+                "move": "c1",
+                "time_ms": 3,
+                "clock_ms": 2097,
+                "position": "1,0,6,6,0,1/6,6,2,7,0,6 N 7:0 1",
+                "info": [],
+            },
+        ],
+    )
     listed = Client().get("/api/live/").json()["results"]
     assert [(g["id"], g["plies"], g["status"]) for g in listed] == [(live.pk, 1, "running")]
     data = Client().get(f"/api/live/{live.pk}/").json()
     assert data["status"] == "running" and data["game"] is None and data["since"] == 0
     (move,) = data["moves"]
-    assert move["trace"]["laps"] == ["c1(4)->f2", "f2(5)->a2", "a2(5)->e1", "e1(6)->b2",
-                                     "b2(6)->e1"]
+    assert move["trace"]["laps"] == [
+        "c1(4)->f2",
+        "f2(5)->a2",
+        "a2(5)->e1",
+        "e1(6)->b2",
+        "b2(6)->e1",
+    ]
     assert Client().get(f"/api/live/{live.pk}/?since=1").json()["moves"] == []
     bad = Client().get(f"/api/live/{live.pk}/?since=-1")
     assert bad.status_code == 400 and bad.json()["error"]["code"] == "invalid"
@@ -103,7 +148,8 @@ def test_a_replay_serves_each_moves_trace(greedy, randomer, fast_referee) -> Non
 
 @pytest.mark.django_db
 def test_the_live_games_of_a_match_go_once_it_ended_longer_ago_than_the_keep_period(
-        greedy, randomer, settings) -> None:
+    greedy, randomer, settings
+) -> None:
     import datetime as dt
 
     from django.utils import timezone
@@ -117,8 +163,9 @@ def test_the_live_games_of_a_match_go_once_it_ended_longer_ago_than_the_keep_per
     ended_long_ago = now - dt.timedelta(seconds=400)
     finished = _match(greedy, randomer, status="finished", finished_at=ended_long_ago)
     aborted = _match(greedy, randomer, status="aborted", finished_at=ended_long_ago)
-    just_finished = _match(greedy, randomer, status="finished",
-                           finished_at=now - dt.timedelta(seconds=10))
+    just_finished = _match(
+        greedy, randomer, status="finished", finished_at=now - dt.timedelta(seconds=10)
+    )
     running = _match(greedy, randomer, status="running")
     for match, games in ((finished, 2), (aborted, 1), (just_finished, 2), (running, 1)):
         for index in range(1, games + 1):
@@ -135,4 +182,8 @@ def test_the_live_games_of_a_match_go_once_it_ended_longer_ago_than_the_keep_per
     # The data migration registered the job, every minute.
     job = PeriodicTask.objects.get(name=LIVE_CLEANUP_ENTRY)
     assert (job.task, job.enabled, job.interval.every, job.interval.period) == (
-        LIVE_CLEANUP_TASK, True, 1, "minutes")
+        LIVE_CLEANUP_TASK,
+        True,
+        1,
+        "minutes",
+    )

@@ -44,9 +44,7 @@ def _value(samples, name: str, **labels: str) -> float:  # type: ignore[no-untyp
     return samples.get((name, frozenset(labels.items())), 0.0)
 
 
-def test_the_endpoint_counts_matches_by_status_from_the_database(
-    client, greedy, randomer
-) -> None:
+def test_the_endpoint_counts_matches_by_status_from_the_database(client, greedy, randomer) -> None:
     Match.objects.create(engine_a=greedy, engine_b=randomer, variant="bao-la-kete",
                          time_control="2+0.1", seed=1, status="pending")  # fmt: skip
     for _ in range(2):
@@ -86,8 +84,10 @@ def test_a_recorded_match_feeds_the_referee_and_game_metrics(
     assert _value(after, moves) - _value(before, moves) == sum(plies for _, plies in games)
     for termination in {t for t, _ in games}:
         count = sum(1 for t, _ in games if t == termination)
-        assert (_value(after, "bao_games_total", termination=termination)
-                - _value(before, "bao_games_total", termination=termination)) == count
+        assert (
+            _value(after, "bao_games_total", termination=termination)
+            - _value(before, "bao_games_total", termination=termination)
+        ) == count
 
 
 def test_time_forfeits_are_counted_for_the_worker_that_played_them(

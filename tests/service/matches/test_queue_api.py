@@ -23,8 +23,12 @@ def no_broker(monkeypatch) -> None:
 
 
 def _challenge(client, **kw):  # type: ignore[no-untyped-def]
-    body = {"engine": "alice-greedy", "opponent": "bob-random", "variant": "kete",
-            "time_control": "2+0.1"} | kw
+    body = {
+        "engine": "alice-greedy",
+        "opponent": "bob-random",
+        "variant": "kete",
+        "time_control": "2+0.1",
+    } | kw
     return client.post("/api/matches/", body, format="json")
 
 
@@ -33,8 +37,9 @@ def test_the_queue_shows_slots_running_matches_and_positions(
 ) -> None:
     now = timezone.now()
     WorkerNode.objects.create(name="celery@a", slots=2, cores=2, started_at=now, last_seen=now)
-    WorkerNode.objects.create(name="celery@gone", slots=4, cores=4, started_at=now,
-                              last_seen=now - timedelta(minutes=5))  # died: not counted
+    WorkerNode.objects.create(
+        name="celery@gone", slots=4, cores=4, started_at=now, last_seen=now - timedelta(minutes=5)
+    )  # died: not counted
     ids = [_challenge(alice_client).json()["id"] for _ in range(3)]
     assert match_claim(ids[0], lease_seconds=30, worker="celery@a") is not None
     body = anon_client.get("/api/queue/").json()
@@ -45,8 +50,7 @@ def test_the_queue_shows_slots_running_matches_and_positions(
     assert body["pending"][0]["class"] == "challenges and tournament rounds"
     assert body["pending_count"] == 2
     detail = anon_client.get(f"/api/matches/{ids[2]}/").json()
-    assert (detail["queue_position"], detail["priority"]) == (
-        2, "challenges and tournament rounds")
+    assert (detail["queue_position"], detail["priority"]) == (2, "challenges and tournament rounds")
     assert anon_client.get(f"/api/matches/{ids[0]}/").json()["queue_position"] is None
 
 
@@ -56,8 +60,9 @@ def test_a_challenger_cancels_a_match_and_others_may_not(
     match_id = _challenge(alice_client).json()["id"]
     r = bob_client.post(f"/api/matches/{match_id}/cancel/", {}, format="json")
     assert (r.status_code, r.json()["error"]["code"]) == (403, "permission_denied")
-    r = alice_client.post(f"/api/matches/{match_id}/cancel/", {"reason": "wrong clock"},
-                          format="json")
+    r = alice_client.post(
+        f"/api/matches/{match_id}/cancel/", {"reason": "wrong clock"}, format="json"
+    )
     assert r.status_code == 200, r.json()
     assert (r.json()["status"], r.json()["error"]) == ("aborted", "cancelled: wrong clock")
     r = alice_client.post(f"/api/matches/{match_id}/cancel/", {}, format="json")
@@ -65,8 +70,9 @@ def test_a_challenger_cancels_a_match_and_others_may_not(
     assert r.json()["error"] == {
         "code": "match_not_cancellable",
         "message": f"match {match_id} is aborted: only a pending or running match can be "
-                   "cancelled.",
-        "details": {"status": "aborted"}}
+        "cancelled.",
+        "details": {"status": "aborted"},
+    }
 
 
 def test_staff_may_cancel_a_running_match(alice_client, bob, alices_engine, bobs_engine) -> None:
@@ -89,9 +95,17 @@ def test_a_tournament_over_the_queue_cap_is_refused_with_409(
 ) -> None:
     settings.BAO_QUEUE_MAX_PER_USER = 1
     assert _challenge(alice_client).status_code == 201
-    r = alice_client.post("/api/tournaments/", {
-        "name": "t", "variant": "kete", "time_control": "2+0.1",
-        "engines": ["alice-greedy", "bob-random"], "rated": False}, format="json")
+    r = alice_client.post(
+        "/api/tournaments/",
+        {
+            "name": "t",
+            "variant": "kete",
+            "time_control": "2+0.1",
+            "engines": ["alice-greedy", "bob-random"],
+            "rated": False,
+        },
+        format="json",
+    )
     assert r.status_code == 409
     assert r.json()["error"]["code"] == "queue_full"
     assert r.json()["error"]["details"] == {"queued": 1, "adding": 1, "limit": 1}
@@ -129,7 +143,10 @@ def test_healthz_answers_503_when_the_broker_is_down(anon_client) -> None:
     assert r.status_code == 503 and r["Retry-After"] == "30"
     body = r.json()
     assert (body["status"], body["database"]["ok"], body["broker"]["ok"]) == (
-        "unavailable", True, False)
+        "unavailable",
+        True,
+        False,
+    )
     assert "Connection refused" in body["broker"]["error"] or "Error" in body["broker"]["error"]
 
 
@@ -137,10 +154,19 @@ def _game(match: Match, index: int, termination: str) -> None:
     from arena.matches.models import Game
 
     Game.objects.create(
-        match=match, index=index, south=match.engine_a, north=match.engine_b, result="0-1",
-        termination=termination, rated=False, start_position="x", finished_at=timezone.now(),
-        time_loss={"overrun_ms": 50, "runnable": 9, "cores": 2} if termination == "time_forfeit"
-        else None)
+        match=match,
+        index=index,
+        south=match.engine_a,
+        north=match.engine_b,
+        result="0-1",
+        termination=termination,
+        rated=False,
+        start_position="x",
+        finished_at=timezone.now(),
+        time_loss={"overrun_ms": 50, "runnable": 9, "cores": 2}
+        if termination == "time_forfeit"
+        else None,
+    )
 
 
 def test_staff_see_each_workers_time_loss_and_a_jump_is_logged(
@@ -152,9 +178,15 @@ def test_staff_see_each_workers_time_loss_and_a_jump_is_logged(
 
     for worker, forfeits in (("celery@busy", 4), ("celery@calm", 0)):
         for n in range(4):
-            match = Match.objects.create(engine_a=greedy, engine_b=randomer, variant="bao-la-kete",
-                                         time_control="1+0.01", seed=n, worker=worker,
-                                         status="finished")
+            match = Match.objects.create(
+                engine_a=greedy,
+                engine_b=randomer,
+                variant="bao-la-kete",
+                time_control="1+0.01",
+                seed=n,
+                worker=worker,
+                status="finished",
+            )
             for index in (1, 2, 3):
                 _game(match, index, "time_forfeit" if index == 1 and n < forfeits else "score")
     assert "time_loss" not in anon_client.get("/api/queue/").json()
@@ -164,7 +196,8 @@ def test_staff_see_each_workers_time_loss_and_a_jump_is_logged(
     staff.force_authenticate(bob)
     assert staff.get("/api/queue/").json()["time_loss"] == [
         {"worker": "celery@busy", "games": 12, "time_forfeits": 4, "rate": 0.3333},
-        {"worker": "celery@calm", "games": 12, "time_forfeits": 0, "rate": 0.0}]
+        {"worker": "celery@calm", "games": 12, "time_forfeits": 0, "rate": 0.0},
+    ]
     with caplog.at_level("WARNING", logger="arena.matches.timeloss"):
         assert timeloss.report_jump("celery@calm") is None
         jumped = timeloss.report_jump("celery@busy")

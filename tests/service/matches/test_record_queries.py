@@ -66,7 +66,10 @@ def _claimed(match: Match) -> tuple[Match, Claim]:
 def _assert_recorded(match: Match) -> None:
     match.refresh_from_db()
     assert (match.status, match.score_a, match.score_b, match.winner_id) == (
-        "finished", 1.5, 1.5, None
+        "finished",
+        1.5,
+        1.5,
+        None,
     )
     games = list(Game.objects.filter(match=match).order_by("index"))
     assert [(g.index, g.south_id, g.north_id, g.winner_id, g.result, g.rated) for g in games] == [
@@ -99,7 +102,8 @@ def test_a_rated_result_takes_four_queries_and_two_after_commit(
     _assert_recorded(match)
     assert RatingPool.objects.get(variant="bao-la-kete").requested == 1
     assert sorted(name for name, _ in _no_broker) == [
-        "tournaments.tasks.ladder_fill_all", "tournaments.tasks.refit_ratings"
+        "tournaments.tasks.ladder_fill_all",
+        "tournaments.tasks.refit_ratings",
     ]
     # Exactly once: the same result again writes nothing, with the row or without.
     match = Match.objects.select_related("engine_a__engine", "engine_b__engine").get(pk=match.pk)

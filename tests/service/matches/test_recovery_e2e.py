@@ -48,8 +48,12 @@ def _engines_of(worker: WorkerProcess) -> int:
 
 
 def _state(match: Match) -> dict[str, Any]:
-    return Match.objects.filter(pk=match.pk).values(
-        "status", "attempts", "worker", "error", "lease_expires_at").first() or {}
+    return (
+        Match.objects.filter(pk=match.pk)
+        .values("status", "attempts", "worker", "error", "lease_expires_at")
+        .first()
+        or {}
+    )
 
 
 @pytest.fixture
@@ -64,13 +68,21 @@ def test_a_database_outage_while_matches_are_queued_loses_nothing(
 ) -> None:
     from tournaments.services import tournament_create, tournament_start
 
-    for name, script in (("greedy", "greedy"), ("random", "random"), ("greedy2", "greedy"),
-                         ("random2", "random")):
+    for name, script in (
+        ("greedy", "greedy"),
+        ("random", "random"),
+        ("greedy2", "greedy"),
+        ("random2", "random"),
+    ):
         make_version(arena_user, name, script)
     worker = live_worker(DATABASE_URL=via_proxy(database_url(), proxy))
     proxy.cut()
-    tournament = tournament_create(name="outage", variant="kete", time_control="2+0.05",
-                                   engines=["greedy", "random", "greedy2", "random2"])
+    tournament = tournament_create(
+        name="outage",
+        variant="kete",
+        time_control="2+0.05",
+        engines=["greedy", "random", "greedy2", "random2"],
+    )
     assert tournament_start(tournament.pk)
     matches = Match.objects.filter(tournament=tournament)
     # The worker takes a message, cannot claim, and keeps it while it retries.
@@ -82,8 +94,11 @@ def test_a_database_outage_while_matches_are_queued_loses_nothing(
     first = wait_for(lambda: matches.exclude(status="pending").exists(), 60, "a first claim")
     figure("database back -> first claim", time.monotonic() - back)
     assert first
-    wait_for(lambda: not matches.exclude(status__in=("finished", "aborted")).exists(), 120,
-             "the tournament's matches")
+    wait_for(
+        lambda: not matches.exclude(status__in=("finished", "aborted")).exists(),
+        120,
+        "the tournament's matches",
+    )
     figure("database back -> all 6 matches recorded", time.monotonic() - back)
     assert set(matches.values_list("status", "attempts")) == {("finished", 1)}
     for match in matches:
@@ -96,8 +111,9 @@ def test_a_match_that_ends_during_a_database_outage_keeps_its_games(
 ) -> None:
     thinker = make_version(arena_user, "thinker", THINKER)
     worker = live_worker(DATABASE_URL=via_proxy(database_url(), proxy))
-    match = match_create(engine_a=thinker, engine_b=greedy, variant="kingulu",
-                         time_control="30+0.5")
+    match = match_create(
+        engine_a=thinker, engine_b=greedy, variant="kingulu", time_control="30+0.5"
+    )
     wait_for(lambda: _state(match)["status"] == "running", 30, "the claim")
     time.sleep(1)
     proxy.cut()
@@ -132,8 +148,9 @@ def test_a_killed_workers_match_is_finished_by_another_within_120_s(
     workers = [live_worker(), live_worker()]
     beat = _start_beat(workers[0], tmp_path)
     try:
-        match = match_create(engine_a=thinker, engine_b=greedy, variant="kete",
-                             time_control="30+0.5")
+        match = match_create(
+            engine_a=thinker, engine_b=greedy, variant="kete", time_control="30+0.5"
+        )
         holder_node = wait_for(lambda: _state(match)["worker"], 30, "the claim")
         holder = next(w for w in workers if w.node == holder_node)
         other = next(w for w in workers if w is not holder)
@@ -160,8 +177,7 @@ def test_a_killed_pool_childs_redelivered_message_waits_for_the_lease_and_plays(
 ) -> None:
     thinker = make_version(arena_user, "thinker", THINKER)
     worker = live_worker(BAO_MATCH_LEASE_SECONDS="10")
-    match = match_create(engine_a=thinker, engine_b=greedy, variant="kete",
-                         time_control="30+0.5")
+    match = match_create(engine_a=thinker, engine_b=greedy, variant="kete", time_control="30+0.5")
     wait_for(lambda: _state(match)["status"] == "running", 30, "the claim")
     wait_for(lambda: _engines_of(worker) >= 2, 20, "the engines")
     time.sleep(2)
@@ -179,15 +195,12 @@ def test_a_killed_pool_childs_redelivered_message_waits_for_the_lease_and_plays(
     assert "skipped" not in worker.log_text().split("SIGKILL")[-1]
 
 
-def test_a_hung_referee_loses_its_lease_and_its_engines(
-    live_worker, arena_user, greedy
-) -> None:
+def test_a_hung_referee_loses_its_lease_and_its_engines(live_worker, arena_user, greedy) -> None:
     import sys
 
     thinker = make_version(arena_user, "thinker", THINKER)
     hung = live_worker(launcher=[sys.executable, str(HANG_LAUNCHER)], BAO_MATCH_LEASE_SECONDS="6")
-    match = match_create(engine_a=thinker, engine_b=greedy, variant="kete",
-                         time_control="30+0.5")
+    match = match_create(engine_a=thinker, engine_b=greedy, variant="kete", time_control="30+0.5")
     wait_for(lambda: _state(match)["status"] == "running", 30, "the claim")
     assert hung.wait_for_log("hang_worker: the referee hangs now", 30), hung.log_text()[-3000:]
     hung_at = time.monotonic()
@@ -211,8 +224,9 @@ def test_a_cancelled_tournaments_running_match_stops_in_about_two_seconds(
 
     make_version(arena_user, "thinker", THINKER)
     worker = live_worker()
-    tournament = tournament_create(name="to cancel", variant="kete", time_control="30+0.5",
-                                   engines=["thinker", "greedy"])
+    tournament = tournament_create(
+        name="to cancel", variant="kete", time_control="30+0.5", engines=["thinker", "greedy"]
+    )
     assert tournament_start(tournament.pk)
     match = Match.objects.get(tournament=tournament)
     wait_for(lambda: _state(match)["status"] == "running", 30, "the claim")
@@ -226,7 +240,9 @@ def test_a_cancelled_tournaments_running_match_stops_in_about_two_seconds(
     assert took < 5
     state = _state(match)
     assert (state["status"], state["error"]) == (
-        "aborted", "tournament cancelled: stopped by the organiser")
+        "aborted",
+        "tournament cancelled: stopped by the organiser",
+    )
     time.sleep(1.5)  # the worker records nothing for it
     assert Game.objects.filter(match=match).count() == 0
     assert worker.wait_for_log("lease lost; stopping it", 5)
@@ -255,8 +271,9 @@ def test_an_upload_made_while_the_broker_is_down_is_validated_after_it(
             broker.stop()
             upload = SimpleUploadedFile("late.py", ENGINE_SCRIPT)
             posted = time.monotonic()
-            response = alice_client.post("/api/engines/", {"name": "late", "file": upload},
-                                         format="multipart")
+            response = alice_client.post(
+                "/api/engines/", {"name": "late", "file": upload}, format="multipart"
+            )
             figure("upload answered with the broker down", time.monotonic() - posted)
             assert response.status_code == 201, response.json()
             version = EngineVersion.objects.get(engine__name="late")
@@ -265,11 +282,21 @@ def test_an_upload_made_while_the_broker_is_down_is_validated_after_it(
             back = time.monotonic()
             # The requeue job (beat) sends it once the upload is older than the grace.
             EngineVersion.objects.filter(pk=version.pk).update(
-                created_at=timezone.now() - timedelta(minutes=1))
-            wait_for(lambda: requeue_expired_leases() and EngineVersion.objects.get(
-                pk=version.pk).validation_queued_at, 30, "the validation sent")
-            wait_for(lambda: EngineVersion.objects.get(pk=version.pk).status == "active", 60,
-                     "the validation")
+                created_at=timezone.now() - timedelta(minutes=1)
+            )
+            wait_for(
+                lambda: (
+                    requeue_expired_leases()
+                    and EngineVersion.objects.get(pk=version.pk).validation_queued_at
+                ),
+                30,
+                "the validation sent",
+            )
+            wait_for(
+                lambda: EngineVersion.objects.get(pk=version.pk).status == "active",
+                60,
+                "the validation",
+            )
             figure("broker back -> upload validated", time.monotonic() - back)
     finally:
         broker.stop()
@@ -280,8 +307,7 @@ def test_a_warm_shutdown_hands_the_running_match_back_at_once(
 ) -> None:
     thinker = make_version(arena_user, "thinker", THINKER)
     leaving = live_worker()
-    match = match_create(engine_a=thinker, engine_b=greedy, variant="kete",
-                         time_control="30+0.5")
+    match = match_create(engine_a=thinker, engine_b=greedy, variant="kete", time_control="30+0.5")
     wait_for(lambda: _state(match)["status"] == "running", 30, "the claim")
     wait_for(lambda: _engines_of(leaving) >= 2, 20, "the engines")
     keep = {leaving.pid, *leaving.children()}

@@ -31,7 +31,11 @@ def test_a_real_match_is_recorded_with_the_exact_moves_of_the_bundled_engines(
     assert runner.execute_match(match.pk, config=fast_referee) == runner.RECORDED
     match.refresh_from_db()
     assert (match.status, match.score_a, match.score_b, match.winner_id) == (
-        "finished", 2.0, 1.0, greedy.pk)
+        "finished",
+        2.0,
+        1.0,
+        greedy.pk,
+    )
     assert (match.lease_token, match.lease_expires_at, match.attempts) == ("", None, 1)
     games = list(match.games.order_by("index"))
     assert [g.index for g in games] == [1, 2, 3]
@@ -39,7 +43,11 @@ def test_a_real_match_is_recorded_with_the_exact_moves_of_the_bundled_engines(
     for game, want in zip(games, GOLDEN["games"], strict=True):
         assert [m["move"] for m in game.moves] == want["moves"].split()
         assert (game.result, game.termination, game.plies, game.final_position) == (
-            want["result"], want["termination"], want["plies"], want["final_position"])
+            want["result"],
+            want["termination"],
+            want["plies"],
+            want["final_position"],
+        )
         assert game.rated is True
         # The stored replay is consistent: replaying the moves gives every stored position.
         position = variant.parse_position(game.start_position)
@@ -151,7 +159,10 @@ def test_other_infrastructure_faults_are_retried_too(
     assert runner.execute_match(match.pk, config=fast_referee) == runner.RETRY
     match.refresh_from_db()
     assert (match.status, match.attempts, match.error) == (
-        "pending", 1, f"{type(error).__name__}: {error}")
+        "pending",
+        1,
+        f"{type(error).__name__}: {error}",
+    )
 
 
 @pytest.mark.django_db
@@ -184,7 +195,8 @@ def test_an_infrastructure_fault_is_retried_then_the_match_is_aborted(
     match.refresh_from_db()
     assert (match.status, match.attempts, match.lease_token) == ("aborted", 2, "")
     assert match.error == (
-        "after 2 attempts: SandboxError: bwrap: setting up uid map: Permission denied")
+        "after 2 attempts: SandboxError: bwrap: setting up uid map: Permission denied"
+    )
     assert match.games.count() == 0
     assert runner.execute_match(match.pk, config=fast_referee) == runner.SKIPPED
 
@@ -212,7 +224,9 @@ def test_a_referee_abort_on_the_last_attempt_keeps_its_games_unrated(
     assert (match.status, match.score_a, match.winner_id) == ("aborted", None, None)
     assert match.error == "game 2 aborted: sandbox died"
     assert [(g.index, g.termination, g.rated) for g in match.games.order_by("index")] == [
-        (1, "bao_hamna", False), (2, "aborted", False)]
+        (1, "bao_hamna", False),
+        (2, "aborted", False),
+    ]
 
 
 @pytest.mark.django_db
@@ -228,7 +242,8 @@ def test_a_match_plays_in_the_real_sandbox(greedy, randomer, settings) -> None:
     games = list(Match.objects.get(pk=match.pk).games.order_by("index"))
     # The sandbox changes nothing in the play: the same moves as without it.
     assert [[m["move"] for m in g.moves] for g in games] == [
-        g["moves"].split() for g in GOLDEN["games"]]
+        g["moves"].split() for g in GOLDEN["games"]
+    ]
 
 
 @pytest.mark.django_db
@@ -242,12 +257,19 @@ def test_an_engine_crash_is_a_lost_game_not_a_retry(arena_user, greedy, fast_ref
     assert runner.execute_match(match.pk, config=fast_referee) == runner.RECORDED
     match.refresh_from_db()
     assert (match.status, match.attempts, match.score_a, match.score_b, match.winner_id) == (
-        "finished", 1, 0.0, 2.0, greedy.pk)
+        "finished",
+        1,
+        0.0,
+        2.0,
+        greedy.pk,
+    )
     games = list(match.games.order_by("index"))
     # It dies on its 3rd "go" of a game: asked for ply 5 as South (4 plies played), for ply 6 as
     # North (5 plies played).
     assert [(g.index, g.termination, g.winner_id, g.rated, g.plies) for g in games] == [
-        (1, "crash", greedy.pk, True, 4), (2, "crash", greedy.pk, True, 5)]
+        (1, "crash", greedy.pk, True, 4),
+        (2, "crash", greedy.pk, True, 5),
+    ]
 
 
 @pytest.mark.django_db(transaction=True)
@@ -267,9 +289,8 @@ def test_the_keeper_renews_the_lease_while_the_referee_loop_checks_in(greedy, ra
     keeper.start()
     try:
         deadline = timezone.now() + timedelta(seconds=10)
-        while (
-            Match.objects.get(pk=match.pk).lease_expires_at
-            < timezone.now() + timedelta(seconds=20)
+        while Match.objects.get(pk=match.pk).lease_expires_at < timezone.now() + timedelta(
+            seconds=20
         ):
             control.check()  # the referee loop is alive
             assert timezone.now() < deadline, "the keeper never renewed the lease"

@@ -24,22 +24,37 @@ def no_broker(monkeypatch) -> None:  # type: ignore[no-untyped-def]
 
 def test_a_match_stores_the_suite_position_its_seed_draws(greedy, randomer) -> None:  # type: ignore[no-untyped-def]
     for seed in (1, 2, 3):
-        match = services.match_create(engine_a=greedy, engine_b=randomer, variant="kingulu",
-                                      time_control="2+0.1", seed=seed, start_suite="balanced")
+        match = services.match_create(
+            engine_a=greedy,
+            engine_b=randomer,
+            variant="kingulu",
+            time_control="2+0.1",
+            seed=seed,
+            start_suite="balanced",
+        )
         assert match.start_suite == "balanced"
         assert match.start_position == match_start("bao-kingulu", "balanced", seed).to_text()
-    standard = services.match_create(engine_a=greedy, engine_b=randomer, variant="kingulu",
-                                     time_control="2+0.1", seed=1)
+    standard = services.match_create(
+        engine_a=greedy, engine_b=randomer, variant="kingulu", time_control="2+0.1", seed=1
+    )
     assert (standard.start_suite, standard.start_position) == ("standard", "")
 
 
 def test_a_match_from_a_suite_plays_the_same_start_with_colours_swapped(
-    greedy, searcher, fast_referee  # type: ignore[no-untyped-def]
+    greedy,
+    searcher,
+    fast_referee,  # type: ignore[no-untyped-def]
 ) -> None:
     # Real bundled engines through the real referee (sandbox off for speed; the referee's
     # own tests play suites in the sandbox).
-    match = services.match_create(engine_a=searcher, engine_b=greedy, variant="bao-la-kete",
-                                  time_control="movetime=20", seed=5, start_suite="balanced")
+    match = services.match_create(
+        engine_a=searcher,
+        engine_b=greedy,
+        variant="bao-la-kete",
+        time_control="movetime=20",
+        seed=5,
+        start_suite="balanced",
+    )
     start = match.start_position
     assert start and start != get_variant("bao-la-kete").initial_position().to_text()
     assert runner.execute_match(match.pk, config=fast_referee) == runner.RECORDED
@@ -47,7 +62,9 @@ def test_a_match_from_a_suite_plays_the_same_start_with_colours_swapped(
     assert len(games) >= 2
     assert {g.start_position for g in games} == {start}
     assert [(g.south_id, g.north_id) for g in games[:2]] == [
-        (searcher.pk, greedy.pk), (greedy.pk, searcher.pk)]
+        (searcher.pk, greedy.pk),
+        (greedy.pk, searcher.pk),
+    ]
     variant = get_variant("bao-la-kete")
     for game in games:
         position = variant.parse_position(game.start_position)
@@ -60,28 +77,49 @@ def test_a_match_from_a_suite_plays_the_same_start_with_colours_swapped(
 
 
 def test_a_challenge_names_its_start_positions(
-    alice_client, alices_engine, bobs_engine  # type: ignore[no-untyped-def]
+    alice_client,
+    alices_engine,
+    bobs_engine,  # type: ignore[no-untyped-def]
 ) -> None:
-    r = alice_client.post("/api/matches/", {"engine": "alice-greedy", "opponent": "bob-random",
-                                            "variant": "kete", "start_suite": "balanced"},
-                          format="json")
+    r = alice_client.post(
+        "/api/matches/",
+        {
+            "engine": "alice-greedy",
+            "opponent": "bob-random",
+            "variant": "kete",
+            "start_suite": "balanced",
+        },
+        format="json",
+    )
     assert r.status_code == 201, r.json()
     body = r.json()
     assert body["start_suite"] == "balanced"
     assert body["start_position"] == match_start("bao-la-kete", "balanced", body["seed"]).to_text()
-    default = alice_client.post("/api/matches/", {"engine": "alice-greedy",
-                                                  "opponent": "bob-random", "variant": "kete"},
-                                format="json").json()
+    default = alice_client.post(
+        "/api/matches/",
+        {"engine": "alice-greedy", "opponent": "bob-random", "variant": "kete"},
+        format="json",
+    ).json()
     assert (default["start_suite"], default["start_position"]) == ("standard", "")
 
 
 @pytest.mark.parametrize("suite", ["openings", "../balanced", "", "x" * 64])
 def test_an_unknown_suite_is_refused_with_the_choices(
-    alice_client, alices_engine, bobs_engine, suite: str  # type: ignore[no-untyped-def]
+    alice_client,
+    alices_engine,
+    bobs_engine,
+    suite: str,  # type: ignore[no-untyped-def]
 ) -> None:
-    r = alice_client.post("/api/matches/", {"engine": "alice-greedy", "opponent": "bob-random",
-                                            "variant": "kete", "start_suite": suite},
-                          format="json")
+    r = alice_client.post(
+        "/api/matches/",
+        {
+            "engine": "alice-greedy",
+            "opponent": "bob-random",
+            "variant": "kete",
+            "start_suite": suite,
+        },
+        format="json",
+    )
     assert r.status_code == 400
     error = r.json()["error"]
     if suite == "":  # a blank field is the serializer's

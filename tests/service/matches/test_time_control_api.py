@@ -26,8 +26,12 @@ def default_visibility(settings) -> None:  # type: ignore[no-untyped-def]
 def _challenge(client, time_control: str):  # type: ignore[no-untyped-def]
     return client.post(
         "/api/matches/",
-        {"engine": "alice-greedy", "opponent": "bob-random", "variant": "bao-la-kete",
-         "time_control": time_control},
+        {
+            "engine": "alice-greedy",
+            "opponent": "bob-random",
+            "variant": "bao-la-kete",
+            "time_control": time_control,
+        },
         format="json",
     )
 
@@ -37,8 +41,11 @@ def _challenge(client, time_control: str):  # type: ignore[no-untyped-def]
     [
         ("0.001+0", "base time in '0.001+0' must be 1 to 86400 s"),
         ("1+0.0001", "increment 0.0001 s in '1+0.0001' is finer than 1 ms: use at most 3 decimals"),
-        ("\uff11+0", "bad time control '\uff11+0': expected '<base s>+<increment s>' such as "
-         "'10+0.1', or 'movetime=<ms>'"),
+        (
+            "\uff11+0",
+            "bad time control '\uff11+0': expected '<base s>+<increment s>' such as "
+            "'10+0.1', or 'movetime=<ms>'",
+        ),
         ("movetime=1", "movetime in 'movetime=1' must be 10 to 3600000 ms"),
     ],
 )
@@ -48,7 +55,8 @@ def test_it_refuses_clocks_outside_the_parser_range(
     r = _challenge(alice_client, time_control)
     assert r.status_code == 400
     assert r.json()["error"] == {
-        "code": "invalid_time_control", "message": message,
+        "code": "invalid_time_control",
+        "message": message,
         "details": {"time_control": time_control},
     }
     assert Match.objects.count() == 0

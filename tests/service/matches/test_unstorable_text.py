@@ -40,10 +40,17 @@ def test_a_match_against_an_engine_writing_nul_everywhere_is_recorded(
     match.refresh_from_db()
     # greedy beats first-legal-move play in both games: 0-2, no third game.
     assert (match.status, match.error, match.score_a, match.score_b, match.winner_id) == (
-        "finished", "", 0.0, 2.0, greedy.pk)
+        "finished",
+        "",
+        0.0,
+        2.0,
+        greedy.pk,
+    )
     games = list(Game.objects.filter(match=match).order_by("index"))
     assert [(g.index, g.winner_id, g.rated) for g in games] == [
-        (1, greedy.pk, True), (2, greedy.pk, True)]
+        (1, greedy.pk, True),
+        (2, greedy.pk, True),
+    ]
     for game in games:
         side = "south" if game.south_id == nul.pk else "north"
         mover = "S" if side == "south" else "N"

@@ -61,23 +61,31 @@ def test_a_match_whose_worker_is_killed_is_replayed_and_recorded_exactly_once(
     assert (claimed.status, claimed.attempts) == ("running", 1)
 
     second = live_worker(BAO_MATCH_LEASE_SECONDS=LEASE_S)
-    _wait(lambda: (Match.objects.get(pk=match.pk).lease_expires_at
-                   < timezone.now() - timedelta(seconds=0.5)),
-          30, "the dead worker's lease to expire")
+    _wait(
+        lambda: (
+            Match.objects.get(pk=match.pk).lease_expires_at
+            < timezone.now() - timedelta(seconds=0.5)
+        ),
+        30,
+        "the dead worker's lease to expire",
+    )
     assert requeue_expired_leases() == {"requeued": [match.pk], "aborted": []}
     assert requeue_expired_leases() == {"requeued": [], "aborted": []}  # already queued again
 
     try:
-        done = _wait(lambda: Match.objects.filter(
-                         pk=match.pk, status__in=("finished", "aborted")).first(),
-                     180, "the replayed match")
+        done = _wait(
+            lambda: Match.objects.filter(pk=match.pk, status__in=("finished", "aborted")).first(),
+            180,
+            "the replayed match",
+        )
     except AssertionError:
         state = Match.objects.filter(pk=match.pk).values().first()
         raise AssertionError(
             f"match not done: {state}\n--- second worker:\n{second.log_text()[-6000:]}"
         ) from None
     assert done.status == "finished", (
-        f"{done.error}\n--- second worker:\n{second.log_text()[-6000:]}")
+        f"{done.error}\n--- second worker:\n{second.log_text()[-6000:]}"
+    )
     assert done.attempts == 2 and done.lease_token == ""
     games = list(Game.objects.filter(match=match).order_by("index"))
     assert [g.index for g in games] == list(range(1, len(games) + 1)) and len(games) in (2, 3)
@@ -94,5 +102,8 @@ def test_a_match_whose_worker_is_killed_is_replayed_and_recorded_exactly_once(
     assert RatingPoint.objects.filter(match=match).count() == 2
     # The live worker has no engine left running once the match is over.
     # Main process, pool child and beat pool remain; no engine.
-    _wait(lambda: len(second.tree()) <= 1 + len(second.children()), 15,
-          "the second worker's engines to exit")
+    _wait(
+        lambda: len(second.tree()) <= 1 + len(second.children()),
+        15,
+        "the second worker's engines to exit",
+    )

@@ -83,8 +83,16 @@ def make_finished_match(db: Any) -> Callable[..., Any]:
         score_a = score_b = 0.0
         terms = terminations or ["bao_hamna"] * len(results)
         match = Match.objects.create(
-            variant=variant, time_control="10+0.1", engine_a=a, engine_b=b, seed=7, rated=rated,
-            tournament=tournament, round=round, status=Match.Status.FINISHED, finished_at=start,
+            variant=variant,
+            time_control="10+0.1",
+            engine_a=a,
+            engine_b=b,
+            seed=7,
+            rated=rated,
+            tournament=tournament,
+            round=round,
+            status=Match.Status.FINISHED,
+            finished_at=start,
         )
         order = finish_order or list(range(1, len(results) + 1))
         for i, (result, term) in enumerate(zip(results, terms, strict=True), start=1):
@@ -96,9 +104,17 @@ def make_finished_match(db: Any) -> Callable[..., Any]:
                 score_b += 1.0 - a_points
             winner = {"1-0": south, "0-1": north}.get(result)
             Game.objects.create(
-                match=match, index=i, south=south, north=north, winner=winner, result=result,
-                termination=term, rated=rated and term != "aborted", plies=10,
-                start_position="start", final_position="end",
+                match=match,
+                index=i,
+                south=south,
+                north=north,
+                winner=winner,
+                result=result,
+                termination=term,
+                rated=rated and term != "aborted",
+                plies=10,
+                start_position="start",
+                final_position="end",
                 finished_at=start + dt.timedelta(minutes=order[i - 1]),
             )
         match.score_a, match.score_b = score_a, score_b

@@ -22,8 +22,12 @@ def started(make_version: Any) -> Tournament:
     """A running round robin of four: six pending matches."""
     for name in ("alpha", "beta", "gamma", "delta"):
         make_version(name)
-    t = services.tournament_create(name="Cup", variant="bao-la-kete", time_control="2+0.05",
-                                   engines=["alpha", "beta", "gamma", "delta"])
+    t = services.tournament_create(
+        name="Cup",
+        variant="bao-la-kete",
+        time_control="2+0.05",
+        engines=["alpha", "beta", "gamma", "delta"],
+    )
     assert services.tournament_start(t.pk)
     return t
 
@@ -63,8 +67,9 @@ def test_cancelling_twice_or_a_finished_tournament_changes_nothing(started: Tour
 def test_a_scheduled_tournament_is_cancelled_before_it_starts(make_version: Any) -> None:
     for name in ("alpha", "beta"):
         make_version(name)
-    t = services.tournament_create(name="Later", variant="bao-la-kete", time_control="2+0.05",
-                                   engines=["alpha", "beta"])
+    t = services.tournament_create(
+        name="Later", variant="bao-la-kete", time_control="2+0.05", engines=["alpha", "beta"]
+    )
     assert services.tournament_cancel(t.pk, reason="x" * 300) == 0
     t.refresh_from_db()
     assert (t.status, t.cancel_reason) == ("cancelled", "x" * 200)

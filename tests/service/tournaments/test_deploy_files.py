@@ -65,4 +65,6 @@ def test_no_volume_is_shared_between_the_arena_services(compose: dict[str, Any])
         assert "volumes" not in compose["services"][name], name
     assert set(compose["volumes"]) == {"pg-data", "redis-data"}
     assert compose["services"]["worker"]["environment"]["BAO_ENGINE_STORAGE"] in (
-        "database", "${BAO_ENGINE_STORAGE:-database}")
+        "database",
+        "${BAO_ENGINE_STORAGE:-database}",
+    )

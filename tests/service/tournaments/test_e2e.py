@@ -59,7 +59,9 @@ def test_a_round_robin_on_a_real_worker_puts_search_on_top(
 ) -> None:
     versions = register_bundled_engines()
     assert [(str(v), v.status) for v in versions] == [
-        ("random v1", "active"), ("greedy v1", "active"), ("search v1", "active")
+        ("random v1", "active"),
+        ("greedy v1", "active"),
+        ("search v1", "active"),
     ]
     worker = live_worker()
     tournament = services.tournament_create(
@@ -75,7 +77,8 @@ def test_a_round_robin_on_a_real_worker_puts_search_on_top(
     matches = list(Match.objects.filter(tournament=tournament))
     assert len(matches) == 3
     assert all(m.status == "finished" for m in matches), [
-        (m.pk, m.status, m.error) for m in matches]
+        (m.pk, m.status, m.error) for m in matches
+    ]
     rated_games = Game.objects.filter(match__tournament=tournament, rated=True).count()
     assert rated_games >= 6
     # The worker refits after the matches (debounced): every rated game counted once per side,

@@ -27,8 +27,13 @@ def five(make_version: Any) -> list[Any]:
 def _create(fmt: str, engines: list[str], **kw: Any) -> Tournament:
     start = timezone.now() - dt.timedelta(seconds=1)
     return services.tournament_create(
-        name="Cup", variant="bao-la-kete", time_control="2+0.05", engines=engines, format=fmt,
-        start_at=start, **kw,
+        name="Cup",
+        variant="bao-la-kete",
+        time_control="2+0.05",
+        engines=engines,
+        format=fmt,
+        start_at=start,
+        **kw,
     )
 
 
@@ -40,12 +45,14 @@ def _finish(match: Match, score_a: float, score_b: float) -> None:
 
 
 def _pending(t: Tournament) -> list[Match]:
-    return list(t.matches.filter(status="pending").select_related("engine_a__engine",
-                                                                    "engine_b__engine"))
+    return list(
+        t.matches.filter(status="pending").select_related("engine_a__engine", "engine_b__engine")
+    )
 
 
-def test_a_swiss_pairs_each_round_when_the_last_has_finished(five: list[Any],
-                                                             anon_client: Any) -> None:
+def test_a_swiss_pairs_each_round_when_the_last_has_finished(
+    five: list[Any], anon_client: Any
+) -> None:
     t = _create("swiss", NAMES, rounds=3)
     assert t.rounds == 3
     assert services.tournament_start(t.pk)
@@ -70,12 +77,14 @@ def test_a_swiss_pairs_each_round_when_the_last_has_finished(five: list[Any],
     for name in byes:
         assert rows[name]["byes"] == 1 and rows[name]["matches"] == 2
     assert sum(r["points"] for r in body["standings"]) == 3 * 3  # two matches and a bye a round
-    assert sum(r["match_wins"] + r["match_draws"] + r["match_losses"]
-               for r in body["standings"]) == 12  # byes are not in W/D/L
+    assert (
+        sum(r["match_wins"] + r["match_draws"] + r["match_losses"] for r in body["standings"]) == 12
+    )  # byes are not in W/D/L
 
 
-def test_a_knockout_plays_decisive_games_after_a_drawn_tie(five: list[Any],
-                                                           anon_client: Any) -> None:
+def test_a_knockout_plays_decisive_games_after_a_drawn_tie(
+    five: list[Any], anon_client: Any
+) -> None:
     from tournaments.models import Rating
 
     for i, v in enumerate(five):  # seeds by rating: epsilon 1, delta 2, ... alpha 5
@@ -84,7 +93,10 @@ def test_a_knockout_plays_decisive_games_after_a_drawn_tie(five: list[Any],
     assert services.tournament_start(t.pk)
     (first,) = _pending(t)  # 8 slots: seeds 1-3 have byes; 4 (beta) v 5 (alpha)
     assert (first.engine_a.engine.name, first.engine_b.engine.name, first.best_of) == (
-        "beta", "alpha", 3)
+        "beta",
+        "alpha",
+        3,
+    )
     _finish(first, 1.5, 1.5)
     (decider,) = _pending(t)
     assert (decider.engine_a.engine.name, decider.best_of, decider.round) == ("alpha", 1, 1)
@@ -97,7 +109,9 @@ def test_a_knockout_plays_decisive_games_after_a_drawn_tie(five: list[Any],
     _finish(decider2, 0.5, 0.5)  # both drawn: the higher seed (beta) goes through
     semis = _pending(t)
     assert {(m.engine_a.engine.name, m.engine_b.engine.name, m.round) for m in semis} == {
-        ("epsilon", "beta", 2), ("delta", "gamma", 2)}
+        ("epsilon", "beta", 2),
+        ("delta", "gamma", 2),
+    }
     for m in semis:
         _finish(m, 2.0, 0.0)
     (final,) = _pending(t)
@@ -109,8 +123,11 @@ def test_a_knockout_plays_decisive_games_after_a_drawn_tie(five: list[Any],
     assert body["tie_breaks"] == ["round_reached", "seed"]
     first_round = body["bracket"][0]
     assert [(x["high"], x["low"], x["winner"], x["decided_by"]) for x in first_round] == [
-        ("epsilon", None, "epsilon", "bye"), ("beta", "alpha", "beta", "higher_seed"),
-        ("delta", None, "delta", "bye"), ("gamma", None, "gamma", "bye")]
+        ("epsilon", None, "epsilon", "bye"),
+        ("beta", "alpha", "beta", "higher_seed"),
+        ("delta", None, "delta", "bye"),
+        ("gamma", None, "gamma", "bye"),
+    ]
     assert first_round[1]["deciders"] == [0.5, 0.5]
     assert body["bracket"][2][0]["winner"] == "delta"
     assert [r["engine"] for r in body["standings"]][:2] == ["delta", "epsilon"]
@@ -125,14 +142,19 @@ def test_an_engine_disabled_before_the_start_forfeits_and_is_shown_withdrawn(
     body = anon_client.get(f"/api/tournaments/{t.pk}/").json()
     entry = next(e for e in body["entries"] if e["engine"] == "delta")
     assert (entry["status"], entry["withdrawn_reason"]) == (
-        "withdrawn", "engine disabled by its owner")
+        "withdrawn",
+        "engine disabled by its owner",
+    )
     assert body["progress"]["matches_total"] == 3  # the three pairings among the others
     forfeits = [f for rnd in body["pairings"] for f in rnd["forfeits"]]
     assert sorted(f["winner"] for f in forfeits) == ["alpha", "beta", "gamma"]
     assert {f["loser"] for f in forfeits} == {"delta"}
     rows = {r["engine"]: r for r in body["standings"]}
     assert (rows["alpha"]["points"], rows["alpha"]["forfeit_wins"], rows["alpha"]["matches"]) == (
-        1.0, 1, 0)
+        1.0,
+        1,
+        0,
+    )
     assert (rows["delta"]["forfeit_losses"], rows["delta"]["status"]) == (3, "withdrawn")
 
 
@@ -142,7 +164,8 @@ def test_an_engine_disabled_during_the_event_forfeits_its_pending_matches(
     t = _create("round_robin", NAMES[:4])
     assert services.tournament_start(t.pk)
     delta_matches = t.matches.filter(engine_a__engine__name="delta") | t.matches.filter(
-        engine_b__engine__name="delta")
+        engine_b__engine__name="delta"
+    )
     played, *rest = list(delta_matches.order_by("id"))
     _finish(played, 2.0, 0.0)
     Engine.objects.filter(name="delta").update(is_enabled=False)
@@ -163,8 +186,13 @@ def test_an_engine_disabled_during_the_event_forfeits_its_pending_matches(
 @pytest.fixture
 def owned(alice: Any, five: list[Any]) -> Tournament:
     t = services.tournament_create(
-        name="Mine", variant="bao-la-kete", time_control="2+0.05", engines=NAMES[:3],
-        rated=False, created_by=alice, start_at=timezone.now() + dt.timedelta(hours=1),
+        name="Mine",
+        variant="bao-la-kete",
+        time_control="2+0.05",
+        engines=NAMES[:3],
+        rated=False,
+        created_by=alice,
+        start_at=timezone.now() + dt.timedelta(hours=1),
     )
     Tournament.objects.filter(pk=t.pk).update(start_at=timezone.now())
     assert services.tournament_start(t.pk)
@@ -174,24 +202,26 @@ def owned(alice: Any, five: list[Any]) -> Tournament:
 def test_the_creator_cancels_a_tournament_and_its_matches_are_aborted(
     owned: Tournament, alice_client: Any
 ) -> None:
-    response = alice_client.post(f"/api/tournaments/{owned.pk}/cancel/",
-                                 {"reason": "wrong clock"}, format="json")
+    response = alice_client.post(
+        f"/api/tournaments/{owned.pk}/cancel/", {"reason": "wrong clock"}, format="json"
+    )
     assert response.status_code == 200, response.json()
     assert (response.json()["status"], response.json()["cancel_reason"]) == (
-        "cancelled", "wrong clock")
+        "cancelled",
+        "wrong clock",
+    )
     assert set(owned.matches.values_list("status", "error")) == {
-        ("aborted", "tournament cancelled: wrong clock")}
+        ("aborted", "tournament cancelled: wrong clock")
+    }
     again = alice_client.post(f"/api/tournaments/{owned.pk}/cancel/", format="json")
-    assert (again.status_code, again.json()["error"]["code"]) == (
-        409, "tournament_not_cancellable")
+    assert (again.status_code, again.json()["error"]["code"]) == (409, "tournament_not_cancellable")
 
 
 def test_someone_else_may_not_cancel_but_staff_may(
     owned: Tournament, bob: Any, bob_client: Any, anon_client: Any
 ) -> None:
     response = bob_client.post(f"/api/tournaments/{owned.pk}/cancel/", format="json")
-    assert (response.status_code, response.json()["error"]["code"]) == (
-        403, "tournament_not_yours")
+    assert (response.status_code, response.json()["error"]["code"]) == (403, "tournament_not_yours")
     assert Tournament.objects.get(pk=owned.pk).status == "running"
     anon = anon_client.post(f"/api/tournaments/{owned.pk}/cancel/", format="json")
     assert anon.status_code == 401
@@ -230,13 +260,21 @@ def test_a_tournament_without_a_start_time_starts_at_once(
 
     sent: list[int] = []
     monkeypatch.setattr(match_services, "match_enqueue", lambda match_id, **kw: True)
-    monkeypatch.setattr(tasks.start_tournament, "delay",
-                        lambda t_id: sent.append(t_id) or services.tournament_start(t_id))
+    monkeypatch.setattr(
+        tasks.start_tournament,
+        "delay",
+        lambda t_id: sent.append(t_id) or services.tournament_start(t_id),
+    )
     with django_capture_on_commit_callbacks(execute=True):
         response = alice_client.post(
             "/api/tournaments/",
-            {"name": "now", "variant": "kete", "engines": NAMES[:3], "rated": False,
-             "format": "double_round_robin"},
+            {
+                "name": "now",
+                "variant": "kete",
+                "engines": NAMES[:3],
+                "rated": False,
+                "format": "double_round_robin",
+            },
             format="json",
         )
     assert response.status_code == 201

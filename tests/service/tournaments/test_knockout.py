@@ -24,7 +24,9 @@ from tournaments.pairing import double_round_robin
 
 
 def _play_out(
-    n: int, seed: int, withdraw: set[int] = frozenset()  # type: ignore[assignment]
+    n: int,
+    seed: int,
+    withdraw: set[int] = frozenset(),  # type: ignore[assignment]
 ) -> tuple[Field, list[Played], list[Round]]:
     """Play a knockout of ``n`` (ratings random) to the end: results random with many draws;
     ``withdraw`` engines leave before the start."""
@@ -86,7 +88,8 @@ def test_a_knockout_of_n_entrants_plays_out_to_one_champion(n: int) -> None:
             for t in ties:
                 assert t.winner in (t.high, t.low)
                 deciders = [
-                    p for p in history
+                    p
+                    for p in history
                     if p.kind == DECISIVE and p.round == number and {p.a, p.b} == {t.high, t.low}
                 ]
                 if t.decided_by == BY_BYE:
@@ -106,7 +109,8 @@ def test_a_knockout_of_n_entrants_plays_out_to_one_champion(n: int) -> None:
         final = rounds[-1][0]
         order = Knockout().order(field, history)
         assert [r.player for r in order][:2] == [
-            final.winner, final.low if final.winner == final.high else final.high
+            final.winner,
+            final.low if final.winner == final.high else final.high,
         ]
         assert [r.rank for r in order][:2] == [1, 2]
         assert sorted(r.player for r in order) == list(range(n))
@@ -141,7 +145,11 @@ def test_the_registry_holds_the_five_formats_and_what_each_decides() -> None:
     assert [f.known_up_front for f in FORMATS.values()] == [True, True, True, False, False]
     assert get_format("swiss").tie_breaks == ("buchholz", "sonneborn_berger")
     assert get_format("round_robin").ranking == (
-        "points", "sonneborn_berger", "head_to_head", "games_won")
+        "points",
+        "sonneborn_berger",
+        "head_to_head",
+        "games_won",
+    )
     assert len(get_format("double_round_robin").possible_pairs(4)) == 12
     assert len(get_format("knockout").possible_pairs(4)) == 6
     with pytest.raises(KeyError):
@@ -167,8 +175,7 @@ def test_a_tie_whose_match_was_never_created_is_paired_again_or_forfeited() -> N
     history = [Played(1, 0, 3, 1.0)]  # 1 v 4 played; 2 v 3 was never created
     again = ko.next_round(Field(entrants, round=1), history)
     assert isinstance(again, Round)
-    assert (again.number, [(p.a, p.b) for p in again.pairings], again.best_of) == (
-        1, [(1, 2)], 3)
+    assert (again.number, [(p.a, p.b) for p in again.pairings], again.best_of) == (1, [(1, 2)], 3)
     gone = tuple(Entrant(i, 1500.0 - i, withdrawn=(i == 2)) for i in range(4))
     forfeit = ko.next_round(Field(gone, round=1), history)
     assert isinstance(forfeit, Round)

@@ -167,7 +167,8 @@ def test_only_the_owner_keeps_an_old_version_on_the_ladder(
         "/api/ladder/keep/", {"engine": "mine", "version": 9, "keep": True}, format="json"
     )
     assert (missing.status_code, missing.json()["error"]["code"]) == (
-        404, "engine_version_not_found"
+        404,
+        "engine_version_not_found",
     )  # the body names it: docs/api-errors.md, "Which not found"
     nobody = alice_client.post(
         "/api/ladder/keep/", {"engine": "nosuch", "version": 1, "keep": True}, format="json"

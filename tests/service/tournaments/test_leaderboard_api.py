@@ -30,9 +30,22 @@ def test_the_leaderboard_ranks_by_the_fit_with_intervals_and_records(
 ) -> None:
     data = anon_client.get("/api/leaderboard/?variant=bao-la-kete").json()
     assert data["count"] == 3
-    rows = [(r["rank"], r["engine"], r["version"], r["games"], r["wins"], r["draws"], r["losses"],
-             r["points"], r["score"], r["provisional"], r["prior"])
-            for r in data["results"]]
+    rows = [
+        (
+            r["rank"],
+            r["engine"],
+            r["version"],
+            r["games"],
+            r["wins"],
+            r["draws"],
+            r["losses"],
+            r["points"],
+            r["score"],
+            r["provisional"],
+            r["prior"],
+        )
+        for r in data["results"]
+    ]
     assert rows[0] == (1, "alpha", 1, 4, 4, 0, 0, 4.0, 1.0, True, True)
     # beta and gamma have the same record: the same rating, so the same rank.
     assert [r[:2] for r in rows[1:]] == [(2, "beta"), (2, "gamma")]
@@ -40,7 +53,10 @@ def test_the_leaderboard_ranks_by_the_fit_with_intervals_and_records(
     top, second, last = data["results"]
     stored = Rating.objects.get(engine_version=rated["alpha"])
     assert (top["rating"], top["low"], top["high"]) == (
-        round(stored.rating, 1), round(stored.low, 1), round(stored.high, 1))
+        round(stored.rating, 1),
+        round(stored.low, 1),
+        round(stored.high, 1),
+    )
     assert top["margin"] == pytest.approx((stored.high - stored.low) / 2, abs=0.06)
     assert top["low"] < top["rating"] < top["high"]
     assert 0.5 < top["superiority"] < 1.0
@@ -78,10 +94,20 @@ def test_versions_the_fit_leaves_out_are_listed_apart(
     data = anon_client.get("/api/leaderboard/?variant=bao-la-kete").json()
     assert data["count"] == 3
     assert data["excluded"] == [
-        {"engine": "xi", "version": 1, "engine_version_id": xi.pk, "games": 2,
-         "reason": "not connected to the rated pool by games"},
-        {"engine": "yo", "version": 1, "engine_version_id": yo.pk, "games": 2,
-         "reason": "not connected to the rated pool by games"},
+        {
+            "engine": "xi",
+            "version": 1,
+            "engine_version_id": xi.pk,
+            "games": 2,
+            "reason": "not connected to the rated pool by games",
+        },
+        {
+            "engine": "yo",
+            "version": 1,
+            "engine_version_id": yo.pk,
+            "games": 2,
+            "reason": "not connected to the rated pool by games",
+        },
     ]
 
 
@@ -109,16 +135,29 @@ def test_rating_history_lists_the_fitted_rating_after_each_match_oldest_first(
 ) -> None:
     data = anon_client.get("/api/engines/alpha/ratings/?variant=bao-la-kete").json()
     assert data["count"] == 2
-    steps = [(r["opponent"], r["opponent_version"], r["games"], r["points"], r["rating"])
-             for r in data["results"]]
+    steps = [
+        (r["opponent"], r["opponent_version"], r["games"], r["points"], r["rating"])
+        for r in data["results"]
+    ]
     # All three matches were in the first refit: both points hold its rating.
     now = Rating.objects.get(engine_version=rated["alpha"]).rating
     assert steps == [("beta", 1, 2, 2.0, now), ("gamma", 1, 2, 2.0, now)]
     first = data["results"][0]
     assert first["low"] < first["rating"] < first["high"] and first["fitted_at"]
-    assert list(first) == ["match_id", "variant", "version", "opponent", "opponent_version",
-                           "games", "points", "rating", "low", "high", "finished_at",
-                           "fitted_at"]
+    assert list(first) == [
+        "match_id",
+        "variant",
+        "version",
+        "opponent",
+        "opponent_version",
+        "games",
+        "points",
+        "rating",
+        "low",
+        "high",
+        "finished_at",
+        "fitted_at",
+    ]
 
 
 def test_rating_history_of_an_unknown_engine_is_not_found(anon_client: Any, db: Any) -> None:

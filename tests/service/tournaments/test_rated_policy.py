@@ -26,8 +26,12 @@ def field(make_version: Any, alice: Any) -> None:
 
 
 def _post(client: Any, engines: list[str], **kw: Any) -> Any:
-    body = {"name": "Cup", "variant": "bao-la-kete", "engines": engines,
-            "time_control": "10+0.1"} | kw
+    body = {
+        "name": "Cup",
+        "variant": "bao-la-kete",
+        "engines": engines,
+        "time_control": "10+0.1",
+    } | kw
     return client.post("/api/tournaments/", body, format="json")
 
 
@@ -40,10 +44,12 @@ def test_a_rated_round_robin_of_other_peoples_engines_is_refused(
     assert error["code"] == "rated_tournament_not_allowed"
     # round_robin(3): [1-2], [0-1], [2-0] over alpha, beta, gamma (engine_a first).
     assert error["details"] == {
-        "foreign_pairings": [["beta", "gamma"], ["alpha", "beta"], ["gamma", "alpha"]]}
+        "foreign_pairings": [["beta", "gamma"], ["alpha", "beta"], ["gamma", "alpha"]]
+    }
     assert error["message"] == (
         "a rated tournament may only pair engines with one of yours; 3 match(es) would not "
-        "(first: beta vs gamma). Make it unrated, or a gauntlet led by your engine.")
+        "(first: beta vs gamma). Make it unrated, or a gauntlet led by your engine."
+    )
     assert Tournament.objects.count() == 0
 
 
@@ -52,7 +58,9 @@ def test_owning_one_entrant_of_a_round_robin_of_three_is_not_enough(
 ) -> None:
     r = _post(alice_client, ["mine", "alpha", "beta"])
     assert (r.status_code, r.json()["error"]["details"]) == (
-        403, {"foreign_pairings": [["alpha", "beta"]]})
+        403,
+        {"foreign_pairings": [["alpha", "beta"]]},
+    )
 
 
 @pytest.mark.parametrize(
@@ -77,14 +85,18 @@ def test_a_swiss_or_knockout_may_pair_any_two_so_one_foreign_pair_is_refused(
 ) -> None:
     r = _post(alice_client, ["mine", "alpha", "beta"], format=fmt)
     assert (r.status_code, r.json()["error"]["details"]) == (
-        403, {"foreign_pairings": [["alpha", "beta"]]})
+        403,
+        {"foreign_pairings": [["alpha", "beta"]]},
+    )
     assert _post(alice_client, ["mine", "alpha"], format=fmt).status_code == 201
 
 
 def test_a_gauntlet_led_by_a_foreign_engine_is_refused(alice_client: Any, field: None) -> None:
     r = _post(alice_client, ["alpha", "mine", "beta"], format="gauntlet")
     assert (r.status_code, r.json()["error"]["details"]) == (
-        403, {"foreign_pairings": [["beta", "alpha"]]})
+        403,
+        {"foreign_pairings": [["beta", "alpha"]]},
+    )
 
 
 def test_staff_and_the_service_itself_may_create_any_rated_tournament(
@@ -93,8 +105,9 @@ def test_staff_and_the_service_itself_may_create_any_rated_tournament(
     alice.is_staff = True
     alice.save(update_fields=["is_staff"])
     assert _post(alice_client, ["alpha", "beta", "gamma"]).status_code == 201
-    t = services.tournament_create(name="Demo", variant="bao-la-kete",
-                                   engines=["alpha", "beta"], time_control="10+0.1")
+    t = services.tournament_create(
+        name="Demo", variant="bao-la-kete", engines=["alpha", "beta"], time_control="10+0.1"
+    )
     assert (t.rated, t.created_by) == (True, None)
 
 
@@ -102,5 +115,10 @@ def test_the_service_refuses_a_foreign_rated_pairing_for_a_plain_user(
     bob: Any, field: None
 ) -> None:
     with pytest.raises(RatedTournamentNotAllowed):
-        services.tournament_create(name="x", variant="bao-la-kete", engines=["alpha", "beta"],
-                                   time_control="10+0.1", created_by=bob)
+        services.tournament_create(
+            name="x",
+            variant="bao-la-kete",
+            engines=["alpha", "beta"],
+            time_control="10+0.1",
+            created_by=bob,
+        )

@@ -100,7 +100,9 @@ def test_history_keeps_the_rating_of_the_first_refit_that_included_each_match(
     assert _rating(a).rating > after_first
     points = list(RatingPoint.objects.filter(engine_version=a).order_by("finished_at"))
     assert [(p.match_id, p.opponent_id, p.games, p.points) for p in points] == [
-        (first.pk, b.pk, 3, 2.0), (second.pk, b.pk, 2, 2.0)]
+        (first.pk, b.pk, 3, 2.0),
+        (second.pk, b.pk, 2, 2.0),
+    ]
     assert points[0].rating == pytest.approx(after_first)
     assert points[1].rating == pytest.approx(_rating(a).rating)
     assert points[0].low < points[0].rating < points[0].high
@@ -124,7 +126,9 @@ def test_a_version_not_connected_to_the_pool_is_reported_not_rated(
 
 
 def test_recording_a_match_requests_a_refit_only_after_commit(
-    make_version: Any, make_finished_match: Any, django_capture_on_commit_callbacks: Any,
+    make_version: Any,
+    make_finished_match: Any,
+    django_capture_on_commit_callbacks: Any,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from tournaments.tasks import refit_ratings

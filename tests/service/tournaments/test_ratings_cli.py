@@ -89,8 +89,10 @@ def test_the_table_is_sorted_by_rating_and_marks_provisional_ratings(tmp_path: P
     assert lines[0].split()[:3] == ["rank", "engine", "rating"]
     assert [line.split()[1] for line in lines[1:4]] == ["alpha", "gamma", "beta"]
     assert lines[1].split()[2].endswith("?")  # six games: far wider than +/-100
-    assert lines[-2:] == ["  x: not connected to the rated pool by games",
-                          "  y: not connected to the rated pool by games"]
+    assert lines[-2:] == [
+        "  x: not connected to the rated pool by games",
+        "  y: not connected to the rated pool by games",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -104,9 +106,7 @@ def test_the_table_is_sorted_by_rating_and_marks_provisional_ratings(tmp_path: P
         ("", ":1: expected the header line"),
     ],
 )
-def test_a_malformed_row_exits_2_naming_its_line(
-    tmp_path: Path, text: str, message: str
-) -> None:
+def test_a_malformed_row_exits_2_naming_its_line(tmp_path: Path, text: str, message: str) -> None:
     code, out, err = _run(tmp_path, text)
     assert (code, out) == (2, "")
     assert message in err and err.startswith("error: ") and err.count("\n") == 1
@@ -135,12 +135,20 @@ def test_the_module_runs_from_the_command_line(tmp_path: Path) -> None:
     path.write_text(GAMES)
     ok = subprocess.run(
         [sys.executable, "-m", "tournaments.ratings", "fit", str(path), "--json"],
-        cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert ok.returncode == 0 and json.loads(ok.stdout)["ratings"][0]["name"] == "alpha"
     missing = subprocess.run(
         [sys.executable, "-m", "tournaments.ratings", "fit", str(tmp_path / "none.csv")],
-        cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert missing.returncode == 2 and "cannot read" in missing.stderr
     assert "Traceback" not in missing.stderr

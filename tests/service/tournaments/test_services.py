@@ -41,9 +41,16 @@ def _create(names: list[str], **kw: Any) -> Tournament:
 def test_it_creates_a_scheduled_tournament_with_entries_in_the_given_order(four: list[Any]) -> None:
     t = _create(["gamma", "alpha", "delta", "beta"], variant="kete", time_control="2.0+0.050")
     assert (t.variant, t.time_control, t.status, t.format) == (
-        "bao-la-kete", "2+0.05", "scheduled", "round_robin")
+        "bao-la-kete",
+        "2+0.05",
+        "scheduled",
+        "round_robin",
+    )
     assert [(e.seed_no, e.engine_version.engine.name) for e in t.entries.order_by("seed_no")] == [
-        (1, "gamma"), (2, "alpha"), (3, "delta"), (4, "beta")
+        (1, "gamma"),
+        (2, "alpha"),
+        (3, "delta"),
+        (4, "beta"),
     ]
 
 
@@ -65,8 +72,11 @@ def test_it_enters_the_latest_active_version(make_version: Any) -> None:
         ({"engines": ["alpha", "alpha"]}, DuplicateEngine, "duplicate_engine"),
         ({"engines": ["alpha", "retired"]}, EngineNotActive, "engine_not_active"),
         ({"engines": ["alpha", "sleeping"]}, EngineDisabled, "engine_disabled"),
-        ({"engines": ["alpha", "ketesolo"], "variant": "bao-kingulu"},
-         VariantNotSupported, "variant_not_supported"),
+        (
+            {"engines": ["alpha", "ketesolo"], "variant": "bao-kingulu"},
+            VariantNotSupported,
+            "variant_not_supported",
+        ),
         ({"time_control": "fast"}, ApiError, "invalid_time_control"),
         ({"time_control": "0+0"}, ApiError, "invalid_time_control"),
     ],
@@ -80,7 +90,9 @@ def test_it_rejects_bad_requests_with_a_stable_code_and_creates_nothing(
     make_version("sleeping", enabled=False)
     make_version("ketesolo", variants=["bao-la-kete"])
     args = {
-        "name": "x", "variant": "bao-la-kete", "engines": ["alpha", "beta"],
+        "name": "x",
+        "variant": "bao-la-kete",
+        "engines": ["alpha", "beta"],
         "time_control": "10+0.1",
     } | kwargs
     with pytest.raises(error) as info:
@@ -95,8 +107,10 @@ def test_starting_creates_the_berger_rounds_as_matches(four: list[Any]) -> None:
     t.refresh_from_db()
     assert t.status == "running" and t.started_at is not None
     matches = Match.objects.filter(tournament=t).order_by("round", "id")
-    got = [(m.round, m.engine_a.engine.name, m.engine_b.engine.name, m.time_control, m.variant)
-           for m in matches]
+    got = [
+        (m.round, m.engine_a.engine.name, m.engine_b.engine.name, m.time_control, m.variant)
+        for m in matches
+    ]
     # round_robin(4): [0-3, 1-2], [3-2, 0-1], [1-3, 2-0] over seeds alpha, beta, gamma, delta.
     assert got == [
         (1, "alpha", "delta", "2+0.05", "bao-la-kete"),

@@ -27,13 +27,23 @@ def test_points_and_wdl_at_match_and_game_level() -> None:
     r0 = rows[0]
     assert (r0.points, r0.match_wins, r0.match_draws, r0.match_losses) == (2.0, 2, 0, 1)
     assert (r0.game_points, r0.games, r0.game_wins, r0.game_draws, r0.game_losses) == (
-        4.5, 6, 4, 1, 1)
+        4.5,
+        6,
+        4,
+        1,
+        1,
+    )
     r2 = rows[2]
     assert (r2.points, r2.match_wins, r2.match_draws, r2.match_losses) == (1.5, 1, 1, 1)
     assert (r2.game_wins, r2.game_draws, r2.game_losses) == (3, 2, 3)
     r3 = rows[3]
     assert (r3.points, r3.game_points, r3.game_wins, r3.game_draws, r3.game_losses) == (
-        0.5, 2.0, 1, 2, 4)
+        0.5,
+        2.0,
+        1,
+        2,
+        4,
+    )
 
 
 def test_sonneborn_berger_breaks_the_tie_between_equal_points() -> None:

@@ -89,7 +89,11 @@ def test_an_engine_withdrawn_at_the_start_forfeits_each_of_its_rounds_in_one_ins
     forfeits = UnplayedResult.objects.filter(tournament=t, kind=UnplayedResult.Kind.FORFEIT)
     # rr0 (seed 1) meets each of the four others once: a forfeit win for each, in its round.
     assert sorted((f.entry.seed_no, f.opponent.seed_no) for f in forfeits) == [
-        (2, 1), (3, 1), (4, 1), (5, 1)]
+        (2, 1),
+        (3, 1),
+        (4, 1),
+        (5, 1),
+    ]
     assert len({f.round for f in forfeits}) == 4
     assert Match.objects.filter(tournament=t).count() == 6  # the other four's pairings
 
@@ -109,8 +113,9 @@ def test_starting_a_64_engine_round_robin_sends_one_wake_up_per_live_worker_slot
     # 2,016 matches: five inserts of 500 rows on PostgreSQL (60 on SQLite, 999 parameters).
     fields = [f for f in Match._meta.concrete_fields if not f.primary_key]
     inserts = -(-2016 // min(INSERT_ROWS, connection.ops.bulk_batch_size(fields, [None] * 2016)))
-    with django_assert_max_num_queries(START_QUERIES + inserts), (
-        django_capture_on_commit_callbacks(execute=True)
+    with (
+        django_assert_max_num_queries(START_QUERIES + inserts),
+        django_capture_on_commit_callbacks(execute=True),
     ):
         assert services.tournament_start(t.pk, now=START)
     matches = Match.objects.filter(tournament=t)

@@ -28,7 +28,7 @@ def _independent_min_cost(
     min-weight matching of its own (checks the lexicographic weights of the format)."""
     graph: nx.Graph[int] = nx.Graph()
     for k, a in enumerate(players):
-        for b in players[k + 1:]:
+        for b in players[k + 1 :]:
             if frozenset((a, b)) not in forbidden:
                 graph.add_edge(a, b, weight=cost(a, b))
     matching = nx.min_weight_matching(graph)
@@ -59,7 +59,7 @@ def _check_round(sim: SimulatedSwiss, index: int) -> None:
         (bye,) = rnd.byes
         assert bye not in had_bye
         ranked = [r.player for r in rows]
-        lower = ranked[ranked.index(bye) + 1:]
+        lower = ranked[ranked.index(bye) + 1 :]
         from tournaments.formats.swiss import perfect_matching_exists
 
         for other in lower:  # everyone ranked below had a bye or could not take it
@@ -70,13 +70,16 @@ def _check_round(sim: SimulatedSwiss, index: int) -> None:
     players = sorted(paired)
     cross = sum(points2[pr.a] != points2[pr.b] for pr in rnd.pairings)
     least_cross = _independent_min_cost(
-        players, forbidden, lambda a, b: int(points2[a] != points2[b]))
+        players, forbidden, lambda a, b: int(points2[a] != points2[b])
+    )
     assert cross == least_cross
     big = 10_000
     squares = sum((points2[pr.a] - points2[pr.b]) ** 2 for pr in rnd.pairings)
     least = _independent_min_cost(
-        players, forbidden,
-        lambda a, b: big * int(points2[a] != points2[b]) + (points2[a] - points2[b]) ** 2)
+        players,
+        forbidden,
+        lambda a, b: big * int(points2[a] != points2[b]) + (points2[a] - points2[b]) ** 2,
+    )
     assert big * cross + squares == least
     # 4. Sides: inside each pairing, South goes to the engine that was South less often.
     sides = side_records(before)
@@ -88,7 +91,16 @@ def _check_round(sim: SimulatedSwiss, index: int) -> None:
 
 
 FIELDS = [(n, n - 1) for n in range(2, 13)] + [
-    (13, 8), (16, 6), (17, 9), (20, 7), (23, 10), (25, 5), (31, 6), (32, 7), (39, 7), (40, 9)
+    (13, 8),
+    (16, 6),
+    (17, 9),
+    (20, 7),
+    (23, 10),
+    (25, 5),
+    (31, 6),
+    (32, 7),
+    (39, 7),
+    (40, 9),
 ]
 
 
@@ -147,9 +159,10 @@ def test_withdrawn_engines_are_no_longer_paired() -> None:
     assert step.byes == ()  # four engines left: no bye
 
 
-@pytest.mark.parametrize(("players", "rounds", "code"), [(5, 5, "too_many_rounds"),
-                                                          (2, 2, "too_many_rounds"),
-                                                          (1, None, "too_few_engines")])
+@pytest.mark.parametrize(
+    ("players", "rounds", "code"),
+    [(5, 5, "too_many_rounds"), (2, 2, "too_many_rounds"), (1, None, "too_few_engines")],
+)
 def test_more_rounds_than_engines_minus_one_are_refused(
     players: int, rounds: int | None, code: str
 ) -> None:
@@ -164,9 +177,24 @@ def test_the_default_number_of_rounds_is_log2_of_the_field() -> None:
 
 def test_the_command_prints_the_issues_json_shape() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "tournaments.pairing", "swiss-simulate", "--players", "7",
-         "--rounds", "4", "--seed", "3", "--json"],
-        cwd=ROOT, capture_output=True, text=True, check=True, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "tournaments.pairing",
+            "swiss-simulate",
+            "--players",
+            "7",
+            "--rounds",
+            "4",
+            "--seed",
+            "3",
+            "--json",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
     ).stdout
     data = json.loads(out)
     assert set(data) == {"rounds", "standings"}
@@ -179,18 +207,46 @@ def test_the_command_prints_the_issues_json_shape() -> None:
     assert sorted(r["player"] for r in data["standings"]) == [f"p0{i}" for i in range(1, 8)]
     assert sum(r["points"] for r in data["standings"]) == 4 * 4  # 3 matches + a bye a round
     again = subprocess.run(
-        [sys.executable, "-m", "tournaments.pairing", "swiss-simulate", "--players", "7",
-         "--rounds", "4", "--seed", "3", "--json"],
-        cwd=ROOT, capture_output=True, text=True, check=True, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "tournaments.pairing",
+            "swiss-simulate",
+            "--players",
+            "7",
+            "--rounds",
+            "4",
+            "--seed",
+            "3",
+            "--json",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
     ).stdout
     assert again == out  # the seed decides everything
 
 
 def test_the_command_refuses_too_many_rounds() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "tournaments.pairing", "swiss-simulate", "--players", "4",
-         "--rounds", "4", "--seed", "1"],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "tournaments.pairing",
+            "swiss-simulate",
+            "--players",
+            "4",
+            "--rounds",
+            "4",
+            "--seed",
+            "1",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 1
     assert "1 to 3 rounds" in done.stderr

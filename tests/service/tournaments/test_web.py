@@ -33,7 +33,9 @@ def test_a_kpn_text_is_drawn_as_two_ranks_of_six_with_reserved_marks() -> None:
     assert board is not None
     assert board.files == ("a", "b", "c", "d", "e", "f")
     assert [(r.rank, r.south, r.cells[2], r.cells[4]) for r in board.rows] == [
-        (2, False, "5s", "4"), (1, True, "4", "4n")]
+        (2, False, "5s", "4"),
+        (1, True, "4", "4n"),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -48,18 +50,31 @@ def played(make_version: Any, make_finished_match: Any) -> dict[str, Any]:
     from arena.matches.models import Game
 
     a, b = make_version("alpha"), make_version("beta")
-    t = services.tournament_create(name="Web cup", variant="bao-la-kete", engines=["alpha", "beta"],
-                                   time_control="10+0.1")
+    t = services.tournament_create(
+        name="Web cup", variant="bao-la-kete", engines=["alpha", "beta"], time_control="10+0.1"
+    )
     match = make_finished_match(a, b, ["1-0", "0-1"], tournament=t, round=1)
     match_finished(match)
     rating_refit("bao-la-kete")
     game = Game.objects.get(match=match, index=1)
     game.start_position = START_BPN
     game.moves = [
-        {"ply": 1, "side": "S", "move": "f2-", "time_ms": 12, "clock_ms": 9988,
-         "position": AFTER_F2},
-        {"ply": 2, "side": "N", "move": "d3-", "time_ms": 20, "clock_ms": 9980,
-         "position": AFTER_D3},
+        {
+            "ply": 1,
+            "side": "S",
+            "move": "f2-",
+            "time_ms": 12,
+            "clock_ms": 9988,
+            "position": AFTER_F2,
+        },
+        {
+            "ply": 2,
+            "side": "N",
+            "move": "d3-",
+            "time_ms": 20,
+            "clock_ms": 9980,
+            "position": AFTER_D3,
+        },
     ]
     game.save()
     return {"game": game, "tournament": t}
@@ -69,24 +84,25 @@ def played(make_version: Any, make_finished_match: Any) -> dict[str, Any]:
 def test_the_home_page_lists_leaderboard_tournaments_and_replays(played: dict[str, Any]) -> None:
     html = Client().get("/").content.decode()
     assert "Leaderboard: bao-la-kete" in html
-    assert ('<a class="ev" href="/engines/alpha/">alpha</a>&nbsp;<span class="ev-v">v1</span>'
-            in html)
+    assert (
+        '<a class="ev" href="/engines/alpha/">alpha</a>&nbsp;<span class="ev-v">v1</span>' in html
+    )
     assert "2/0/0" in html and "0/0/2" in html
-    assert f'/tournaments/{played["tournament"].pk}/' in html
-    assert f'/games/{played["game"].pk}/' in html
+    assert f"/tournaments/{played['tournament'].pk}/" in html
+    assert f"/games/{played['game'].pk}/" in html
     assert "No rated games yet." in html  # the other two variants
 
 
 def _pit(html: str, square: str) -> str:
     """The count drawn in the SVG pit ``square`` of a page."""
-    chunk = html[html.index(f'id="pit-{square}"'):]
-    chunk = chunk[chunk.index('class="count"'):]
-    return chunk[chunk.index(">") + 1:chunk.index("<")]
+    chunk = html[html.index(f'id="pit-{square}"') :]
+    chunk = chunk[chunk.index('class="count"') :]
+    return chunk[chunk.index(">") + 1 : chunk.index("<")]
 
 
 @pytest.mark.django_db
 def test_the_replay_page_draws_the_board_of_the_requested_ply(played: dict[str, Any]) -> None:
-    url = f'/games/{played["game"].pk}/'
+    url = f"/games/{played['game'].pk}/"
     start = Client().get(url + "?ply=0").content.decode()
     assert "Start position" in start and 'href="?ply=1" rel="next"' in start
     assert [_pit(start, sq) for sq in ("e2", "f2", "g2", "h2")] == ["6", "2", "2", "0"]
@@ -103,7 +119,7 @@ def test_the_replay_page_draws_the_board_of_the_requested_ply(played: dict[str, 
 
 @pytest.mark.django_db
 def test_the_tournament_page_shows_standings_and_crosstable(played: dict[str, Any]) -> None:
-    html = Client().get(f'/tournaments/{played["tournament"].pk}/').content.decode()
+    html = Client().get(f"/tournaments/{played['tournament'].pk}/").content.decode()
     assert "Matches 1 of 1 done, 0 running, 2 games played." in html
     assert "<td>2&ndash;0</td>" in html and "<td>0&ndash;2</td>" in html  # the crosstable
 
@@ -121,14 +137,25 @@ def test_the_replay_page_numbers_moves_in_pairs_as_the_text_record_does(
     from arena.matches.gamerecord import game_record_text
 
     game = played["game"]
-    game.moves = [*game.moves, {"ply": 3, "side": "S", "move": "g2+", "time_ms": 5,
-                                "clock_ms": 9983, "position": AFTER_D3}]
+    game.moves = [
+        *game.moves,
+        {
+            "ply": 3,
+            "side": "S",
+            "move": "g2+",
+            "time_ms": 5,
+            "clock_ms": 9983,
+            "position": AFTER_D3,
+        },
+    ]
     game.save()
     html = Client().get(f"/games/{game.pk}/?ply=2").content.decode()
-    moves = html[html.index('id="move-list"'):]
-    assert ('<li><span class="num">1.</span> <a id="move-1" href="#ply-1">f2-</a></li>'
-            '<li><a id="move-2" href="#ply-2" class="current">d3-</a></li>'
-            '<li><span class="num">2.</span> <a id="move-3" href="#ply-3">g2+</a></li>') in moves
+    moves = html[html.index('id="move-list"') :]
+    assert (
+        '<li><span class="num">1.</span> <a id="move-1" href="#ply-1">f2-</a></li>'
+        '<li><a id="move-2" href="#ply-2" class="current">d3-</a></li>'
+        '<li><span class="num">2.</span> <a id="move-3" href="#ply-3">g2+</a></li>'
+    ) in moves
     assert "1. f2- d3- 2. g2+" in game_record_text(game)
 
 

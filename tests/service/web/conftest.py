@@ -30,12 +30,20 @@ def playout(variant: str, plies: int, seed: int = 3) -> tuple[str, list[dict[str
         after = game.play(move)
         spent = rng.randrange(50, 900)
         clocks[side] = clocks[side] - spent + 100
-        moves.append({
-            "ply": len(moves) + 1, "side": side, "move": str(move), "time_ms": spent,
-            "clock_ms": clocks[side], "position": after.to_text(),
-            "info": [f"depth {rng.randrange(2, 9)} score {rng.randrange(-40, 40)} nodes "
-                     f"{rng.randrange(1000, 90000)}"],
-        })
+        moves.append(
+            {
+                "ply": len(moves) + 1,
+                "side": side,
+                "move": str(move),
+                "time_ms": spent,
+                "clock_ms": clocks[side],
+                "position": after.to_text(),
+                "info": [
+                    f"depth {rng.randrange(2, 9)} score {rng.randrange(-40, 40)} nodes "
+                    f"{rng.randrange(1000, 90000)}"
+                ],
+            }
+        )
     return game.start.to_text(), moves
 
 
@@ -49,9 +57,18 @@ def versions(db: Any) -> tuple[Any, Any]:
     made = []
     for name in ("search", "greedy"):
         engine = Engine.objects.create(owner=owner, name=name)
-        made.append(EngineVersion.objects.create(
-            engine=engine, number=1, status="active", original_filename=name, sha256="0" * 64,
-            size_bytes=1, storage_path=f"{name}/1", variants=["bao-la-kete", "bao-kingulu"]))
+        made.append(
+            EngineVersion.objects.create(
+                engine=engine,
+                number=1,
+                status="active",
+                original_filename=name,
+                sha256="0" * 64,
+                size_bytes=1,
+                storage_path=f"{name}/1",
+                variants=["bao-la-kete", "bao-kingulu"],
+            )
+        )
     return made[0], made[1]
 
 
@@ -63,14 +80,31 @@ def make_game(versions: tuple[Any, Any]) -> Callable[..., Any]:
     def make(variant: str = "bao-la-kete", plies: int = 40) -> Any:
         start, moves = playout(variant, plies)
         now = dt.datetime.now(dt.UTC)
-        match = Match.objects.create(variant=variant, time_control="60+0.1", engine_a=versions[0],
-                                     engine_b=versions[1], seed=1, status="finished",
-                                     finished_at=now)
+        match = Match.objects.create(
+            variant=variant,
+            time_control="60+0.1",
+            engine_a=versions[0],
+            engine_b=versions[1],
+            seed=1,
+            status="finished",
+            finished_at=now,
+        )
         return Game.objects.create(
-            match=match, index=1, south=versions[0], north=versions[1], winner=versions[0],
-            result="1-0", termination="time_forfeit", rated=False, plies=len(moves),
-            start_position=start, final_position=moves[-1]["position"], moves=moves,
-            finished_at=now, detail="North (greedy v1): no bestmove in 60100 ms")
+            match=match,
+            index=1,
+            south=versions[0],
+            north=versions[1],
+            winner=versions[0],
+            result="1-0",
+            termination="time_forfeit",
+            rated=False,
+            plies=len(moves),
+            start_position=start,
+            final_position=moves[-1]["position"],
+            moves=moves,
+            finished_at=now,
+            detail="North (greedy v1): no bestmove in 60100 ms",
+        )
 
     return make
 
@@ -84,8 +118,14 @@ def make_live(versions: tuple[Any, Any]) -> Callable[..., Any]:
 
     def make(variant: str = "bao-la-kete", plies: int = 6, total: int = 30) -> Any:
         start, moves = playout(variant, total, seed=5)
-        match = Match.objects.create(variant=variant, time_control="60+0.1", engine_a=versions[0],
-                                     engine_b=versions[1], seed=1, status="running")
+        match = Match.objects.create(
+            variant=variant,
+            time_control="60+0.1",
+            engine_a=versions[0],
+            engine_b=versions[1],
+            seed=1,
+            status="running",
+        )
         live = live_game_start(match.pk, 1, versions[0].pk, versions[1].pk, start)
         live_game_moves(live.pk, moves[:plies])
         live.refresh_from_db()
@@ -106,8 +146,13 @@ def browser() -> Iterator[Any]:
 
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                "--window-size=1280,1000"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        "--window-size=1280,1000",
+    ):
         options.add_argument(arg)
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
     try:
@@ -138,44 +183,104 @@ def world(db: Any, alice: Any, bob: Any) -> Callable[..., dict[str, Any]]:
 
     def version(engine: Any, number: int, status: str, **extra: Any) -> Any:
         return EngineVersion.objects.create(
-            engine=engine, number=number, status=status, original_filename="engine.py",
-            sha256=f"{number:064d}", size_bytes=1234, storage_path=f"{engine.name}/{number}",
-            variants=["bao-la-kete", "bao-kingulu"] if status == "active" else [], **extra)
+            engine=engine,
+            number=number,
+            status=status,
+            original_filename="engine.py",
+            sha256=f"{number:064d}",
+            size_bytes=1234,
+            storage_path=f"{engine.name}/{number}",
+            variants=["bao-la-kete", "bao-kingulu"] if status == "active" else [],
+            **extra,
+        )
 
     def make(matches: int = 3) -> dict[str, Any]:
         alpha = Engine.objects.create(owner=alice, name="alpha", description="Alice's engine")
         beta = Engine.objects.create(owner=bob, name="beta")
-        version(alpha, 1, "rejected", rejection_code="crash",
-                rejection_reason="exited with status 3 when asked for a move",
-                rejection_log="Traceback: SECRET-ALPHA-STDERR")
+        version(
+            alpha,
+            1,
+            "rejected",
+            rejection_code="crash",
+            rejection_reason="exited with status 3 when asked for a move",
+            rejection_log="Traceback: SECRET-ALPHA-STDERR",
+        )
         a2, b1 = version(alpha, 2, "active"), version(beta, 1, "active")
-        t = services.tournament_create(name="Spring cup", variant="bao-la-kete",
-                                       engines=["alpha", "beta"], time_control="10+0.1")
+        t = services.tournament_create(
+            name="Spring cup",
+            variant="bao-la-kete",
+            engines=["alpha", "beta"],
+            time_control="10+0.1",
+        )
         t0 = dt.datetime(2026, 3, 1, 12, 0, tzinfo=dt.UTC)
         for i in range(matches):
             end = t0 + dt.timedelta(hours=i)
-            m = Match.objects.create(variant="bao-la-kete", time_control="10+0.1", engine_a=a2,
-                                     engine_b=b1, seed=i, status="finished", tournament=t,
-                                     round=1, score_a=2.0, score_b=0.0, winner=a2,
-                                     finished_at=end)
+            m = Match.objects.create(
+                variant="bao-la-kete",
+                time_control="10+0.1",
+                engine_a=a2,
+                engine_b=b1,
+                seed=i,
+                status="finished",
+                tournament=t,
+                round=1,
+                score_a=2.0,
+                score_b=0.0,
+                winner=a2,
+                finished_at=end,
+            )
             for index, (south, north, result) in enumerate(
-                    ((a2, b1, "1-0"), (b1, a2, "0-1")), start=1):
+                ((a2, b1, "1-0"), (b1, a2, "0-1")), start=1
+            ):
                 Game.objects.create(
-                    match=m, index=index, south=south, north=north, winner=a2, result=result,
-                    termination="bao_hamna", rated=True, plies=10, start_position="",
+                    match=m,
+                    index=index,
+                    south=south,
+                    north=north,
+                    winner=a2,
+                    result=result,
+                    termination="bao_hamna",
+                    rated=True,
+                    plies=10,
+                    start_position="",
                     finished_at=end + dt.timedelta(minutes=index),
-                    engine_errors={"south": f"stderr of {south.engine.name}: SECRET-GAME",
-                                   "north": f"stderr of {north.engine.name}: SECRET-GAME"})
+                    engine_errors={
+                        "south": f"stderr of {south.engine.name}: SECRET-GAME",
+                        "north": f"stderr of {north.engine.name}: SECRET-GAME",
+                    },
+                )
         t.status = "running"
         t.save()
         rating_refit("bao-la-kete")
-        running = Match.objects.create(variant="bao-la-kete", time_control="10+0.1",
-                                       engine_a=b1, engine_b=a2, seed=99, status="running",
-                                       tournament=t, round=2)
-        Match.objects.create(variant="bao-la-kete", time_control="10+0.1", engine_a=a2,
-                             engine_b=b1, seed=98, status="pending", tournament=t, round=3)
+        running = Match.objects.create(
+            variant="bao-la-kete",
+            time_control="10+0.1",
+            engine_a=b1,
+            engine_b=a2,
+            seed=99,
+            status="running",
+            tournament=t,
+            round=2,
+        )
+        Match.objects.create(
+            variant="bao-la-kete",
+            time_control="10+0.1",
+            engine_a=a2,
+            engine_b=b1,
+            seed=98,
+            status="pending",
+            tournament=t,
+            round=3,
+        )
         live = live_game_start(running.pk, 1, b1.pk, a2.pk, "")
-        return {"alpha": alpha, "beta": beta, "a2": a2, "b1": b1, "tournament": t,
-                "running": running, "live": live}
+        return {
+            "alpha": alpha,
+            "beta": beta,
+            "a2": a2,
+            "b1": b1,
+            "tournament": t,
+            "running": running,
+            "live": live,
+        }
 
     return make

@@ -33,8 +33,7 @@ class Audit(HTMLParser):
         a = {k: v or "" for k, v in attrs}
         if "tabindex" in a:
             self.tabindex.append(a["tabindex"])
-        if tag in ("input", "select", "textarea") and a.get("type") not in ("hidden",
-                                                                             "submit"):
+        if tag in ("input", "select", "textarea") and a.get("type") not in ("hidden", "submit"):
             if self._in_label:  # wrapped in its label
                 a.setdefault("aria-label", "(its label)")
             self.inputs.append(a)
@@ -61,15 +60,27 @@ class Audit(HTMLParser):
 
 @pytest.mark.django_db
 def test_every_page_labels_its_controls_and_describes_its_pictures(
-        world: Any, alice: Any, make_game: Any) -> None:
+    world: Any, alice: Any, make_game: Any
+) -> None:
     w = world(2)
     game = make_game("bao-la-kete", plies=6)
     client = Client()
     client.force_login(alice)
-    pages = ["/", "/engines/", "/engines/alpha/", "/matches/", "/tournaments/",
-             f"/tournaments/{w['tournament'].pk}/", f"/matches/{w['running'].pk}/",
-             f"/games/{game.pk}/", f"/live/{w['live'].pk}/", "/engines/upload/", "/matches/new/",
-             "/tournaments/new/", "/matches/?variant=chess"]
+    pages = [
+        "/",
+        "/engines/",
+        "/engines/alpha/",
+        "/matches/",
+        "/tournaments/",
+        f"/tournaments/{w['tournament'].pk}/",
+        f"/matches/{w['running'].pk}/",
+        f"/games/{game.pk}/",
+        f"/live/{w['live'].pk}/",
+        "/engines/upload/",
+        "/matches/new/",
+        "/tournaments/new/",
+        "/matches/?variant=chess",
+    ]
     anonymous = ["/accounts/login/", "/accounts/signup/"]
     for url in pages + anonymous:
         audit = Audit()
@@ -79,8 +90,10 @@ def test_every_page_labels_its_controls_and_describes_its_pictures(
         for attrs, text in audit.buttons:
             assert text or attrs.get("aria-label") or attrs.get("title"), (url, attrs)
         for image in audit.images:
-            assert image.get("aria-label") or image.get("aria-labelledby") or image.get(
-                "alt"), (url, image)
+            assert image.get("aria-label") or image.get("aria-labelledby") or image.get("alt"), (
+                url,
+                image,
+            )
         assert all(int(t) <= 0 for t in audit.tabindex), url
 
 
@@ -88,7 +101,7 @@ def _luminance(colour: str) -> float:
     colour = colour.lstrip("#")
     if len(colour) == 3:
         colour = "".join(c * 2 for c in colour)
-    channels = [int(colour[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    channels = [int(colour[i : i + 2], 16) / 255 for i in (0, 2, 4)]
     linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
     return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
 
@@ -105,8 +118,9 @@ def _rules() -> dict[str, dict[str, str]]:
     rules: dict[str, dict[str, str]] = {}
     for selector, body in re.findall(r"([^{}]+)\{([^{}]*)\}", text):
         props = dict(
-            (k.strip(), v.strip()) for k, v in
-            (d.split(":", 1) for d in body.split(";") if ":" in d))
+            (k.strip(), v.strip())
+            for k, v in (d.split(":", 1) for d in body.split(";") if ":" in d)
+        )
         for one in selector.split(","):
             rules.setdefault(one.strip(), {}).update(props)
     variables = rules[":root"]
@@ -127,12 +141,13 @@ def test_the_text_colours_reach_aa_contrast() -> None:
         "site links": (rules["header.site a"]["color"], rules["header.site"]["background"]),
         "field errors": (rules["ul.errors"]["color"], paper),
         "form errors": (rules[".form-errors"]["color"], rules[".form-errors"]["background"]),
-        "primary button": (rules[".button.primary"]["color"],
-                           rules[".button.primary"]["background"]),
+        "primary button": (
+            rules[".button.primary"]["color"],
+            rules[".button.primary"]["background"],
+        ),
         "help": (rules[".help"]["color"], paper),
     }
     for status in (".badge.active", ".badge.running", ".badge.rejected", ".badge.bundled"):
         pairs[status] = (rules[status]["color"], rules[status]["background"])
-    low = {name: round(contrast(*pair), 2) for name, pair in pairs.items()
-           if contrast(*pair) < 4.5}
+    low = {name: round(contrast(*pair), 2) for name, pair in pairs.items() if contrast(*pair) < 4.5}
     assert low == {}

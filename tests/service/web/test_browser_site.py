@@ -71,8 +71,9 @@ def fill(driver: Any, values: dict[str, str]) -> None:
 
 def submit(driver: Any, wait_s: float = WAIT_S) -> None:
     """Submit the page's form and wait for the next page to load."""
-    click_to_load(driver, driver.find_element(By.CSS_SELECTOR, "form.form button[type=submit]"),
-                  wait_s)
+    click_to_load(
+        driver, driver.find_element(By.CSS_SELECTOR, "form.form button[type=submit]"), wait_s
+    )
 
 
 def click_to_load(driver: Any, element: Any, wait_s: float = WAIT_S) -> None:
@@ -112,15 +113,16 @@ def log_in(driver: Any, url: str, username: str, password: str) -> None:
 def full_page_screenshot(driver: Any, name: str) -> None:
     """The whole page (up to 2600 px high) at 1280 px wide."""
     height, chrome = driver.execute_script(
-        "return [document.documentElement.scrollHeight, window.outerHeight - window.innerHeight]")
+        "return [document.documentElement.scrollHeight, window.outerHeight - window.innerHeight]"
+    )
     driver.set_window_size(1280, min(int(height) + int(chrome), 2600))
     screenshot(driver, name)
     driver.set_window_size(1280, 1000)
 
 
 def test_an_author_signs_up_logs_in_uploads_and_sees_the_validation(
-        live_server: Any, browser: Any, engines_dir: Path, eager_validation: None,
-        tmp_path: Path) -> None:
+    live_server: Any, browser: Any, engines_dir: Path, eager_validation: None, tmp_path: Path
+) -> None:
     url = live_server.url
     browser.get(f"{url}/")
     browser.find_element(By.ID, "signup-link").click()
@@ -156,7 +158,8 @@ def test_an_author_signs_up_logs_in_uploads_and_sees_the_validation(
 
 
 def test_a_visitor_and_another_user_never_see_the_owner_logs_or_controls(
-        live_server: Any, browser: Any, showcase: dict[str, Any]) -> None:
+    live_server: Any, browser: Any, showcase: dict[str, Any]
+) -> None:
     url = live_server.url
     for who in (None, ("bob", "battery staple 2")):
         if who:
@@ -177,7 +180,8 @@ def test_a_visitor_and_another_user_never_see_the_owner_logs_or_controls(
 
 
 def test_a_tournament_page_opens_with_standings_pairings_and_crosstable(
-        live_server: Any, browser: Any, showcase: dict[str, Any]) -> None:
+    live_server: Any, browser: Any, showcase: dict[str, Any]
+) -> None:
     t = showcase["tournament"]
     browser.get(f"{live_server.url}/")
     browser.find_element(By.LINK_TEXT, t.name).click()
@@ -208,32 +212,54 @@ def showcase(alice: Any, bob: Any) -> dict[str, Any]:
 
     def version(engine: Any, number: int, status: str = "active", **extra: Any) -> Any:
         return EngineVersion.objects.create(
-            engine=engine, number=number, status=status, original_filename=f"{engine.name}.py",
-            sha256=f"{engine.pk}{number:063d}"[:64], size_bytes=2000 + 37 * number,
-            storage_path=f"{engine.name}/{number}", reported_name=engine.name,
+            engine=engine,
+            number=number,
+            status=status,
+            original_filename=f"{engine.name}.py",
+            sha256=f"{engine.pk}{number:063d}"[:64],
+            size_bytes=2000 + 37 * number,
+            storage_path=f"{engine.name}/{number}",
+            reported_name=engine.name,
             reported_author=engine.owner.username,
-            variants=[] if status == "rejected" else ["bao-la-kete", "bao-kingulu"], **extra)
+            variants=[] if status == "rejected" else ["bao-la-kete", "bao-kingulu"],
+            **extra,
+        )
 
-    alpha = Engine.objects.create(owner=alice, name="alpha",
-                                  description="Alpha-beta search to depth 5 with a seed-count "
-                                              "evaluation.")
-    version(alpha, 1, "rejected", rejection_code="crash",
-            rejection_reason="South (alpha v1): exited with status 1 after 'go'",
-            rejection_log="Traceback (most recent call last):\n  File \"main.py\", line 40\n"
-                          "IndexError: list index out of range  # SECRET stderr")
+    alpha = Engine.objects.create(
+        owner=alice,
+        name="alpha",
+        description="Alpha-beta search to depth 5 with a seed-count evaluation.",
+    )
+    version(
+        alpha,
+        1,
+        "rejected",
+        rejection_code="crash",
+        rejection_reason="South (alpha v1): exited with status 1 after 'go'",
+        rejection_log='Traceback (most recent call last):\n  File "main.py", line 40\n'
+        "IndexError: list index out of range  # SECRET stderr",
+    )
     a2, a3 = version(alpha, 2), version(alpha, 3)
-    others = [version(Engine.objects.create(owner=bob, name=n), 1)
-              for n in ("beta", "gamma", "delta")]
-    strength = {a2.pk: 0.55, a3.pk: 0.7, others[0].pk: 0.5, others[1].pk: 0.4,
-                others[2].pk: 0.3}
+    others = [
+        version(Engine.objects.create(owner=bob, name=n), 1) for n in ("beta", "gamma", "delta")
+    ]
+    strength = {a2.pk: 0.55, a3.pk: 0.7, others[0].pk: 0.5, others[1].pk: 0.4, others[2].pk: 0.3}
     start = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.UTC)
     clock = [start]
 
     def play(a: Any, b: Any, tournament: Any = None, round_no: int | None = None) -> None:
         clock[0] += dt.timedelta(hours=rng.randint(2, 9))
-        m = Match.objects.create(variant="bao-la-kete", time_control="10+0.1", engine_a=a,
-                                 engine_b=b, seed=rng.randrange(1000), status="finished",
-                                 tournament=tournament, round=round_no, finished_at=clock[0])
+        m = Match.objects.create(
+            variant="bao-la-kete",
+            time_control="10+0.1",
+            engine_a=a,
+            engine_b=b,
+            seed=rng.randrange(1000),
+            status="finished",
+            tournament=tournament,
+            round=round_no,
+            finished_at=clock[0],
+        )
         score = 0.0
         p_a = strength[a.pk] / (strength[a.pk] + strength[b.pk])
         for index in (1, 2, 3):
@@ -242,11 +268,19 @@ def showcase(alice: Any, bob: Any) -> dict[str, Any]:
             result = "1-0" if (south is a) == a_wins else "0-1"
             score += 1.0 if a_wins else 0.0
             Game.objects.create(
-                match=m, index=index, south=south, north=north,
-                winner=a if a_wins else b, result=result, termination="bao_hamna",
-                rated=True, plies=rng.randint(30, 90), start_position="",
+                match=m,
+                index=index,
+                south=south,
+                north=north,
+                winner=a if a_wins else b,
+                result=result,
+                termination="bao_hamna",
+                rated=True,
+                plies=rng.randint(30, 90),
+                start_position="",
                 finished_at=clock[0] + dt.timedelta(minutes=index),
-                engine_errors={"south": f"{south.engine.name}: SECRET stderr"})
+                engine_errors={"south": f"{south.engine.name}: SECRET stderr"},
+            )
         m.score_a, m.score_b = score, 3.0 - score
         m.winner = a if score > 1.5 else b
         m.save()
@@ -255,21 +289,38 @@ def showcase(alice: Any, bob: Any) -> dict[str, Any]:
     for _ in range(3):  # alpha v2's earlier matches
         for other in others:
             play(a2, other)
-    t = services.tournament_create(name="Kete spring cup", variant="bao-la-kete",
-                                   engines=["alpha", "beta", "gamma", "delta"],
-                                   time_control="10+0.1")
+    t = services.tournament_create(
+        name="Kete spring cup",
+        variant="bao-la-kete",
+        engines=["alpha", "beta", "gamma", "delta"],
+        time_control="10+0.1",
+    )
     entries = [a3, *others]
     rounds = pairing.round_robin(4)
     for number, rnd in enumerate(rounds[:-1], start=1):
         for p in rnd:
             play(entries[p.a], entries[p.b], t, number)
     last = rounds[-1]
-    running = Match.objects.create(variant="bao-la-kete", time_control="10+0.1",
-                                   engine_a=entries[last[0].a], engine_b=entries[last[0].b],
-                                   seed=5, status="running", tournament=t, round=len(rounds))
-    Match.objects.create(variant="bao-la-kete", time_control="10+0.1",
-                         engine_a=entries[last[1].a], engine_b=entries[last[1].b], seed=6,
-                         status="pending", tournament=t, round=len(rounds))
+    running = Match.objects.create(
+        variant="bao-la-kete",
+        time_control="10+0.1",
+        engine_a=entries[last[0].a],
+        engine_b=entries[last[0].b],
+        seed=5,
+        status="running",
+        tournament=t,
+        round=len(rounds),
+    )
+    Match.objects.create(
+        variant="bao-la-kete",
+        time_control="10+0.1",
+        engine_a=entries[last[1].a],
+        engine_b=entries[last[1].b],
+        seed=6,
+        status="pending",
+        tournament=t,
+        round=len(rounds),
+    )
     first, moves = playout("bao-la-kete", 14, seed=8)
     live = live_game_start(running.pk, 1, running.engine_a_id, running.engine_b_id, first)
     live_game_moves(live.pk, moves)
@@ -279,13 +330,20 @@ def showcase(alice: Any, bob: Any) -> dict[str, Any]:
 
 
 def test_the_engine_page_shows_a_validation_outcome_when_it_comes(
-        live_server: Any, browser: Any, world: Any) -> None:
+    live_server: Any, browser: Any, world: Any
+) -> None:
     from engines.models import EngineVersion
 
     w = world(0)
     pending = EngineVersion.objects.create(
-        engine=w["alpha"], number=3, status="pending", original_filename="e.py",
-        sha256="3" * 64, size_bytes=10, storage_path="alpha/3")
+        engine=w["alpha"],
+        number=3,
+        status="pending",
+        original_filename="e.py",
+        sha256="3" * 64,
+        size_bytes=10,
+        storage_path="alpha/3",
+    )
     browser.get(f"{live_server.url}/engines/alpha/")
     assert "Validation is running for v3" in browser.find_element(By.ID, "validation-note").text
     page = browser.find_element(By.TAG_NAME, "html")

@@ -36,14 +36,21 @@ def alpha(world: Any) -> dict[str, Any]:
 
     w = world(1)
     w["a3"] = EngineVersion.objects.create(
-        engine=w["alpha"], number=3, status="active", original_filename="engine.py",
-        sha256="3" * 64, size_bytes=1, storage_path="alpha/3",
-        variants=["bao-la-kete", "bao-kingulu"])
+        engine=w["alpha"],
+        number=3,
+        status="active",
+        original_filename="engine.py",
+        sha256="3" * 64,
+        size_bytes=1,
+        storage_path="alpha/3",
+        variants=["bao-la-kete", "bao-kingulu"],
+    )
     return w
 
 
 def test_each_version_shows_the_ladders_it_is_on_and_only_older_ones_get_a_keep_button(
-        alpha: Any, alice: Any) -> None:
+    alpha: Any, alice: Any
+) -> None:
     html = logged_in(alice).get("/engines/alpha/").content.decode()
     assert ladder_cell(html, 3) == "on the ladder: bao-la-kete, bao-kingulu"
     assert ladder_cell(html, 2) == "not on the ladder Keep v2 on the ladder"
@@ -53,7 +60,8 @@ def test_each_version_shows_the_ladders_it_is_on_and_only_older_ones_get_a_keep_
 
 
 def test_the_owner_keeps_an_older_version_on_the_ladder_and_takes_it_off(
-        alpha: Any, alice: Any) -> None:
+    alpha: Any, alice: Any
+) -> None:
     from tournaments.ladder_services import ladder_members
     from tournaments.models import LadderKeep
 
@@ -63,27 +71,24 @@ def test_the_owner_keeps_an_older_version_on_the_ladder_and_takes_it_off(
     assert response["Location"] == "/engines/alpha/#version-2"
     assert LadderKeep.objects.filter(engine_version=alpha["a2"]).exists()
     # The page says what the matchmaker reads.
-    assert {v.number for v in ladder_members("bao-la-kete") if v.engine == alpha["alpha"]} \
-        == {2, 3}
+    assert {v.number for v in ladder_members("bao-la-kete") if v.engine == alpha["alpha"]} == {2, 3}
     html = client.get("/engines/alpha/").content.decode()
     assert "v2 of alpha is kept on the ladder." in html
-    assert ladder_cell(html, 2) == ("on the ladder: bao-la-kete, bao-kingulu kept on by its "
-                                    "owner Take v2 off the ladder")
+    assert ladder_cell(html, 2) == (
+        "on the ladder: bao-la-kete, bao-kingulu kept on by its owner Take v2 off the ladder"
+    )
 
-    response = client.post("/engines/alpha/ladder/", {"version": "2", "keep": "false"},
-                           follow=True)
+    response = client.post("/engines/alpha/ladder/", {"version": "2", "keep": "false"}, follow=True)
     assert "v2 of alpha is no longer kept on the ladder." in response.content.decode()
     assert not LadderKeep.objects.exists()
     assert ladder_cell(response.content.decode(), 2) == "not on the ladder Keep v2 on the ladder"
 
 
-def test_only_the_owner_may_keep_a_version_on_the_ladder(
-        alpha: Any, bob: Any) -> None:
+def test_only_the_owner_may_keep_a_version_on_the_ladder(alpha: Any, bob: Any) -> None:
     from tournaments.models import LadderKeep
 
     bobs = logged_in(bob)
-    assert bobs.post("/engines/alpha/ladder/", {"version": "2", "keep": "true"}).status_code \
-        == 403
+    assert bobs.post("/engines/alpha/ladder/", {"version": "2", "keep": "true"}).status_code == 403
     html = bobs.get("/engines/alpha/").content.decode()
     assert 'class="ladder-keep"' not in html
     assert ladder_cell(html, 3) == "on the ladder: bao-la-kete, bao-kingulu"
@@ -92,8 +97,7 @@ def test_only_the_owner_may_keep_a_version_on_the_ladder(
     assert not LadderKeep.objects.exists()
 
 
-def test_a_bad_keep_form_is_answered_with_the_api_code_and_message(
-        alpha: Any, alice: Any) -> None:
+def test_a_bad_keep_form_is_answered_with_the_api_code_and_message(alpha: Any, alice: Any) -> None:
     from tournaments.models import LadderKeep
 
     client = logged_in(alice)
@@ -108,9 +112,12 @@ def test_a_bad_keep_form_is_answered_with_the_api_code_and_message(
 
 def test_an_engine_kept_off_the_ladder_by_its_consent_says_so(alpha: Any, alice: Any) -> None:
     client = logged_in(alice)
-    client.post("/engines/alpha/settings/", {
-        "form": "consent", "rated_pairing": "anyone", "challenges": "all"})  # ladder unticked
+    client.post(
+        "/engines/alpha/settings/",
+        {"form": "consent", "rated_pairing": "anyone", "challenges": "all"},
+    )  # ladder unticked
     html = client.get("/engines/alpha/").content.decode()
-    assert ("No version of alpha is on a ladder: its owner keeps it out of automatic rated "
-            "play.") in html
+    assert (
+        "No version of alpha is on a ladder: its owner keeps it out of automatic rated play."
+    ) in html
     assert ladder_cell(html, 3).startswith("not on the ladder")

@@ -36,8 +36,11 @@ def field_errors(html: str, name: str) -> list[str]:
     found = re.search(rf'<ul class="errors" id="f-{name}-errors">(.*?)</ul>', html, re.S)
     if found is None:
         return []
-    assert re.search(rf'id="f-{name}"[^>]*aria-describedby="[^"]*f-{name}-errors"[^>]*'
-                     r'aria-invalid="true"', html), f"{name}'s input does not point at them"
+    assert re.search(
+        rf'id="f-{name}"[^>]*aria-describedby="[^"]*f-{name}-errors"[^>]*'
+        r'aria-invalid="true"',
+        html,
+    ), f"{name}'s input does not point at them"
     return [html_text.unescape(m) for m in re.findall(r"<li>(.*?)</li>", found.group(1))]
 
 
@@ -52,8 +55,10 @@ def logged_in(user: Any) -> Client:
 
 def test_signing_up_creates_the_account_and_logs_in(db: Any) -> None:
     client = Client()
-    response = client.post("/accounts/signup/", {"username": "carol", "password": "a long "
-                           "passphrase 9", "email": "", "next": "/engines/"})
+    response = client.post(
+        "/accounts/signup/",
+        {"username": "carol", "password": "a long passphrase 9", "email": "", "next": "/engines/"},
+    )
     assert response.status_code == 302 and response["Location"] == "/engines/"
     assert 'id="my-engines">carol</a>' in client.get("/").content.decode()
 
@@ -65,8 +70,7 @@ def test_sign_up_errors_sit_next_to_their_fields(alice: Any) -> None:
     assert field_errors(html, "username") == ["This username is already taken."]
     response = Client().post("/accounts/signup/", {"username": "dave", "password": "password"})
     assert response.status_code == 400
-    assert field_errors(response.content.decode(), "password") == [
-        "This password is too common."]
+    assert field_errors(response.content.decode(), "password") == ["This password is too common."]
     html = Client().post("/accounts/signup/", {"username": "", "password": ""}).content.decode()
     assert field_errors(html, "username") == ["This field may not be blank."]
     assert 'role="alert"' in html and "Please correct the fields marked below." in html
@@ -78,9 +82,11 @@ def test_logging_in_and_out(alice: Any) -> None:
     assert wrong.status_code == 400
     assert "Unable to log in with the given username and password." in wrong.content.decode()
     assert 'value="alice"' in wrong.content.decode() and 'value="nope"' not in (
-        wrong.content.decode())  # the name is kept, the password never sent back
-    response = client.post("/accounts/login/?next=/matches/",
-                           {"username": "alice", "password": "correct horse 1"})
+        wrong.content.decode()
+    )  # the name is kept, the password never sent back
+    response = client.post(
+        "/accounts/login/?next=/matches/", {"username": "alice", "password": "correct horse 1"}
+    )
     assert response["Location"] == "/matches/"
     assert client.get("/accounts/logout/").status_code == 405  # a link cannot log out
     client.post("/accounts/logout/")
@@ -88,8 +94,10 @@ def test_logging_in_and_out(alice: Any) -> None:
 
 
 def test_log_in_never_redirects_off_the_site(alice: Any) -> None:
-    response = Client().post("/accounts/login/", {
-        "username": "alice", "password": "correct horse 1", "next": "https://evil.example/"})
+    response = Client().post(
+        "/accounts/login/",
+        {"username": "alice", "password": "correct horse 1", "next": "https://evil.example/"},
+    )
     assert response["Location"] == "/"
 
 
@@ -98,11 +106,13 @@ def test_web_and_api_logins_share_one_rate_limit(alice: Any, settings: Any) -> N
     api = Client()
     for _ in range(2):
         api.post("/api/auth/token/", {"username": "alice", "password": "x"})
-    response = Client().post("/accounts/login/", {"username": "alice",
-                                                  "password": "correct horse 1"})
+    response = Client().post(
+        "/accounts/login/", {"username": "alice", "password": "correct horse 1"}
+    )
     assert response.status_code == 429
-    assert re.search(r"Too many of these requests for now; try again in \d+ min\.",
-                     response.content.decode())
+    assert re.search(
+        r"Too many of these requests for now; try again in \d+ min\.", response.content.decode()
+    )
 
 
 # --- upload -----------------------------------------------------------------------------------
@@ -117,31 +127,48 @@ def test_an_upload_through_the_form_is_a_new_version(alice: Any, engines_dir: Pa
     from engines.models import EngineVersion
 
     client = logged_in(alice)
-    response = client.post("/engines/upload/", {
-        "name": "gamma", "description": "mine", "file": SimpleUploadedFile("e.py", SCRIPT)})
+    response = client.post(
+        "/engines/upload/",
+        {"name": "gamma", "description": "mine", "file": SimpleUploadedFile("e.py", SCRIPT)},
+    )
     assert response["Location"] == "/engines/gamma/#version-1"
     version = EngineVersion.objects.get(engine__name="gamma")
     assert (version.number, version.status, version.engine.owner) == (1, "pending", alice)
     html = client.get("/engines/gamma/").content.decode()
     assert "Uploaded gamma v1" in html and 'id="validation-note"' in html
     assert '<script src="/static/web/engine.js" defer></script>' in html
-    again = client.post("/engines/upload/", {
-        "name": "gamma", "file": SimpleUploadedFile("e.py", SCRIPT)})
+    again = client.post(
+        "/engines/upload/", {"name": "gamma", "file": SimpleUploadedFile("e.py", SCRIPT)}
+    )
     assert again.status_code == 409
     assert field_errors(again.content.decode(), "file") == [
-        f"The upload is identical to gamma v1 (sha256 {version.sha256})."]
+        f"The upload is identical to gamma v1 (sha256 {version.sha256})."
+    ]
 
 
-@pytest.mark.parametrize(("post", "status", "field", "message"), [
-    ({"name": "gamma"}, 400, "file", "No file was submitted."),
-    ({"name": "bad name!", "file": SCRIPT}, 400, "name", 'Enter a valid "slug"'),
-    ({"name": "gamma", "file": b"just text\n"}, 400, "file", "A single-file engine must be"),
-    ({"name": "BETA", "file": SCRIPT}, 403, "name", "An engine with this name belongs to "
-                                                    "another user."),
-])
+@pytest.mark.parametrize(
+    ("post", "status", "field", "message"),
+    [
+        ({"name": "gamma"}, 400, "file", "No file was submitted."),
+        ({"name": "bad name!", "file": SCRIPT}, 400, "name", 'Enter a valid "slug"'),
+        ({"name": "gamma", "file": b"just text\n"}, 400, "file", "A single-file engine must be"),
+        (
+            {"name": "BETA", "file": SCRIPT},
+            403,
+            "name",
+            "An engine with this name belongs to another user.",
+        ),
+    ],
+)
 def test_upload_errors_sit_next_to_their_fields(
-        alice: Any, bob: Any, engines_dir: Path, post: dict[str, Any], status: int,
-        field: str, message: str) -> None:
+    alice: Any,
+    bob: Any,
+    engines_dir: Path,
+    post: dict[str, Any],
+    status: int,
+    field: str,
+    message: str,
+) -> None:
     from engines.models import Engine
 
     Engine.objects.create(owner=bob, name="beta")
@@ -155,24 +182,31 @@ def test_upload_errors_sit_next_to_their_fields(
 
 
 def test_an_upload_over_the_size_limit_is_413_next_to_the_file(
-        alice: Any, engines_dir: Path, settings: Any) -> None:
+    alice: Any, engines_dir: Path, settings: Any
+) -> None:
     settings.BAO_ENGINE_MAX_BYTES = 1024
-    response = logged_in(alice).post("/engines/upload/", {
-        "name": "gamma", "file": SimpleUploadedFile("e.py", SCRIPT + b"#" * 2000)})
+    response = logged_in(alice).post(
+        "/engines/upload/",
+        {"name": "gamma", "file": SimpleUploadedFile("e.py", SCRIPT + b"#" * 2000)},
+    )
     assert response.status_code == 413
     assert field_errors(response.content.decode(), "file") == [
-        "The upload is larger than 1024 bytes."]
+        "The upload is larger than 1024 bytes."
+    ]
 
 
-def test_web_and_api_uploads_share_one_rate_limit(alice: Any, settings: Any,
-                                                   engines_dir: Path) -> None:
+def test_web_and_api_uploads_share_one_rate_limit(
+    alice: Any, settings: Any, engines_dir: Path
+) -> None:
     settings.BAO_THROTTLE_RATES = {**settings.BAO_THROTTLE_RATES, "uploads": "1/hour"}
     client = logged_in(alice)
     client.post("/api/engines/", {"name": "gamma"})  # refused, but counted, as in the API
-    response = client.post("/engines/upload/", {
-        "name": "gamma", "file": SimpleUploadedFile("e.py", SCRIPT)})
+    response = client.post(
+        "/engines/upload/", {"name": "gamma", "file": SimpleUploadedFile("e.py", SCRIPT)}
+    )
     assert response.status_code == 429 and "Too many of these requests" in (
-        response.content.decode())
+        response.content.decode()
+    )
 
 
 # --- challenge, tournament --------------------------------------------------------------------
@@ -185,27 +219,44 @@ def test_a_challenge_through_the_form_creates_the_match(world: Any, alice: Any) 
     client = logged_in(alice)
     form = client.get("/matches/new/?opponent=beta").content.decode()
     assert '<option value="alpha">alpha</option>' in form and 'value="beta"' in form
-    response = client.post("/matches/new/", {
-        "engine": "alpha", "opponent": "beta", "variant": "bao-kingulu",
-        "time_control": "5+0.1", "start_suite": "standard"})  # the rated box left unticked
+    response = client.post(
+        "/matches/new/",
+        {
+            "engine": "alpha",
+            "opponent": "beta",
+            "variant": "bao-kingulu",
+            "time_control": "5+0.1",
+            "start_suite": "standard",
+        },
+    )  # the rated box left unticked
     match = Match.objects.get(challenger=alice)
     assert response["Location"] == f"/matches/{match.pk}/"
     assert (match.variant, match.time_control, match.rated) == ("bao-kingulu", "5+0.1", False)
 
 
-@pytest.mark.parametrize(("change", "status", "field", "message"), [
-    ({"opponent": "nobody"}, 404, "opponent", "no engine named 'nobody'."),
-    ({"engine": "beta", "opponent": "alpha"}, 403, "engine", "'beta' belongs to another user"),
-    ({"time_control": "ten"}, 400, "time_control", ""),
-    ({"variant": "bao-la-kiswahili"}, 400, "engine", "alpha v2 does not play"),
-    ({"start_suite": "nope"}, 400, "start_suite", "unknown start positions 'nope'"),
-])
+@pytest.mark.parametrize(
+    ("change", "status", "field", "message"),
+    [
+        ({"opponent": "nobody"}, 404, "opponent", "no engine named 'nobody'."),
+        ({"engine": "beta", "opponent": "alpha"}, 403, "engine", "'beta' belongs to another user"),
+        ({"time_control": "ten"}, 400, "time_control", ""),
+        ({"variant": "bao-la-kiswahili"}, 400, "engine", "alpha v2 does not play"),
+        ({"start_suite": "nope"}, 400, "start_suite", "unknown start positions 'nope'"),
+    ],
+)
 def test_challenge_errors_sit_next_to_their_fields(
-        world: Any, alice: Any, change: dict[str, str], status: int, field: str,
-        message: str) -> None:
+    world: Any, alice: Any, change: dict[str, str], status: int, field: str, message: str
+) -> None:
     world(0)
-    post = {"engine": "alpha", "opponent": "beta", "variant": "bao-la-kete",
-            "time_control": "10+0.1", "start_suite": "standard", "rated": "on", **change}
+    post = {
+        "engine": "alpha",
+        "opponent": "beta",
+        "variant": "bao-la-kete",
+        "time_control": "10+0.1",
+        "start_suite": "standard",
+        "rated": "on",
+        **change,
+    }
     response = logged_in(alice).post("/matches/new/", post)
     assert response.status_code == status
     errors = field_errors(response.content.decode(), field)
@@ -217,43 +268,75 @@ def test_a_tournament_through_the_form(world: Any, alice: Any) -> None:
 
     world(0)
     start = (dt.datetime.now(dt.UTC) + dt.timedelta(days=10)).replace(second=0, microsecond=0)
-    response = logged_in(alice).post("/tournaments/new/", {
-        "name": "Kete open", "variant": "bao-la-kete", "format": "gauntlet",
-        "engines": "alpha, beta", "time_control": "10+0.1", "start_suite": "balanced",
-        "start_at": start.strftime("%Y-%m-%dT%H:%M"), "rated": "on"})  # read as UTC
+    response = logged_in(alice).post(
+        "/tournaments/new/",
+        {
+            "name": "Kete open",
+            "variant": "bao-la-kete",
+            "format": "gauntlet",
+            "engines": "alpha, beta",
+            "time_control": "10+0.1",
+            "start_suite": "balanced",
+            "start_at": start.strftime("%Y-%m-%dT%H:%M"),
+            "rated": "on",
+        },
+    )  # read as UTC
     t = Tournament.objects.get(name="Kete open")
     assert response["Location"] == f"/tournaments/{t.pk}/"
-    assert (t.format, t.rated, t.start_suite, t.start_at) == (
-        "gauntlet", True, "balanced", start)
+    assert (t.format, t.rated, t.start_suite, t.start_at) == ("gauntlet", True, "balanced", start)
     assert [e.engine_version.engine.name for e in t.entries.order_by("seed_no")] == [
-        "alpha", "beta"]
+        "alpha",
+        "beta",
+    ]
 
 
-@pytest.mark.parametrize(("change", "status", "field", "message"), [
-    ({"engines": "alpha"}, 400, "engines", "a tournament needs at least 2 engines"),
-    ({"engines": "alpha alpha"}, 400, "engines", "listed more than once: alpha"),
-    ({"engines": "alpha ghost"}, 404, "engines", "no engine named 'ghost'"),
-    ({"engines": "beta alpha", "format": "gauntlet"}, 403, "rated",
-     "a rated tournament may only pair engines with one of yours"),
-    ({"start_at": "tomorrow"}, 400, "start_at", "Datetime has wrong format."),
-    ({"start_at": "2099-01-01T00:00"}, 400, "start_at", "start_at may be at most 90 days"),
-    ({"format": "swiss", "rounds": "5"}, 400, "rounds", "a Swiss of 2 engines has 1 to 1"),
-    ({"rounds": "2"}, 400, "rounds", "a round_robin has no choice of rounds"),
-    ({"name": ""}, 400, "name", "This field may not be blank."),
-])
+@pytest.mark.parametrize(
+    ("change", "status", "field", "message"),
+    [
+        ({"engines": "alpha"}, 400, "engines", "a tournament needs at least 2 engines"),
+        ({"engines": "alpha alpha"}, 400, "engines", "listed more than once: alpha"),
+        ({"engines": "alpha ghost"}, 404, "engines", "no engine named 'ghost'"),
+        (
+            {"engines": "beta alpha", "format": "gauntlet"},
+            403,
+            "rated",
+            "a rated tournament may only pair engines with one of yours",
+        ),
+        ({"start_at": "tomorrow"}, 400, "start_at", "Datetime has wrong format."),
+        ({"start_at": "2099-01-01T00:00"}, 400, "start_at", "start_at may be at most 90 days"),
+        ({"format": "swiss", "rounds": "5"}, 400, "rounds", "a Swiss of 2 engines has 1 to 1"),
+        ({"rounds": "2"}, 400, "rounds", "a round_robin has no choice of rounds"),
+        ({"name": ""}, 400, "name", "This field may not be blank."),
+    ],
+)
 def test_tournament_errors_sit_next_to_their_fields(
-        world: Any, alice: Any, bob: Any, change: dict[str, str], status: int, field: str,
-        message: str) -> None:
+    world: Any, alice: Any, bob: Any, change: dict[str, str], status: int, field: str, message: str
+) -> None:
     from engines.models import Engine, EngineVersion
 
     world(0)
     gamma = Engine.objects.create(owner=bob, name="gamma")  # a second engine of bob's
-    EngineVersion.objects.create(engine=gamma, number=1, status="active", sha256="1" * 64,
-                                 original_filename="g", size_bytes=1, storage_path="g/1",
-                                 variants=["bao-la-kete"])
-    post = {"name": "Cup", "variant": "bao-la-kete", "format": "round_robin",
-            "engines": "alpha beta", "time_control": "10+0.1", "start_suite": "standard",
-            "start_at": "", "rated": "on", **change}
+    EngineVersion.objects.create(
+        engine=gamma,
+        number=1,
+        status="active",
+        sha256="1" * 64,
+        original_filename="g",
+        size_bytes=1,
+        storage_path="g/1",
+        variants=["bao-la-kete"],
+    )
+    post = {
+        "name": "Cup",
+        "variant": "bao-la-kete",
+        "format": "round_robin",
+        "engines": "alpha beta",
+        "time_control": "10+0.1",
+        "start_suite": "standard",
+        "start_at": "",
+        "rated": "on",
+        **change,
+    }
     if change.get("format") == "gauntlet":
         post["engines"] = "beta gamma alpha"  # led by bob's engine: beta-gamma is foreign
     response = logged_in(alice).post("/tournaments/new/", post)

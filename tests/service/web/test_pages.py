@@ -12,7 +12,7 @@ from django.test import Client
 
 def _data(html: str) -> dict[str, Any]:
     start = html.index('<script id="game-data" type="application/json">') + 47
-    return json.loads(html[start:html.index("</script>", start)])
+    return json.loads(html[start : html.index("</script>", start)])
 
 
 @pytest.mark.django_db
@@ -76,5 +76,10 @@ def test_the_live_page_embeds_the_moves_so_far_and_its_poll_url(make_live: Any) 
     html = Client().get(f"/live/{live.pk}/").content.decode()
     data = _data(html)
     assert [m["move"] for m in data["moves"]] == [m["move"] for m in moves[:4]]
-    assert data["live"] == {"url": f"/api/live/{live.pk}/", "match": live.match_id,
-                            "status": "running", "game": None, "poll_ms": 1000}
+    assert data["live"] == {
+        "url": f"/api/live/{live.pk}/",
+        "match": live.match_id,
+        "status": "running",
+        "game": None,
+        "poll_ms": 1000,
+    }

@@ -30,7 +30,7 @@ MATCH_ROW = (
     '<td class="l">{% include "web/_status.html" with status=m.status %}</td>'
     '<td class="l">{% for g in m.games %}<a href="/games/{{ g.id }}/" aria-label="Replay of '
     'game {{ g.index }}: {{ g.result }}">g{{ g.index }} {{ g.result }}</a>'
-    '{% if not forloop.last %}, {% endif %}{% endfor %}</td></tr>'
+    "{% if not forloop.last %}, {% endif %}{% endfor %}</td></tr>"
 )
 
 

@@ -25,8 +25,15 @@ def version_test(world: Any, alice: Any) -> Any:
     from tournaments.versiontests.services import version_test_create
 
     world(0)
-    test = version_test_create(user=alice, engine="alpha", base_engine="beta",
-                               variant="bao-la-kete", time_control="10+0.1", elo0=0, elo1=20)
+    test = version_test_create(
+        user=alice,
+        engine="alpha",
+        base_engine="beta",
+        variant="bao-la-kete",
+        time_control="10+0.1",
+        elo0=0,
+        elo1=20,
+    )
     test.pentanomial = [0, 1, 1, 1, 0]
     test.wins, test.draws, test.losses = 2, 2, 2
     test.llr_history = [-0.05, 0.11, 0.02]
@@ -38,10 +45,12 @@ def version_test(world: Any, alice: Any) -> Any:
 def test_a_test_page_draws_the_llr_between_the_bounds(version_test: Any) -> None:
     html = Client().get(f"/tests/{version_test.pk}/").content.decode()
     assert "<h1>Version test" in html and "alpha v2 against beta v1" in html
-    chart = html[html.index('class="rating-chart llr-chart"'):html.index("</svg>")]
-    assert re.search(r'<desc id="llr-desc">LLR after 3 pairs: 0\.02, between the bounds '
-                     r"-2\.94 \(H0 accepted below\) and 2\.94 \(H1 accepted above\)\.</desc>",
-                     chart)
+    chart = html[html.index('class="rating-chart llr-chart"') : html.index("</svg>")]
+    assert re.search(
+        r'<desc id="llr-desc">LLR after 3 pairs: 0\.02, between the bounds '
+        r"-2\.94 \(H0 accepted below\) and 2\.94 \(H1 accepted above\)\.</desc>",
+        chart,
+    )
     assert chart.count(" L") == 3  # from 0 before the first pair, then one point per pair
     assert '<line class="bound h1"' in chart and '<line class="bound h0"' in chart
     assert "<td>0</td><td>1</td><td>1</td><td>1</td><td>0</td>" in html  # the pentanomial
@@ -70,35 +79,67 @@ def test_starting_a_test_through_the_form(world: Any, alice: Any) -> None:
     from tournaments.versiontests.models import VersionTest
 
     world(0)
-    response = logged_in(alice).post("/tests/new/", {
-        "engine": "alpha", "version": "", "base_engine": "beta", "base_version": "",
-        "variant": "bao-la-kete", "time_control": "5+0.1", "model": "normalized",
-        "elo0": "0", "elo1": "5", "alpha": "0.05", "beta": "0.1", "max_pairs": "200",
-        "start_suite": "balanced"})
+    response = logged_in(alice).post(
+        "/tests/new/",
+        {
+            "engine": "alpha",
+            "version": "",
+            "base_engine": "beta",
+            "base_version": "",
+            "variant": "bao-la-kete",
+            "time_control": "5+0.1",
+            "model": "normalized",
+            "elo0": "0",
+            "elo1": "5",
+            "alpha": "0.05",
+            "beta": "0.1",
+            "max_pairs": "200",
+            "start_suite": "balanced",
+        },
+    )
     test = VersionTest.objects.get()
     assert response["Location"] == f"/tests/{test.pk}/"
-    assert (test.new_version.number, test.base_version.engine.name, test.elo_model,
-            test.beta, test.max_pairs, test.rated) == (2, "beta", "normalized", 0.1, 200, False)
+    assert (
+        test.new_version.number,
+        test.base_version.engine.name,
+        test.elo_model,
+        test.beta,
+        test.max_pairs,
+        test.rated,
+    ) == (2, "beta", "normalized", 0.1, 200, False)
 
 
-@pytest.mark.parametrize(("change", "status", "field", "message"), [
-    ({"elo0": "10", "elo1": "5"}, 400, "elo1", ""),
-    ({"alpha": "0.7"}, 400, "alpha", ""),
-    ({"base_engine": "nobody"}, 404, "base_engine", ""),
-    ({"engine": "nobody"}, 404, "engine", ""),
-    ({"time_control": "ten"}, 400, "time_control", ""),
-    ({"elo1": ""}, 400, "elo1", "A valid number is required."),
-])
+@pytest.mark.parametrize(
+    ("change", "status", "field", "message"),
+    [
+        ({"elo0": "10", "elo1": "5"}, 400, "elo1", ""),
+        ({"alpha": "0.7"}, 400, "alpha", ""),
+        ({"base_engine": "nobody"}, 404, "base_engine", ""),
+        ({"engine": "nobody"}, 404, "engine", ""),
+        ({"time_control": "ten"}, 400, "time_control", ""),
+        ({"elo1": ""}, 400, "elo1", "A valid number is required."),
+    ],
+)
 def test_test_form_errors_sit_next_to_their_fields(
-        world: Any, alice: Any, change: dict[str, str], status: int, field: str,
-        message: str) -> None:
+    world: Any, alice: Any, change: dict[str, str], status: int, field: str, message: str
+) -> None:
     from tests.service.web.test_forms import field_errors
 
     world(0)
-    post = {"engine": "alpha", "base_engine": "beta", "variant": "bao-la-kete",
-            "time_control": "10+0.1", "model": "logistic", "elo0": "0", "elo1": "10",
-            "alpha": "0.05", "beta": "0.05", "max_pairs": "100", "start_suite": "balanced",
-            **change}
+    post = {
+        "engine": "alpha",
+        "base_engine": "beta",
+        "variant": "bao-la-kete",
+        "time_control": "10+0.1",
+        "model": "logistic",
+        "elo0": "0",
+        "elo1": "10",
+        "alpha": "0.05",
+        "beta": "0.05",
+        "max_pairs": "100",
+        "start_suite": "balanced",
+        **change,
+    }
     response = logged_in(alice).post("/tests/new/", post)
     assert response.status_code == status
     errors = field_errors(response.content.decode(), field)
@@ -106,7 +147,8 @@ def test_test_form_errors_sit_next_to_their_fields(
 
 
 def test_the_test_pages_are_labelled_and_read_few_queries(
-        version_test: Any, alice: Any, django_assert_max_num_queries: Any) -> None:
+    version_test: Any, alice: Any, django_assert_max_num_queries: Any
+) -> None:
     from tests.service.web.test_accessibility import Audit
 
     client = logged_in(alice)

@@ -8,84 +8,186 @@ import tournaments.versiontests.models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('engines', '0003_engine_name_unique_ignoring_case'),
-        ('matches', '0005_match_best_of'),
+        ("engines", "0003_engine_name_unique_ignoring_case"),
+        ("matches", "0005_match_best_of"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='VersionTest',
+            name="VersionTest",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('variant', models.CharField(choices=[('bao-la-kete', 'bao-la-kete'), ('bao-la-kiswahili', 'bao-la-kiswahili'), ('bao-kingulu', 'bao-kingulu')], max_length=32)),
-                ('time_control', models.CharField(max_length=32)),
-                ('start_suite', models.CharField(default='balanced', max_length=32)),
-                ('opening_offset', models.PositiveIntegerField(default=0)),
-                ('elo_model', models.CharField(choices=[('logistic', 'Logistic'), ('normalized', 'Normalized')], max_length=16)),
-                ('elo0', models.FloatField()),
-                ('elo1', models.FloatField()),
-                ('alpha', models.FloatField(default=0.05)),
-                ('beta', models.FloatField(default=0.05)),
-                ('max_pairs', models.PositiveIntegerField()),
-                ('rated', models.BooleanField(default=False)),
-                ('status', models.CharField(choices=[('running', 'Running'), ('finished', 'Finished'), ('stopped', 'Stopped')], default='running', max_length=16)),
-                ('decision', models.CharField(blank=True, choices=[('H0', 'H0'), ('H1', 'H1'), ('inconclusive', 'Inconclusive'), ('stopped', 'Stopped')], max_length=16)),
-                ('stop_reason', models.CharField(blank=True, max_length=200)),
-                ('pentanomial', models.JSONField(default=tournaments.versiontests.models.empty_pentanomial)),
-                ('wins', models.PositiveIntegerField(default=0)),
-                ('draws', models.PositiveIntegerField(default=0)),
-                ('losses', models.PositiveIntegerField(default=0)),
-                ('pairs_void', models.PositiveIntegerField(default=0)),
-                ('pairs_created', models.PositiveIntegerField(default=0)),
-                ('llr', models.FloatField(default=0.0)),
-                ('llr_history', models.JSONField(blank=True, default=list)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('base_version', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='engines.engineversion')),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='version_tests', to=settings.AUTH_USER_MODEL)),
-                ('new_version', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='engines.engineversion')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "variant",
+                    models.CharField(
+                        choices=[
+                            ("bao-la-kete", "bao-la-kete"),
+                            ("bao-la-kiswahili", "bao-la-kiswahili"),
+                            ("bao-kingulu", "bao-kingulu"),
+                        ],
+                        max_length=32,
+                    ),
+                ),
+                ("time_control", models.CharField(max_length=32)),
+                ("start_suite", models.CharField(default="balanced", max_length=32)),
+                ("opening_offset", models.PositiveIntegerField(default=0)),
+                (
+                    "elo_model",
+                    models.CharField(
+                        choices=[("logistic", "Logistic"), ("normalized", "Normalized")],
+                        max_length=16,
+                    ),
+                ),
+                ("elo0", models.FloatField()),
+                ("elo1", models.FloatField()),
+                ("alpha", models.FloatField(default=0.05)),
+                ("beta", models.FloatField(default=0.05)),
+                ("max_pairs", models.PositiveIntegerField()),
+                ("rated", models.BooleanField(default=False)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("running", "Running"),
+                            ("finished", "Finished"),
+                            ("stopped", "Stopped"),
+                        ],
+                        default="running",
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "decision",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("H0", "H0"),
+                            ("H1", "H1"),
+                            ("inconclusive", "Inconclusive"),
+                            ("stopped", "Stopped"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("stop_reason", models.CharField(blank=True, max_length=200)),
+                (
+                    "pentanomial",
+                    models.JSONField(default=tournaments.versiontests.models.empty_pentanomial),
+                ),
+                ("wins", models.PositiveIntegerField(default=0)),
+                ("draws", models.PositiveIntegerField(default=0)),
+                ("losses", models.PositiveIntegerField(default=0)),
+                ("pairs_void", models.PositiveIntegerField(default=0)),
+                ("pairs_created", models.PositiveIntegerField(default=0)),
+                ("llr", models.FloatField(default=0.0)),
+                ("llr_history", models.JSONField(blank=True, default=list)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "base_version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="engines.engineversion",
+                    ),
+                ),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="version_tests",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "new_version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="engines.engineversion",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='VersionTestPair',
+            name="VersionTestPair",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('index', models.PositiveIntegerField()),
-                ('state', models.CharField(choices=[('pending', 'Pending'), ('counted', 'Counted'), ('void', 'Void')], default='pending', max_length=16)),
-                ('score', models.FloatField(blank=True, null=True)),
-                ('match', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='version_test_pair', to='matches.match')),
-                ('test', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='pairs', to='versiontests.versiontest')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("index", models.PositiveIntegerField()),
+                (
+                    "state",
+                    models.CharField(
+                        choices=[("pending", "Pending"), ("counted", "Counted"), ("void", "Void")],
+                        default="pending",
+                        max_length=16,
+                    ),
+                ),
+                ("score", models.FloatField(blank=True, null=True)),
+                (
+                    "match",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="version_test_pair",
+                        to="matches.match",
+                    ),
+                ),
+                (
+                    "test",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="pairs",
+                        to="versiontests.versiontest",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['test_id', 'index'],
+                "ordering": ["test_id", "index"],
             },
         ),
         migrations.AddIndex(
-            model_name='versiontest',
-            index=models.Index(fields=['status', 'created_at'], name='versiontest_status_idx'),
+            model_name="versiontest",
+            index=models.Index(fields=["status", "created_at"], name="versiontest_status_idx"),
         ),
         migrations.AddConstraint(
-            model_name='versiontest',
-            constraint=models.CheckConstraint(condition=models.Q(('new_version', models.F('base_version')), _negated=True), name='versiontest_distinct_versions'),
+            model_name="versiontest",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("new_version", models.F("base_version")), _negated=True),
+                name="versiontest_distinct_versions",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='versiontest',
-            constraint=models.CheckConstraint(condition=models.Q(('elo0__lt', models.F('elo1'))), name='versiontest_elo0_lt_elo1'),
+            model_name="versiontest",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("elo0__lt", models.F("elo1"))), name="versiontest_elo0_lt_elo1"
+            ),
         ),
         migrations.AddIndex(
-            model_name='versiontestpair',
-            index=models.Index(fields=['test', 'state'], name='versiontestpair_state_idx'),
+            model_name="versiontestpair",
+            index=models.Index(fields=["test", "state"], name="versiontestpair_state_idx"),
         ),
         migrations.AddConstraint(
-            model_name='versiontestpair',
-            constraint=models.UniqueConstraint(fields=('test', 'index'), name='versiontestpair_unique_index'),
+            model_name="versiontestpair",
+            constraint=models.UniqueConstraint(
+                fields=("test", "index"), name="versiontestpair_unique_index"
+            ),
         ),
     ]

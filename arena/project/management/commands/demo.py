@@ -301,7 +301,8 @@ class Command(BaseCommand):
                 CELERY_TASK_DEFAULT_QUEUE=opts["queue"],
                 BAO_LADDER_ENABLED="1" if _ladder_on(opts) else "0",
                 BAO_LADDER_TIME_CONTROL=opts["time_control"],
-            ), log_path=beat_log
+            ),
+            log_path=beat_log,
         )
         procs.append(beat)
         beat.wait_ready(timeout=60)

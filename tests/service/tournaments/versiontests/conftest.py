@@ -63,8 +63,15 @@ def record_pair() -> Callable[..., bool]:
             south, north = (names[0], names[1]) if index == 1 else (names[1], names[0])
             if letter == "A":
                 played.append(
-                    {"index": index, "south": south, "north": north, "result": "*",
-                     "winner": None, "termination": "aborted", "detail": "sandbox failed"}
+                    {
+                        "index": index,
+                        "south": south,
+                        "north": north,
+                        "result": "*",
+                        "winner": None,
+                        "termination": "aborted",
+                        "detail": "sandbox failed",
+                    }
                 )
                 break
             new_points = _RESULTS[letter]
@@ -74,16 +81,28 @@ def record_pair() -> Callable[..., bool]:
             south_points = new_points if south == "new" else 1 - new_points
             result = {1.0: "1-0", 0.5: "1/2-1/2", 0.0: "0-1"}[south_points]
             played.append(
-                {"index": index, "south": south, "north": north, "result": result,
-                 "winner": winner, "termination": "bao_hamna", "plies": 30}
+                {
+                    "index": index,
+                    "south": south,
+                    "north": north,
+                    "result": result,
+                    "winner": winner,
+                    "termination": "bao_hamna",
+                    "plies": 30,
+                }
             )
         aborted = "A" in games
         winner = None if aborted or score[0] == score[1] else names[score[1] > score[0]]
         return match_record_result(
             match.pk,
             token,
-            {"engines": names, "games": played, "score": score, "winner": winner,
-             "aborted": aborted},
+            {
+                "engines": names,
+                "games": played,
+                "score": score,
+                "winner": winner,
+                "aborted": aborted,
+            },
         )
 
     return record

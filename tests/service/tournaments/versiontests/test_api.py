@@ -30,7 +30,11 @@ def test_a_test_is_created_and_shown_with_its_figures(
     assert body["base"] == {"id": alice_v1.pk, "engine": "alice1", "version": 1}
     assert (body["status"], body["decision"], body["created_by"]) == ("running", None, "alice")
     assert (body["model"], body["unit"], body["alpha"], body["beta"]) == (
-        "logistic", "Elo", 0.05, 0.05)
+        "logistic",
+        "Elo",
+        0.05,
+        0.05,
+    )
     assert (body["rated"], body["start_suite"], body["max_pairs"]) == (False, "balanced", 1000)
     assert body["lower"] == pytest.approx(params.lower)
     assert body["upper"] == pytest.approx(params.upper)
@@ -45,8 +49,11 @@ def test_a_test_is_created_and_shown_with_its_figures(
     assert detail["llr"] == pytest.approx(expected.llr)
     assert detail["llr_history"] == [round(expected.llr, 6)]
     assert (detail["elo"], detail["ci_low"], detail["ci_high"], detail["los"]) == (
-        pytest.approx(expected.elo), pytest.approx(expected.ci_low),
-        pytest.approx(expected.ci_high), pytest.approx(expected.los))
+        pytest.approx(expected.elo),
+        pytest.approx(expected.ci_low),
+        pytest.approx(expected.ci_high),
+        pytest.approx(expected.los),
+    )
     assert detail["ci_low"] < detail["elo"] < detail["ci_high"] and 0.5 < detail["los"] < 1
 
 
@@ -66,13 +73,21 @@ def test_a_test_is_created_and_shown_with_its_figures(
         ({"engine": "carol9"}, 404, "engine_not_found"),
         ({"version": 7}, 404, "engine_version_not_found"),
         ({"version": 2, "base_version": 2}, 400, "same_engine"),
-        ({"engine": "bob1", "base_engine": "bob1", "version": 2, "base_version": 1}, 403,
-         "versions_not_yours"),
+        (
+            {"engine": "bob1", "base_engine": "bob1", "version": 2, "base_version": 1},
+            403,
+            "versions_not_yours",
+        ),
     ],
 )
 def test_bad_input_answers_a_stable_code_and_creates_nothing(
-    alice_client: Any, alice_v1: Any, alice_v2: Any, bob_v2: Any, change: dict[str, Any],
-    status: int, code: str,
+    alice_client: Any,
+    alice_v1: Any,
+    alice_v2: Any,
+    bob_v2: Any,
+    change: dict[str, Any],
+    status: int,
+    code: str,
 ) -> None:
     from tournaments.versiontests.models import VersionTest
 
@@ -82,15 +97,18 @@ def test_bad_input_answers_a_stable_code_and_creates_nothing(
 
 
 def test_writes_need_a_user_and_reads_do_not(anon_client: Any, alice_v1: Any) -> None:
-    assert _code(anon_client.post("/api/tests/", BODY, format="json")) == (
-        401, "not_authenticated")
+    assert _code(anon_client.post("/api/tests/", BODY, format="json")) == (401, "not_authenticated")
     assert _code(anon_client.post("/api/tests/1/stop/")) == (401, "not_authenticated")
     assert anon_client.get("/api/tests/").json()["results"] == []
     assert _code(anon_client.get("/api/tests/99/")) == (404, "not_found")
 
 
 def test_the_list_is_paginated_and_filtered_strictly(
-    alice: Any, alice_client: Any, alice_v1: Any, alice_v2: Any, bob_v1: Any,
+    alice: Any,
+    alice_client: Any,
+    alice_v1: Any,
+    alice_v2: Any,
+    bob_v1: Any,
     pairs_in_flight: int,
 ) -> None:
     mine = alice_client.post("/api/tests/", BODY, format="json").json()

@@ -26,7 +26,10 @@ from tournaments.versiontests.models import VersionTest, VersionTestPair
 pytestmark = [pytest.mark.slow, pytest.mark.e2e]
 
 SETTINGS = {
-    "variant": "kete", "time_control": "movetime=20", "elo0": 100, "elo1": 300,
+    "variant": "kete",
+    "time_control": "movetime=20",
+    "elo0": 100,
+    "elo1": 300,
     "max_pairs": 40,
 }
 
@@ -40,8 +43,9 @@ def _wait_done(tests: list[VersionTest], timeout: float, worker: Any) -> None:
             return
         time.sleep(0.5)
     states = [(t.pk, t.status, t.pentanomial, t.pairs_void) for t in tests]
-    raise AssertionError(f"tests still running after {timeout} s: {states}\n"
-                         f"--- worker:\n{worker.log_text()[-4000:]}")
+    raise AssertionError(
+        f"tests still running after {timeout} s: {states}\n--- worker:\n{worker.log_text()[-4000:]}"
+    )
 
 
 def test_search_accepts_h1_against_random_and_a_copy_does_not(
@@ -89,7 +93,9 @@ def test_search_accepts_h1_against_random_and_a_copy_does_not(
     assert strong.llr >= params.upper and strong.wins > 3 * strong.losses
     for name, test in (("search vs random", strong), ("copy vs random", same)):
         # Shown with -s: the figures behind the report.
-        print(f"{name}: {test.decision} after {sum(test.pentanomial)} pairs, pentanomial "
-              f"{test.pentanomial}, W/D/L {test.wins}/{test.draws}/{test.losses}, "
-              f"LLR {test.llr:.3f}, void {test.pairs_void}")
+        print(
+            f"{name}: {test.decision} after {sum(test.pentanomial)} pairs, pentanomial "
+            f"{test.pentanomial}, W/D/L {test.wins}/{test.draws}/{test.losses}, "
+            f"LLR {test.llr:.3f}, void {test.pairs_void}"
+        )
     assert worker.popen.poll() is None

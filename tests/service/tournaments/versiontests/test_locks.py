@@ -47,8 +47,10 @@ def test_a_stop_skips_the_match_a_recording_holds_and_aborts_the_others(
     try:
         assert locked.wait(timeout=10)
         stopper = threading.Thread(
-            target=lambda: (services.version_test_stop(test.pk, user=alice),
-                            connections.close_all())
+            target=lambda: (
+                services.version_test_stop(test.pk, user=alice),
+                connections.close_all(),
+            )
         )
         stopper.start()
         stopper.join(timeout=10)

@@ -18,8 +18,12 @@ pytestmark = pytest.mark.django_db
 
 def _create(user: Any, **kwargs: Any) -> VersionTest:
     options: dict[str, Any] = {
-        "engine": "alice1", "variant": "kete", "time_control": "5+0.05",
-        "elo0": 0, "elo1": 20, "max_pairs": 50,
+        "engine": "alice1",
+        "variant": "kete",
+        "time_control": "5+0.05",
+        "elo0": 0,
+        "elo1": 20,
+        "max_pairs": 50,
     }
     return services.version_test_create(user=user, **(options | kwargs))
 
@@ -35,7 +39,11 @@ def test_a_new_test_queues_one_pair_per_slot_from_consecutive_suite_positions(
     test = _create(alice)
     assert (test.new_version, test.base_version) == (alice_v2, alice_v1)
     assert (test.status, test.decision, test.rated, test.start_suite) == (
-        "running", "", False, "balanced")
+        "running",
+        "",
+        False,
+        "balanced",
+    )
     matches = _pending(test)
     assert len(matches) == pairs_in_flight == test.pairs_created
     for index, match in enumerate(matches):
@@ -69,7 +77,8 @@ def test_each_recorded_pair_is_counted_once_and_replaced(
     assert test.pairs_created == 5
     params = SprtParameters(0, 20, model=Model.LOGISTIC)
     assert test.llr_history == [
-        round(sprt([0, 0, 0, 1, 0], params).llr, 6), round(sprt([1, 0, 0, 1, 0], params).llr, 6)
+        round(sprt([0, 0, 0, 1, 0], params).llr, 6),
+        round(sprt([1, 0, 0, 1, 0], params).llr, 6),
     ]
     assert test.llr == pytest.approx(sprt([1, 0, 0, 1, 0], params).llr)
     assert VersionTestPair.objects.get(match=first).score == 1.5
@@ -259,7 +268,11 @@ def test_a_version_that_cannot_play_leaves_nothing_behind(
 
 
 def test_another_owners_engine_is_used_only_within_its_consent(
-    alice: Any, alice_v1: Any, alice_v2: Any, bob_v1: Any, pairs_in_flight: int,
+    alice: Any,
+    alice_v1: Any,
+    alice_v2: Any,
+    bob_v1: Any,
+    pairs_in_flight: int,
     record_pair: Any,
 ) -> None:
     from engines.errors import PairingRefused
