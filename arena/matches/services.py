@@ -24,7 +24,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from arena.engine_text import storable
+from arena.engine_text import storable, storable_text
 from arena.matches import errors
 from arena.matches.events import MatchEnded, publish_match_ended
 from arena.matches.leases import (
@@ -49,7 +49,7 @@ from arena.openings import (
     start_choices,
     suite_position,
 )
-from arena.referee import TimeControl, TimeControlError
+from arena.referee import GameRecord, MatchRecord, TimeControl, TimeControlError
 from arena.rules import UnknownVariantError, canonical_variant_id
 from arena.terminations import ABORTED, TERMINATIONS, is_rated
 from engines.consent import PairingKind, check_pairing, rated_between
@@ -446,13 +446,13 @@ def match_wake_next() -> bool | None:
 # --------------------------------------------------------------------------- recording
 
 
-def _game_time(game: dict[str, Any], fallback: datetime) -> tuple[datetime | None, datetime]:
-    started = parse_datetime(game.get("started_at") or "") if game.get("started_at") else None
+def _game_time(game: GameRecord, fallback: datetime) -> tuple[datetime | None, datetime]:
+    started = parse_datetime(game.started_at) if game.started_at else None
     if started is not None and timezone.is_naive(started):
         started = timezone.make_aware(started, UTC)
     if started is None:
         return None, fallback
-    return started, started + timedelta(milliseconds=int(game.get("duration_ms") or 0))
+    return started, started + timedelta(milliseconds=game.duration_ms)
 
 
 class _Recording(NamedTuple):
@@ -466,83 +466,80 @@ class _Recording(NamedTuple):
     priority: int
 
 
-def _games_from_record(
-    match_id: int, match: _Recording, record: dict[str, Any], *, aborted: bool
-) -> list[Game]:
-    """Game rows of match ``match_id`` from a referee record (contracts,
-    ``MatchRecord.to_dict``).
+def _games_from_record(match_id: int, match: _Recording, record: MatchRecord) -> list[Game]:
+    """Game rows of match ``match_id`` from the referee's record, its text made storable.
 
-    Names in the record map to versions by position: ``record["engines"]`` is ``[A, B]`` and
-    the referee keeps the two names distinct. Engine errors are re-keyed by side.
+    Names in the record map to versions by position: ``record.engines`` is ``[A, B]`` and
+    the referee keeps the two names distinct. Engine errors are re-keyed by side. The moves
+    are stored in their JSON form (``MoveRecord.to_dict``), likewise ``time_loss``.
     Raises ``ValueError`` for a record that does not belong to this match.
     """
-    names = list(record.get("engines") or [])
+    names = list(record.engines)
     if len(names) != 2 or names[0] == names[1]:
         raise ValueError(f"record engines {names!r} are not two distinct names")
     by_name = {names[0]: match.engine_a_id, names[1]: match.engine_b_id}
     now = timezone.now()
     games: list[Game] = []
-    for position, game in enumerate(record.get("games") or []):
-        south, north = by_name[game["south"]], by_name[game["north"]]
-        winner = by_name[game["winner"]] if game.get("winner") else None
-        termination = game["termination"]
+    for position, game in enumerate(record.games):
+        south, north = by_name[game.south], by_name[game.north]
+        winner = by_name[game.winner] if game.winner else None
+        termination = game.termination
         if termination not in TERMINATIONS:
-            raise ValueError(f"unknown termination {termination!r} in game {game.get('index')}")
+            raise ValueError(f"unknown termination {termination!r} in game {game.index}")
         # Games of an aborted match are kept for inspection but never rated: the match did
         # not complete, and its engines are not to blame for our fault.
-        rated = match.rated and not aborted and is_rated(termination)
+        rated = match.rated and not record.aborted and is_rated(termination)
         started, finished = _game_time(game, now + timedelta(microseconds=position))
-        errors_by_name = game.get("engine_errors") or {}
         engine_errors = {
-            side: errors_by_name[name]
-            for side, name in (("south", game["south"]), ("north", game["north"]))
-            if errors_by_name.get(name)
+            side: storable_text(game.engine_errors[name])
+            for side, name in (("south", game.south), ("north", game.north))
+            if game.engine_errors.get(name)
         }
         games.append(
             Game(
                 match_id=match_id,
-                index=int(game["index"]),
+                index=game.index,
                 south_id=south,
                 north_id=north,
                 winner_id=winner,
-                result=game["result"],
+                result=storable_text(game.result),
                 termination=termination,
                 rated=rated,
-                plies=int(game.get("plies") or 0),
-                start_position=game.get("start_position") or "",
-                final_position=game.get("final_position") or "",
-                moves=list(game.get("moves") or []),
-                scores=game.get("scores"),
-                seeds_in_hand=int(game.get("seeds_in_hand") or 0),
+                plies=game.plies,
+                start_position=storable_text(game.start_position),
+                final_position=storable_text(game.final_position),
+                moves=storable([m.to_dict() for m in game.moves]),
+                scores=list(game.scores) if game.scores is not None else None,
+                seeds_in_hand=game.seeds_in_hand,
                 engine_errors=engine_errors,
-                detail=game.get("detail") or "",
-                time_loss=game.get("time_loss"),
+                detail=storable_text(game.detail),
+                time_loss=game.time_loss.to_dict() if game.time_loss is not None else None,
                 started_at=started,
-                duration_ms=int(game.get("duration_ms") or 0),
+                duration_ms=game.duration_ms,
                 finished_at=finished,
             )
         )
     return games
 
 
-def _abort_error(record: dict[str, Any]) -> str:
-    for game in record.get("games") or []:
-        if game.get("termination") == ABORTED:
-            return f"game {game.get('index')} aborted: {game.get('detail') or 'no detail'}"
+def _abort_error(record: MatchRecord) -> str:
+    for game in record.games:
+        if game.termination == ABORTED:
+            return f"game {game.index} aborted: {game.detail or 'no detail'}"
     return "match aborted by the referee"
 
 
 def match_record_result(
-    match_id: int, lease_token: str, record: dict[str, Any], *, match: Match | None = None
+    match_id: int, lease_token: str, record: MatchRecord, *, match: Match | None = None
 ) -> bool:
     """Write the games and the result of a match exactly once; True if this call wrote them.
 
-    ``record`` is ``MatchRecord.to_dict()``. A record with ``aborted`` true marks the match
+    ``record`` is the referee's ``MatchRecord``. An ``aborted`` record marks the match
     ``aborted`` (its games stored unrated). Returns False, writing nothing, if the match is not
     ``running`` under ``lease_token`` (already recorded, reclaimed by another worker, aborted).
     Publishes ``MatchEnded`` in the same transaction (``arena.matches.events``).
-    Raises ``ValueError`` (nothing written) if the record does not fit the match. Text in the
-    record is made storable first (NUL and lone surrogates to U+FFFD,
+    Raises ``ValueError`` (nothing written) if the record does not fit the match. Text stored
+    from the record is made storable first (NUL and lone surrogates to U+FFFD,
     ``arena.engine_text.storable``): the referee cleans engine output already, this guard keeps
     any text PostgreSQL refuses from leaving a match ``running`` for ever.
 
@@ -553,8 +550,7 @@ def match_record_result(
     Then the conditional UPDATE that is the lock and one insert of the games: two or three
     queries besides the subscribers' (issue 19).
     """
-    record = storable(record)
-    aborted = bool(record.get("aborted"))
+    aborted = record.aborted
     now = timezone.now()
     ours = Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, lease_token=lease_token)
     with transaction.atomic():
@@ -565,12 +561,11 @@ def match_record_result(
             if row is None:
                 return False
             known = _Recording(*row)
-        games = _games_from_record(match_id, known, record, aborted=aborted)
-        score = record.get("score") or [None, None]
-        names = record["engines"]
+        games = _games_from_record(match_id, known, record)
+        score = record.score
         winner = None
-        if not aborted and record.get("winner"):
-            winner = known.engine_a_id if record["winner"] == names[0] else known.engine_b_id
+        if record.winner is not None:  # never for an aborted record
+            winner = known.engine_a_id if record.winner == record.engines[0] else known.engine_b_id
         status = Match.Status.ABORTED if aborted else Match.Status.FINISHED
         # The row read above is not locked: this UPDATE's row count is the lock.
         updated = ours.update(
@@ -581,7 +576,7 @@ def match_record_result(
             score_b=None if aborted else score[1],
             winner_id=winner,
             finished_at=now,
-            error=_abort_error(record) if aborted else "",
+            error=storable_text(_abort_error(record)) if aborted else "",
         )
         if updated == 0:
             return False
