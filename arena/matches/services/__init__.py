@@ -28,6 +28,7 @@ from arena.matches.services.aborting import (
 from arena.matches.services.challenges import match_challenge
 from arena.matches.services.creation import (
     SEED_BOUND,
+    MatchSpec,
     match_create,
     matches_create,
     normalize_start_suite,
@@ -49,6 +50,7 @@ from arena.matches.services.recording import match_record_result
 __all__ = [
     "RUN_MATCH_TASK",
     "SEED_BOUND",
+    "MatchSpec",
     "match_abort",
     "match_cancel",
     "match_cancel_by",

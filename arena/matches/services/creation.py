@@ -4,11 +4,13 @@ queued once the transaction commits (``queueing``)."""
 
 from __future__ import annotations
 
+import inspect
 import secrets
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
-from functools import partial
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from functools import partial, wraps
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -32,6 +34,9 @@ if TYPE_CHECKING:
 SEED_BOUND = 2**31
 
 T = TypeVar("T")
+_P = ParamSpec("_P")
+_S = TypeVar("_S")
+_R = TypeVar("_R")
 
 
 def normalize_time_control(text: str, variant: str) -> str:
@@ -88,64 +93,86 @@ def normalize_start_suite(start_suite: str, variant: str) -> str:
     return start_suite
 
 
-def _new_match(
-    *,
-    engine_a: EngineVersion,
-    engine_b: EngineVersion,
-    variant: str,
-    time_control: str,
-    rated: bool = True,
-    tournament: Model | None = None,
-    round: int | None = None,
-    challenger: User | None = None,
-    seed: int | None = None,
-    best_of: int = 3,
-    start_suite: str = STANDARD,
-    priority: int = Match.Priority.INTERACTIVE,
-    submitter: User | None = None,
-    start_index: int | None = None,
-    checks: dict[tuple[Any, ...], Any] | None = None,
-) -> Match:
-    """The checked, unsaved match ``match_create`` describes (same arguments and errors).
+@dataclass(frozen=True, kw_only=True)
+class MatchSpec:
+    """The parameters of a new match, the keyword arguments of ``match_create`` (and each spec
+    of ``matches_create``).
+
+    ``variant`` is an id or alias (stored as the id); ``time_control`` ``"<base s>+<inc s>"``
+    or ``"movetime=<ms>"``; ``rated`` as asked (a match between two engines of one owner is
+    stored unrated whatever it says, ``engines.consent.rated_between``); ``tournament`` and
+    ``round`` the event it belongs to, if any; ``challenger`` the user who challenged;
+    ``seed`` (decides South in game 3) random below 2**31 if None; ``best_of`` 3, 2 (a game
+    pair: version tests) or 1 (a single game with A South: a knockout decider);
+    ``start_suite`` ``"standard"`` or a suite of start positions, from which the seed draws the
+    start of every game (``arena.openings.match_start``), stored in ``start_position``, unless
+    ``start_index`` names the suite's position to play (``arena.openings.suite_position``: a
+    version test walks its suite pair by pair); ``priority`` the dispatch class
+    (``Match.Priority``); ``submitter`` the user whose fair share it uses (default: the
+    challenger, else the tournament's creator).
+    """
+
+    engine_a: EngineVersion
+    engine_b: EngineVersion
+    variant: str
+    time_control: str
+    rated: bool = True
+    tournament: Model | None = None
+    round: int | None = None
+    challenger: User | None = None
+    seed: int | None = None
+    best_of: int = 3
+    start_suite: str = STANDARD
+    priority: int = Match.Priority.INTERACTIVE
+    submitter: User | None = None
+    start_index: int | None = None
+
+
+def new_match(spec: MatchSpec, checks: dict[tuple[Any, ...], Any] | None = None) -> Match:
+    """The checked, unsaved match ``spec`` describes (the errors of ``match_create``).
     ``checks``: a memo shared by the matches of one batch (``matches_create``), so each
     variant, time control, suite and version is checked once, not once per match."""
-    if engine_a.pk == engine_b.pk:
+    if spec.engine_a.pk == spec.engine_b.pk:
         raise errors.SameEngine(
-            f"{engine_a} cannot play against itself.", details={"engine": engine_a.engine.name}
+            f"{spec.engine_a} cannot play against itself.",
+            details={"engine": spec.engine_a.engine.name},
         )
     variant_id, tc_text, start_suite = _checked(
-        checks, ("params", variant, time_control, start_suite),
-        lambda: _checked_params(variant, time_control, start_suite),
-    )  # fmt: skip
-    for version in (engine_a, engine_b):
-        _checked(checks, ("playable", version.pk, variant_id),
-                 partial(check_playable, version, variant_id))  # fmt: skip
-    if seed is None:
-        seed = secrets.randbelow(SEED_BOUND)
+        checks,
+        ("params", spec.variant, spec.time_control, spec.start_suite),
+        lambda: _checked_params(spec.variant, spec.time_control, spec.start_suite),
+    )
+    for version in (spec.engine_a, spec.engine_b):
+        _checked(
+            checks,
+            ("playable", version.pk, variant_id),
+            partial(check_playable, version, variant_id),
+        )
+    seed = secrets.randbelow(SEED_BOUND) if spec.seed is None else spec.seed
     try:
-        if start_index is not None and start_suite != STANDARD:
-            start = suite_position(variant_id, start_suite, start_index)
+        if spec.start_index is not None and start_suite != STANDARD:
+            start = suite_position(variant_id, start_suite, spec.start_index)
         else:
             start = match_start(variant_id, start_suite, seed)
     except OpeningError as exc:  # a suite file broken on disk: our fault, and loud
         raise RuntimeError(f"start positions {start_suite!r}: {exc}") from exc
-    rated = rated and rated_between(engine_a.engine, engine_b.engine)
+    tournament = spec.tournament
     return Match(
         variant=variant_id,
         time_control=tc_text,
-        engine_a=engine_a,
-        engine_b=engine_b,
+        engine_a=spec.engine_a,
+        engine_b=spec.engine_b,
         seed=seed,
         start_suite=start_suite,
         start_position="" if start_suite == STANDARD else start.to_text(),
-        rated=rated,
+        rated=spec.rated and rated_between(spec.engine_a.engine, spec.engine_b.engine),
         # By id: the matches app names no tournaments type (see arena.matches.events).
         tournament_id=tournament.pk if tournament is not None else None,
-        round=round,
-        challenger=challenger,
-        best_of=best_of,
-        priority=priority,
-        submitter_id=_submitter_id(submitter or challenger, tournament),
+        round=spec.round,
+        challenger=spec.challenger,
+        best_of=spec.best_of,
+        priority=spec.priority,
+        submitter_id=_submitter_id(spec.submitter or spec.challenger, tournament),
     )
 
 
@@ -179,50 +206,42 @@ def _checked(
     return cast(T, value)
 
 
-def match_create(
-    *,
-    engine_a: EngineVersion,
-    engine_b: EngineVersion,
-    variant: str,
-    time_control: str,
-    rated: bool = True,
-    tournament: Model | None = None,
-    round: int | None = None,
-    challenger: User | None = None,
-    seed: int | None = None,
-    best_of: int = 3,
-    start_suite: str = STANDARD,
-    priority: int = Match.Priority.INTERACTIVE,
-    submitter: User | None = None,
-    start_index: int | None = None,
-) -> Match:
+def _called_with_fields_of(
+    spec_type: Callable[_P, _S],
+) -> Callable[[Callable[[_S], _R]], Callable[_P, _R]]:
+    """Makes a function of one ``spec_type`` value callable with ``spec_type``'s own keyword
+    arguments instead (type-checked as the dataclass's fields): ``f(**kw)`` is
+    ``f(spec_type(**kw))``. So the parameters are defined once, on the dataclass."""
+
+    def decorate(function: Callable[[_S], _R]) -> Callable[_P, _R]:
+        @wraps(function)
+        def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            return function(spec_type(*args, **kwargs))
+
+        # help() and inspect show the keywords, not the one argument of ``function``.
+        returns = inspect.signature(function).return_annotation
+        signature = inspect.signature(spec_type).replace(return_annotation=returns)
+        call.__signature__ = signature  # type: ignore[attr-defined]
+        return call
+
+    return decorate
+
+
+@_called_with_fields_of(MatchSpec)
+def match_create(spec: MatchSpec) -> Match:
     """Create a pending match and queue ``run_match`` once the transaction commits.
 
-    ``variant`` is an id or alias (stored as the id); ``time_control`` ``"<base s>+<inc s>"``;
-    ``seed`` (decides South in game 3) random below 2**31 if None; ``start_suite``
-    ``"standard"`` or a suite of start positions, from which the seed draws the start of every
-    game (``arena.openings.match_start``), stored in ``start_position``, unless ``start_index``
-    names the suite's position to play (``arena.openings.suite_position``: a version test walks
-    its suite pair by pair); ``best_of`` 3, 2 (a game pair: version tests) or 1 (a single game
-    with A South: a knockout decider). A match between two engines of one owner is stored
-    unrated whatever ``rated`` says
-    (``engines.consent.rated_between``). Consent is the caller's to check
-    (``engines.consent.check_pairing``). ``priority`` is the dispatch class
-    (``Match.Priority``); ``submitter`` the user whose fair share it uses (default: the
-    challenger, else the tournament's creator). The per-user cap on queued matches is the
-    caller's check (``queue_admit``), made once for a whole batch.
+    Called with the fields of ``MatchSpec`` as keyword arguments
+    (``match_create(engine_a=a, engine_b=b, variant="kete", time_control="10+0.1")``).
+    Consent is the caller's to check (``engines.consent.check_pairing``), and so is the
+    per-user cap on queued matches (``queue_admit``), made once for a whole batch.
     Raises (``ApiError`` subclasses, by stable code): ``unknown_variant``, ``same_engine`` (the
     same engine version on both sides), ``engine_disabled`` (409, disabled by its owner),
     ``engine_not_active`` (409, a version not ``active``), ``variant_not_supported`` (not
     announced in the engine's handshake), ``invalid_time_control``, ``time_control_too_long``,
     ``unknown_start_suite``.
     """
-    match = _new_match(
-        engine_a=engine_a, engine_b=engine_b, variant=variant, time_control=time_control,
-        rated=rated, tournament=tournament, round=round, challenger=challenger, seed=seed,
-        best_of=best_of, start_suite=start_suite, priority=priority, submitter=submitter,
-        start_index=start_index,
-    )  # fmt: skip
+    match = new_match(spec)
     match.save(force_insert=True)
     transaction.on_commit(lambda: matches_enqueue([match.pk]))
     return match
@@ -232,7 +251,8 @@ def matches_create(
     specs: Sequence[dict[str, Any]],
 ) -> tuple[list[Match], list[tuple[dict[str, Any], errors.ApiError]]]:
     """Create many pending matches at once (a tournament's rounds): each spec holds
-    ``match_create``'s keyword arguments and is checked the same way; the valid ones are
+    ``match_create``'s keyword arguments (the fields of ``MatchSpec``) and is checked the same
+    way; the valid ones are
     inserted in bulk and queued in one pass when the transaction commits. Returns (created
     matches in spec order, [(spec, error)] for the refused ones)."""
     matches: list[Match] = []
@@ -243,7 +263,7 @@ def matches_create(
     queued_at = timezone.now()
     for spec in specs:
         try:
-            match = _new_match(**spec, checks=checks)
+            match = new_match(MatchSpec(**spec), checks)
         except errors.ApiError as exc:
             refused.append((spec, exc))
             continue
