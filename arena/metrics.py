@@ -29,8 +29,8 @@ import logging
 import os
 import socket
 import time
-from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING
 
 from django.http import HttpRequest, HttpResponse
 from prometheus_client import (
@@ -46,6 +46,9 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from arena import terminations as T
+
+if TYPE_CHECKING:
+    from arena.referee import GameRecord
 
 log = logging.getLogger(__name__)
 
@@ -89,10 +92,10 @@ def observe_referee(name: str, seconds: float) -> None:
         histogram.observe(seconds)
 
 
-def count_recorded_games(games: list[dict[str, Any]]) -> None:
+def count_recorded_games(games: Iterable[GameRecord]) -> None:
     """Count the games of a recorded match (by termination; time forfeits by worker)."""
     for game in games:
-        termination = str(game.get("termination", ""))
+        termination = str(game.termination)
         GAMES.labels(termination=termination).inc()
         if termination == T.TIME_FORFEIT:
             TIME_FORFEITS.labels(worker=worker_name()).inc()

@@ -717,11 +717,11 @@ def start_section(engines: int, repeat: int) -> None:
 # --- the record section ----------------------------------------------------------------------
 
 
-def _match_record(
-    match: Any, played: list[tuple[str, list[dict[str, Any]]]], n: int
-) -> dict[str, Any]:
-    """A referee record (``MatchRecord.to_dict`` shape) of three games for ``match``: A wins
-    game 1, B game 2, game 3 a draw (so all three are played), each a real game of ``played``."""
+def _match_record(match: Any, played: list[tuple[str, list[dict[str, Any]]]], n: int) -> Any:
+    """A referee ``MatchRecord`` of three games for ``match``: A wins game 1, B game 2, game 3
+    a draw (so all three are played), each a real game of ``played``."""
+    from arena import terminations as T
+    from arena.referee import GameRecord, MatchRecord, MoveRecord
     from arena.referee.match import engine_names
     from arena.rules import get_variant
 
@@ -732,17 +732,20 @@ def _match_record(
         ((a, b, "1-0"), (b, a, "1-0"), (a, b, "1/2-1/2")), start=1
     ):
         final, moves = played[(n + index) % len(played)]
-        games.append({
-            "index": index, "south": south, "north": north, "start_position": initial,
-            "final_position": final, "result": result,
-            "winner": south if result == "1-0" else None, "termination": "bao_hamna",
-            "scores": None, "seeds_in_hand": 0, "plies": len(moves),
-            "started_at": dt.datetime.now(dt.UTC).isoformat(), "duration_ms": 15_000,
-            "moves": moves, "engine_errors": {}, "detail": "",
-        })  # fmt: skip
-    return {"variant": VARIANT, "seed": match.seed, "time_control": match.time_control,
-            "engines": [a, b], "score": [1.5, 1.5], "winner": None, "aborted": False,
-            "games": games}  # fmt: skip
+        games.append(GameRecord(
+            index=index, south=south, north=north, start_position=initial,
+            final_position=final, result=result,
+            winner=south if result == "1-0" else None, termination=T.BAO_HAMNA,
+            plies=len(moves), started_at=dt.datetime.now(dt.UTC).isoformat(),
+            duration_ms=15_000, moves=[MoveRecord(**m) for m in moves],
+        ))  # fmt: skip
+    return MatchRecord(
+        variant=VARIANT,
+        seed=match.seed,
+        time_control=match.time_control,
+        engines=[a, b],
+        games=games,
+    )
 
 
 def record_section(engines: int, rated_matches: int, seed: int) -> None:
@@ -836,7 +839,7 @@ def record_section(engines: int, rated_matches: int, seed: int) -> None:
             start, cpu = time.perf_counter(), time.process_time()
             with connection.execute_wrapper(count):
                 assert match_record_result(claim.match_id, claim.token, record, match=loaded)
-                metrics.count_recorded_games(record["games"])
+                metrics.count_recorded_games(record.games)
             total = (time.perf_counter() - start) * 1000
             cpu_ms.append((time.process_time() - cpu) * 1000)
             total_ms.append(total)

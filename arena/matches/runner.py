@@ -59,7 +59,14 @@ from arena.matches.services import (
     match_wake_next,
 )
 from arena.matches.timeloss import report_jump
-from arena.referee import MatchControl, MatchStopped, RefereeConfig, TimeControl, play_match
+from arena.referee import (
+    MatchControl,
+    MatchRecord,
+    MatchStopped,
+    RefereeConfig,
+    TimeControl,
+    play_match,
+)
 from arena.terminations import Termination
 from engines.storage import checkout
 
@@ -122,11 +129,11 @@ def _play(
     config: RefereeConfig,
     control: MatchControl,
     on_event: Callable[[dict[str, Any]], None] | None = None,
-) -> dict[str, Any]:
+) -> MatchRecord:
     # Packages run from this host's cache, fetched from the package storage by content hash
     # and kept there for the whole match; they are named "<engine> v<n>".
     with checkout(match.engine_a) as package_a, checkout(match.engine_b) as package_b:
-        record = play_match(
+        return play_match(
             package_a,
             package_b,
             match.variant,
@@ -138,7 +145,6 @@ def _play(
             control=control,
             start=match.start_position or None,
         )
-    return record.to_dict()
 
 
 def _reset_connection() -> None:
@@ -178,7 +184,7 @@ def _db_retry(action: Callable[[], T], *, control: MatchControl, what: str, matc
 def _give_up_or_retry(
     claim: Claim,
     error: str,
-    record: dict[str, Any] | None,
+    record: MatchRecord | None,
     control: MatchControl,
     match: Match | None = None,
 ) -> RunOutcome:
@@ -199,7 +205,7 @@ def _give_up_or_retry(
         return LOST_LEASE
     log.error("match %s: attempt %s failed (%s); aborting", claim.match_id, claim.attempts, error)
     if record is not None:
-        return _record(claim, {**record, "aborted": True}, control, match)
+        return _record(claim, replace(record, aborted=True), control, match)
     done = _db_retry(
         lambda: match_abort(claim.match_id, f"after {claim.attempts} attempts: {error}",
                             claim=claim),
@@ -209,7 +215,7 @@ def _give_up_or_retry(
 
 
 def _record(
-    claim: Claim, record: dict[str, Any], control: MatchControl, match: Match | None = None
+    claim: Claim, record: MatchRecord, control: MatchControl, match: Match | None = None
 ) -> RunOutcome:
     """``match_record_result`` under our lease (``match``: the row we loaded to play it, so it
     is not read again), retried through database outages:
@@ -228,13 +234,13 @@ def _record(
         return ABORTED if match_abort(claim.match_id, error, claim=claim) else LOST_LEASE
     if not done:
         return LOST_LEASE
-    metrics.count_recorded_games(record.get("games", []))
-    if any(g.get("time_loss") for g in record.get("games") or []):
+    metrics.count_recorded_games(record.games)
+    if any(g.time_loss is not None for g in record.games):
         try:
             report_jump(claim.worker)
         except Exception:  # a report must not turn a recorded match into a failure
             log.exception("match %s: the time-loss report failed", claim.match_id)
-    return ABORTED if record.get("aborted") else RECORDED
+    return ABORTED if record.aborted else RECORDED
 
 
 def _worker_config(config: RefereeConfig | None) -> RefereeConfig:
@@ -267,16 +273,16 @@ def play_claimed(claim: Claim, *, config: RefereeConfig | None = None) -> RunOut
     publisher = LivePublisher(match)  # each move to the live page, from a queue (live.py)
     publisher.start()
     try:
-        record: dict[str, Any] | None = None
+        record: MatchRecord | None = None
         error = ""
         try:
             record = _play(match, _worker_config(config), control, publisher.on_event)
-            if record.get("aborted"):
+            if record.aborted:
                 error = next(
                     (
-                        f"game {g['index']}: {g.get('detail') or 'aborted'}"
-                        for g in record["games"]
-                        if g["termination"] == Termination.ABORTED
+                        f"game {g.index}: {g.detail or 'aborted'}"
+                        for g in record.games
+                        if g.termination == Termination.ABORTED
                     ),
                     "referee aborted the match",
                 )

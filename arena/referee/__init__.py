@@ -5,7 +5,8 @@ Typical use::
     from arena.referee import play_match, TimeControl, RefereeConfig
     record = play_match(pkg_a, pkg_b, "bao-la-kete", TimeControl.parse("10+0.1"), seed=7,
                         config=RefereeConfig())
-    record.to_dict()   # the stored form (docs/referee.md, "Record format")
+    record.games[0].termination   # a frozen MatchRecord (arena.referee.records)
+    record.to_dict()   # its JSON form (docs/referee.md, "Record format")
 
 ``python -m arena.referee --help`` plays a match from the command line.
 """
@@ -16,9 +17,10 @@ from .client import BestMove, EngineClient, EngineFault, EngineId
 from .config import RefereeConfig, TimeControl, TimeControlError
 from .control import MatchControl, MatchStopped
 from .game import play_game
+from .hostload import HostLoad
 from .match import GAMES, play_match
 from .players import EngineSlot, StartError
-from .records import GameRecord, MatchRecord, MoveRecord
+from .records import GameRecord, MatchRecord, MoveRecord, TimeLoss
 from .transport import FakeTransport, PipeTransport, ReadResult, Transport
 
 __all__ = [
@@ -30,6 +32,7 @@ __all__ = [
     "EngineSlot",
     "FakeTransport",
     "GameRecord",
+    "HostLoad",
     "MatchControl",
     "MatchRecord",
     "MatchStopped",
@@ -40,6 +43,7 @@ __all__ = [
     "StartError",
     "TimeControl",
     "TimeControlError",
+    "TimeLoss",
     "Transport",
     "play_game",
     "play_match",

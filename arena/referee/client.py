@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple, NoReturn
 
 from arena import terminations as T
+from arena.terminations import Termination
 
 from .transport import (
     LINE,
@@ -66,7 +67,7 @@ QUOTE_CHARS = 80
 class EngineFault(Exception):
     """The engine broke the protocol; ``code`` is its termination (``arena.terminations``)."""
 
-    def __init__(self, code: str, detail: str) -> None:
+    def __init__(self, code: Termination, detail: str) -> None:
         super().__init__(f"{code}: {detail}")
         self.code = code
         self.detail = detail
@@ -174,7 +175,7 @@ class EngineClient:
             self.last_line = result.line or ""
         return result
 
-    def _read(self, deadline_ns: int, waiting_for: str, on_timeout: str, since: int) -> str:
+    def _read(self, deadline_ns: int, waiting_for: str, on_timeout: Termination, since: int) -> str:
         """The next line, or ``EngineFault``: ``on_timeout`` at the deadline, ``crash`` at EOF,
         ``output_limit`` on overflow. ``since``: ``lines_read`` when the command was sent."""
         return self._read_result(self._next(deadline_ns), waiting_for, on_timeout, since)
@@ -370,7 +371,7 @@ class EngineClient:
                 self._ignore(line)
 
     def _read_result(
-        self, result: ReadResult, waiting_for: str, on_timeout: str, since: int
+        self, result: ReadResult, waiting_for: str, on_timeout: Termination, since: int
     ) -> str:
         """``result``'s line, or the ``EngineFault`` of its status (see ``_read``)."""
         if result.status != LINE:
@@ -378,7 +379,7 @@ class EngineClient:
         return result.line or ""
 
     def _raise_for(
-        self, result: ReadResult, waiting_for: str, on_timeout: str, since: int
+        self, result: ReadResult, waiting_for: str, on_timeout: Termination, since: int
     ) -> NoReturn:
         if result.status == TIMEOUT:
             raise EngineFault(

@@ -26,25 +26,28 @@ import datetime as _dt
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from arena import terminations as T
 from arena.rules import (
     NORTH,
     SOUTH,
+    Game,
     IllegalMoveError,
     InvalidMoveError,
     Position,
     Variant,
     get_variant,
 )
+from arena.terminations import Termination
 
 from .client import MS, EngineFault
 from .config import RefereeConfig, TimeControl
 from .control import MatchControl, MatchStopped
 from .hostload import host_load
 from .players import EngineSlot, StartError
-from .records import GameRecord, MoveRecord
+from .records import GameRecord, MoveRecord, TimeLoss
 
 log = logging.getLogger(__name__)
 
@@ -95,13 +98,8 @@ def play_game(
     v = resolve_variant(variant)
     game = v.new_game(start, ply_cap=config.ply_cap, repetitions=config.repetitions)
     slots = {SOUTH: south, NORTH: north}
-    record = GameRecord(
-        index=index,
-        south=south.name,
-        north=north.name,
-        start_position=game.start.to_text(),
-        started_at=_dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds"),
-    )
+    start_position = game.start.to_text()
+    started_at = _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds")
     began = time.monotonic_ns()
     emit(
         on_event,
@@ -110,33 +108,54 @@ def play_game(
             "index": index,
             "south": south.name,
             "north": north.name,
-            "start_position": record.start_position,
+            "start_position": start_position,
         },
     )
+    played = _Played(index)
     try:
         options = dict(config.engine_options)
         if seed is not None and config.seed_option:
             options[config.seed_option] = str(seed)
-        _run(v, game, slots, time_control, config, record, options, on_event, control)
+        end = _run(v, game, slots, time_control, config, played, options, on_event, control)
     except MatchStopped:
         raise
     except StartError as exc:
-        _finish(record, game, T.ABORTED, None, str(exc), aborted=True)
+        end = _aborted(str(exc))
     except Exception as exc:
         # A bug on our side (rules engine, sandbox) must not be charged to an engine, nor take
         # the worker down: the game is aborted and the traceback logged.
         log.exception("game %d aborted by a referee error", index)
-        detail = f"referee error: {type(exc).__name__}: {exc}"
-        _finish(record, game, T.ABORTED, None, detail, aborted=True)
-    # From the record, not the Game: a referee error may leave a move in the Game unrecorded.
-    record.plies = len(record.moves)
-    record.final_position = record.moves[-1].position if record.moves else record.start_position
-    record.duration_ms = (time.monotonic_ns() - began) // MS
+        end = _aborted(f"referee error: {type(exc).__name__}: {exc}")
+    duration_ms = (time.monotonic_ns() - began) // MS
+    engine_errors: dict[str, str] = {}
     for slot in (south, north):
-        _keep_ignored(record, slot)
+        played.keep_ignored(slot)
         tail = slot.stderr_tail()
         if tail:
-            record.engine_errors[slot.name] = tail
+            engine_errors[slot.name] = tail
+    moves = played.moves
+    record = GameRecord(
+        index=index,
+        south=south.name,
+        north=north.name,
+        start_position=start_position,
+        result=end.result,
+        winner=end.winner,
+        termination=end.termination,
+        # From the moves recorded, not the Game: a referee error may leave a move in the Game
+        # unrecorded.
+        final_position=moves[-1].position if moves else start_position,
+        scores=end.scores,
+        seeds_in_hand=end.seeds_in_hand,
+        plies=len(moves),
+        started_at=started_at,
+        duration_ms=duration_ms,
+        moves=moves,
+        engine_errors=engine_errors,
+        detail=end.detail,
+        time_loss=end.time_loss,
+        ignored=played.ignored,
+    )
     emit(
         on_event,
         {
@@ -152,7 +171,44 @@ def play_game(
     return record
 
 
-def _position_head(v: Variant, game: Any) -> str:
+@dataclass
+class _Played:
+    """What game ``index`` collects while it runs: the moves recorded, and the lines of each
+    engine (by name) ignored outside a recorded move."""
+
+    index: int
+    moves: list[MoveRecord] = field(default_factory=list)
+    ignored: dict[str, list[str]] = field(default_factory=dict)
+
+    def keep_ignored(self, slot: EngineSlot) -> None:
+        """Lines of ``slot``'s engine ignored outside a recorded move go to ``ignored``."""
+        if slot.client is None:
+            return
+        lines = slot.client.take_ignored()
+        if lines:
+            self.ignored.setdefault(slot.name, []).extend(lines)
+
+
+@dataclass(frozen=True)
+class _Ending:
+    """How a game ended: what its ``GameRecord`` takes from the end (``GameRecord``'s fields of
+    the same names)."""
+
+    termination: Termination
+    result: str
+    winner: str | None
+    detail: str
+    scores: list[int] | None = None
+    seeds_in_hand: int = 0
+    time_loss: TimeLoss | None = None
+
+
+def _aborted(detail: str) -> _Ending:
+    """The end of a game we could not play (an engine that did not start, our own error)."""
+    return _Ending(termination=T.ABORTED, result="*", winner=None, detail=detail)
+
+
+def _position_head(v: Variant, game: Game) -> str:
     """``position startpos``, or ``position text <start>`` for a game that did not start from
     the variant's start position (computed once per game: the text forms are not free)."""
     start = game.start.to_text()
@@ -160,7 +216,7 @@ def _position_head(v: Variant, game: Any) -> str:
     return "position startpos" if is_initial else f"position text {start}"
 
 
-def _position_command(head: str, game: Any) -> str:
+def _position_command(head: str, game: Game) -> str:
     return head + (" moves " + " ".join(game.moves) if game.moves else "")
 
 
@@ -177,31 +233,29 @@ class _SideFault(Exception):
 
 def _run(
     v: Variant,
-    game: Any,
+    game: Game,
     slots: dict[str, EngineSlot],
     tc: TimeControl,
     config: RefereeConfig,
-    record: GameRecord,
+    played: _Played,
     options: dict[str, str],
     on_event: Event | None,
     control: MatchControl | None = None,
-) -> None:
+) -> _Ending:
     # Prepare both engines (start or restart if needed, resync, newgame); a fault here loses
     # the game. Engines that need a process are launched first, so that they boot together.
     for side in (SOUTH, NORTH):
         try:
             slots[side].launch()
         except EngineFault as fault:
-            _fault(record, game, slots, side, fault)
-            return
+            return _fault(played, slots, side, fault)
     for side in (SOUTH, NORTH):
         try:
             slots[side].prepare(v.id, options)
         except EngineFault as fault:
-            _fault(record, game, slots, side, fault)
-            return
+            return _fault(played, slots, side, fault)
         finally:
-            _keep_ignored(record, slots[side])  # the handshake's or the resync's
+            played.keep_ignored(slots[side])  # the handshake's or the resync's
 
     def watch() -> None:
         if control is not None:
@@ -216,9 +270,9 @@ def _run(
         assert slot.client is not None
         slot.client.watch = watch
     try:
-        _play_plies(v, game, slots, tc, config, record, on_event, watch)
+        return _play_plies(v, game, slots, tc, config, played, on_event, watch)
     except _SideFault as exc:
-        _fault(record, game, slots, exc.side, exc.fault)
+        return _fault(played, slots, exc.side, exc.fault)
     finally:
         # Between games each engine is watched on its own again (restarts, resyncs).
         for slot in slots.values():
@@ -228,16 +282,16 @@ def _run(
 
 def _play_plies(
     v: Variant,
-    game: Any,
+    game: Game,
     slots: dict[str, EngineSlot],
     tc: TimeControl,
     config: RefereeConfig,
-    record: GameRecord,
+    played: _Played,
     on_event: Event | None,
     watch: Callable[[], None],
-) -> None:
-    """Plays until the game is over or an engine faults (its ``EngineFault`` recorded); a
-    ``_SideFault`` from ``watch`` propagates."""
+) -> _Ending:
+    """Plays until the game is over or an engine faults; returns how it ended (the rules'
+    outcome, or the engine's ``EngineFault``). A ``_SideFault`` from ``watch`` propagates."""
     fixed = tc.movetime_ms is not None
     clocks_ns = {SOUTH: tc.base_ms * MS, NORTH: tc.base_ms * MS}
     overrun_ns = {SOUTH: 0, NORTH: 0}  # time used past the clock, summed over the game
@@ -248,6 +302,7 @@ def _play_plies(
     on_metric = config.on_metric
     ready_timeout_ms = config.ready_timeout_ms
     parse_move = v.parse_move
+    time_loss: TimeLoss | None = None
     while game.outcome is None:
         ply_began = time.monotonic_ns()
         side = game.position.side
@@ -282,7 +337,7 @@ def _play_plies(
             if elapsed > budget_ns:
                 overrun_ns[side] += elapsed - budget_ns
                 if overrun_ns[side] > grace_ns:
-                    record.time_loss = _time_loss(slot, (elapsed - budget_ns) // MS, budget_ns)
+                    time_loss = _time_loss(slot, (elapsed - budget_ns) // MS, budget_ns)
                     raise EngineFault(
                         T.TIME_FORFEIT,
                         f"bestmove after {elapsed // MS} ms with {budget_ns // MS} ms on the "
@@ -308,26 +363,25 @@ def _play_plies(
             except (IllegalMoveError, InvalidMoveError) as exc:
                 raise EngineFault(T.ILLEGAL_MOVE, str(exc)) from exc
         except EngineFault as fault:
-            if fault.code == T.TIME_FORFEIT and record.time_loss is None:
+            if fault.code == T.TIME_FORFEIT and time_loss is None:
                 # No bestmove before clock + the grace left: it overran by that at least.
                 grace_left_ms = max(0, grace_ns - overrun_ns[side]) // MS
-                record.time_loss = _time_loss(slot, grace_left_ms, budget_ns, answered=False)
-            _fault(record, game, slots, side, fault)
-            return
+                time_loss = _time_loss(slot, grace_left_ms, budget_ns, answered=False)
+            return _fault(played, slots, side, fault, time_loss)
         position_cmd = (
             f"{position_cmd} {move}" if len(game.moves) > 1 else f"{position_cmd} moves {move}"
         )
         entry = MoveRecord(
-            len(game.moves),
-            side,
-            str(move),
-            elapsed // MS,
-            clock_after // MS,
-            after.to_text(),
-            reply.info,
-            client.take_ignored(),
+            ply=len(game.moves),
+            side=side,
+            move=str(move),
+            time_ms=elapsed // MS,
+            clock_ms=clock_after // MS,
+            position=after.to_text(),
+            info=reply.info,
+            ignored=client.take_ignored(),
         )
-        record.moves.append(entry)
+        played.moves.append(entry)
         if on_metric is not None:
             # The referee's own time on this ply: what is not the engine thinking
             # (docs/referee.md).
@@ -339,7 +393,7 @@ def _play_plies(
                 on_event,
                 {
                     "event": "move",
-                    "index": record.index,
+                    "index": played.index,
                     "ply": entry.ply,
                     "side": side,
                     "move": entry.move,
@@ -351,15 +405,19 @@ def _play_plies(
             )
     outcome = game.outcome
     winner = None if outcome.winner is None else slots[outcome.winner].name
-    _finish(record, game, outcome.reason, winner, outcome.reason)
-    record.result = outcome.result
-    record.scores = list(outcome.scores) if outcome.scores is not None else None
-    record.seeds_in_hand = outcome.seeds_in_hand
+    return _Ending(
+        termination=outcome.reason,
+        result=outcome.result,
+        winner=winner,
+        detail=str(outcome.reason),
+        scores=list(outcome.scores) if outcome.scores is not None else None,
+        seeds_in_hand=outcome.seeds_in_hand,
+    )
 
 
 def _time_loss(
     slot: EngineSlot, overrun_ms: int, budget_ns: int, *, answered: bool = True
-) -> dict[str, Any]:
+) -> TimeLoss:
     """``GameRecord.time_loss`` of a forfeit by ``slot``'s engine: the overrun (ms past the
     clock; for an engine that never answered, the grace it exceeded), the clock it had, and the
     host's load without the engine's own processes (``hostload``)."""
@@ -368,21 +426,26 @@ def _time_loss(
         engine_pids = sorted(pids()) if callable(pids) else []
     except Exception:
         engine_pids = []
-    return {
-        "overrun_ms": overrun_ms,
-        "clock_ms": budget_ns // MS,
-        "answered": answered,
-        **host_load(engine_pids),
-    }
+    return TimeLoss(
+        overrun_ms=overrun_ms,
+        clock_ms=budget_ns // MS,
+        answered=answered,
+        load=host_load(engine_pids),
+    )
 
 
 def _fault(
-    record: GameRecord, game: Any, slots: dict[str, EngineSlot], side: str, fault: EngineFault
-) -> None:
-    """The engine on ``side`` committed ``fault``: it loses, the opponent wins."""
+    played: _Played,
+    slots: dict[str, EngineSlot],
+    side: str,
+    fault: EngineFault,
+    time_loss: TimeLoss | None = None,
+) -> _Ending:
+    """The engine on ``side`` committed ``fault``: it loses, the opponent wins (``time_loss``:
+    that of a ``time_forfeit``)."""
     slot = slots[side]
     fault = slot.fault_cause(fault)
-    _keep_ignored(record, slot)  # before a kill drops the client
+    played.keep_ignored(slot)  # before a kill drops the client
     detail = fault.detail
     if fault.code == T.CRASH:
         detail = f"{detail}; {slot.exit_detail()}"
@@ -390,36 +453,10 @@ def _fault(
     elif fault.code in (T.STALL, T.OUTPUT_LIMIT, T.HANDSHAKE_FAILED, T.MEMORY_LIMIT):
         slot.kill()  # unusable stream or stuck process: restarted before its next game
     winner_side = NORTH if side == SOUTH else SOUTH
-    _finish(
-        record,
-        game,
-        fault.code,
-        slots[winner_side].name,
-        f"{'South' if side == SOUTH else 'North'} ({slot.name}): {detail}",
+    return _Ending(
+        termination=fault.code,
+        result="0-1" if side == SOUTH else "1-0",
+        winner=slots[winner_side].name,
+        detail=f"{'South' if side == SOUTH else 'North'} ({slot.name}): {detail}",
+        time_loss=time_loss,
     )
-    record.result = "0-1" if side == SOUTH else "1-0"
-
-
-def _keep_ignored(record: GameRecord, slot: EngineSlot) -> None:
-    """Lines of ``slot``'s engine ignored outside a recorded move go to ``record.ignored``."""
-    if slot.client is None:
-        return
-    lines = slot.client.take_ignored()
-    if lines:
-        record.ignored.setdefault(slot.name, []).extend(lines)
-
-
-def _finish(
-    record: GameRecord,
-    game: Any,
-    termination: str,
-    winner: str | None,
-    detail: str,
-    *,
-    aborted: bool = False,
-) -> None:
-    record.termination = termination
-    record.winner = winner
-    record.detail = detail
-    if aborted:
-        record.result = "*"

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 
 def _runnable(pid: int) -> bool:
@@ -25,8 +25,17 @@ def _runnable(pid: int) -> bool:
     return raw[raw.rindex(")") + 2 :].split()[0] == "R"
 
 
-def host_load(exclude_pids: Iterable[int] = ()) -> dict[str, Any]:
-    """``{"runnable", "load1", "cores"}`` now, the processes ``exclude_pids`` not counted."""
+@dataclass(frozen=True)
+class HostLoad:
+    """The host's load at one moment (module docstring); None where unavailable."""
+
+    runnable: int | None
+    load1: float | None
+    cores: int | None
+
+
+def host_load(exclude_pids: Iterable[int] = ()) -> HostLoad:
+    """The ``HostLoad`` now, the processes ``exclude_pids`` not counted."""
     runnable: int | None = None
     load1: float | None = None
     try:
@@ -42,4 +51,4 @@ def host_load(exclude_pids: Iterable[int] = ()) -> dict[str, Any]:
         cores: int | None = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cores = os.cpu_count()
-    return {"runnable": runnable, "load1": load1, "cores": cores}
+    return HostLoad(runnable=runnable, load1=load1, cores=cores)

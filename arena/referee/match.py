@@ -22,7 +22,7 @@ from .config import RefereeConfig, TimeControl
 from .control import MatchControl, MatchStopped
 from .game import Event, emit, play_game, resolve_variant
 from .players import EngineSlot, close_all
-from .records import MatchRecord
+from .records import GameRecord, MatchRecord, match_score
 
 #: Games in a match: best of three.
 GAMES = 3
@@ -85,9 +85,9 @@ def play_match(
         EngineSlot(engine_a, name_a, config, control),
         EngineSlot(engine_b, name_b, config, control),
     ]
-    record = MatchRecord(
-        variant=v.id, seed=seed, time_control=str(time_control), engines=[name_a, name_b]
-    )
+    engines = [name_a, name_b]
+    games: list[GameRecord] = []
+    aborted = False
     try:
         for index in range(1, best_of + 1):
             if index == 1:
@@ -112,11 +112,11 @@ def play_match(
                 # A stop during the game may have made it look like an engine's fault (a
                 # killed engine "crashed"): the game does not count.
                 control.check()
-            record.games.append(game)
+            games.append(game)
             if game.termination == T.ABORTED:
-                record.aborted = True
+                aborted = True
                 break
-            a, b = record.score
+            a, b = match_score(engines, games)
             if abs(a - b) > best_of - index:
                 # The remaining games cannot change the result (never so within a pair: one
                 # game decides at most one point).
@@ -127,6 +127,14 @@ def play_match(
         raise
     finally:
         close_all(slots)
+    record = MatchRecord(
+        variant=v.id,
+        seed=seed,
+        time_control=str(time_control),
+        engines=engines,
+        games=games,
+        aborted=aborted,
+    )
     emit(
         on_event,
         {

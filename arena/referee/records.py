@@ -1,6 +1,13 @@
 """The match record: what the referee hands back and stores (contracts, "The referee").
 
-``MatchRecord.to_dict()`` is the stored/JSON form; its shape is the agreed contract.
+The records are frozen dataclasses, built once a game (a match) is over: the worker hands the
+``MatchRecord`` itself to the recording service (``arena.matches.services.match_record_result``),
+never a dict read by string keys. ``MatchRecord.to_dict()`` is the JSON form (the referee's
+``--json`` output, the stored ``Game.moves``/``Game.time_loss``); its shape is the agreed
+contract (docs/referee.md, "Record format").
+
+The list and dict fields are plain lists and dicts (the shapes ``to_dict`` writes), not to be
+changed once the record is built.
 """
 
 from __future__ import annotations
@@ -8,15 +15,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.terminations import Termination
 
-@dataclass
+from .hostload import HostLoad
+
+
+@dataclass(frozen=True, kw_only=True)
 class MoveRecord:
     """One ply: ``time_ms`` from ``go`` written to ``bestmove`` read, ``clock_ms`` the mover's
     clock after the move (increment added), ``position`` the text after the move, ``info`` the
     engine's ``info`` lines for this move (without the ``info `` prefix), ``ignored`` the lines
     of the mover the referee ignored since its previous move (before this move's ``readyok``,
     or between games; at most ``client.IGNORED_KEEP``): ``to_dict`` has the key only when
-    there are some."""
+    there are some. ``side`` is ``"S"`` or ``"N"`` (``arena.rules.SOUTH``/``NORTH``)."""
 
     ply: int
     side: str
@@ -42,25 +53,49 @@ class MoveRecord:
         return d
 
 
-@dataclass
+@dataclass(frozen=True, kw_only=True)
+class TimeLoss:
+    """Why a ``time_forfeit`` came (issue 12): ``overrun_ms`` how far past its clock the engine
+    answered (for an engine that never answered, ``answered`` False, the grace it exceeded),
+    ``clock_ms`` the clock it had, ``load`` the host's load then (``hostload``)."""
+
+    overrun_ms: int
+    clock_ms: int
+    answered: bool
+    load: HostLoad
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"overrun_ms", "clock_ms", "answered", "runnable", "load1", "cores"}`` (the stored
+        ``Game.time_loss``)."""
+        return {
+            "overrun_ms": self.overrun_ms,
+            "clock_ms": self.clock_ms,
+            "answered": self.answered,
+            "runnable": self.load.runnable,
+            "load1": self.load.load1,
+            "cores": self.load.cores,
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
 class GameRecord:
     """One game. ``result`` is ``"1-0"``/``"0-1"``/``"1/2-1/2"``, or ``"*"`` when aborted;
-    ``winner`` an engine name or None; ``termination`` a code of ``arena.terminations``;
-    ``scores`` (Kingulu) ``[south, north]``; ``ignored`` (engine name -> lines) what the
-    referee ignored from an engine outside its moves (before the game's first ``go``, at the
-    move that ended the game, after its last move): in ``to_dict`` only when not empty.
-    ``time_loss`` (a ``time_forfeit`` only, likewise): ``{"overrun_ms", "clock_ms",
-    "answered", "runnable", "load1", "cores"}``, how far past its clock the engine answered
-    and the host's load then (``hostload``)."""
+    ``winner`` an engine name or None; ``termination`` how it ended (``arena.terminations``);
+    ``scores`` (Kingulu) ``[south, north]``; ``started_at`` ISO 8601 UTC (ms), ``duration_ms``
+    its length; ``engine_errors`` (engine name -> stderr tail); ``ignored`` (engine name ->
+    lines) what the referee ignored from an engine outside its moves (before the game's first
+    ``go``, at the move that ended the game, after its last move): in ``to_dict`` only when not
+    empty. ``time_loss`` (a ``time_forfeit`` only, likewise): how far past its clock the engine
+    answered and the host's load then."""
 
     index: int
     south: str
     north: str
     start_position: str
+    result: str
+    winner: str | None
+    termination: Termination
     final_position: str = ""
-    result: str = "*"
-    winner: str | None = None
-    termination: str = ""
     scores: list[int] | None = None
     seeds_in_hand: int = 0
     plies: int = 0
@@ -69,7 +104,7 @@ class GameRecord:
     moves: list[MoveRecord] = field(default_factory=list)
     engine_errors: dict[str, str] = field(default_factory=dict)
     detail: str = ""
-    time_loss: dict[str, Any] | None = None
+    time_loss: TimeLoss | None = None
     ignored: dict[str, list[str]] = field(default_factory=dict)
 
     def points(self, name: str) -> float:
@@ -99,16 +134,24 @@ class GameRecord:
             "engine_errors": dict(self.engine_errors),
             "detail": self.detail,
         }
-        if self.time_loss:
-            d["time_loss"] = dict(self.time_loss)
+        if self.time_loss is not None:
+            d["time_loss"] = self.time_loss.to_dict()
         if self.ignored:
             d["ignored"] = {name: list(lines) for name, lines in self.ignored.items()}
         return d
 
 
-@dataclass
+def match_score(engines: list[str], games: list[GameRecord]) -> list[float]:
+    """Points of each of ``engines`` over ``games`` (``GameRecord.points``), in that order."""
+    return [sum(g.points(name) for g in games) for name in engines]
+
+
+@dataclass(frozen=True, kw_only=True)
 class MatchRecord:
-    """A best-of-three match between ``engines[0]`` (A) and ``engines[1]`` (B)."""
+    """A best-of-three match between ``engines[0]`` (A) and ``engines[1]`` (B): the variant
+    id, the match seed, the time control's text, the games played in order; ``aborted`` when
+    a game was aborted (no winner, not rated). ``score`` and ``winner`` follow from the
+    games."""
 
     variant: str
     seed: int
@@ -119,10 +162,12 @@ class MatchRecord:
 
     @property
     def score(self) -> list[float]:
-        return [sum(g.points(name) for g in self.games) for name in self.engines]
+        """``[points of A, points of B]``."""
+        return match_score(self.engines, self.games)
 
     @property
     def winner(self) -> str | None:
+        """The engine with more points; None for a tie or an aborted match."""
         if self.aborted:
             return None
         a, b = self.score

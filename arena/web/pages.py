@@ -13,6 +13,7 @@ from django.template.loader import render_to_string
 from rest_framework.exceptions import ValidationError
 
 from arena.api.filters import variant_id
+from arena.matches import models as match_models
 from arena.matches import selectors as match_selectors
 from arena.matches.filters import MatchFilter
 from arena.matches.models import Match
@@ -33,7 +34,7 @@ HOME_ROWS = 10
 #: Rating points drawn in a leaderboard's trend line (the version's latest matches).
 TREND_POINTS = 12
 
-VARIANT_CHOICES = [("", "any variant"), *[(v, v) for v in VARIANTS]]
+VARIANT_CHOICES = [("", "any variant"), *match_models.VARIANT_CHOICES]
 
 
 def _games(match: Match) -> list[Any]:

@@ -13,11 +13,10 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from arena.matches.models import VARIANT_CHOICES
 from arena.openings import DEFAULT_SUITE
-from arena.rules import VARIANTS
 from tournaments.sprt import Model as SprtModel
 
-VARIANT_CHOICES = [(v, v) for v in VARIANTS]
 PENTANOMIAL_SIZE = 5
 
 

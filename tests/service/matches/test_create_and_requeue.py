@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from arena.matches import recovery, services
+from arena.matches import errors, recovery, services
 from arena.matches.models import Match, WorkerNode
 from arena.matches.periodic import REQUEUE_ENTRY, REQUEUE_TASK, ensure_periodic_tasks
 
@@ -64,14 +64,14 @@ def test_it_draws_a_seed_when_none_is_given(greedy, randomer, sent) -> None:
     ],
 )
 def test_it_rejects_bad_parameters_with_stable_codes(greedy, randomer, kwargs, code) -> None:
-    with pytest.raises(services.errors.ApiError) as info:
+    with pytest.raises(errors.ApiError) as info:
         _create(greedy, randomer, **kwargs)
     assert info.value.default_code == code
     assert Match.objects.count() == 0
 
 
 def test_it_rejects_a_version_against_itself(greedy) -> None:
-    with pytest.raises(services.errors.SameEngine):
+    with pytest.raises(errors.SameEngine):
         _create(greedy, greedy)
 
 
@@ -84,7 +84,7 @@ def test_it_accepts_two_versions_of_one_engine(arena_user, sent) -> None:
 @pytest.mark.parametrize("status", ["pending", "rejected"])
 def test_it_rejects_an_engine_that_is_not_active(arena_user, greedy, status) -> None:
     other = make_version(arena_user, "other", "random", status=status)
-    with pytest.raises(services.errors.EngineNotActive) as info:
+    with pytest.raises(errors.EngineNotActive) as info:
         _create(greedy, other)
     assert info.value.status_code == 409 and info.value.details == {"engine": "other", "version": 1}
     assert str(info.value.detail) == f"other v1 is not active (status {status})."
@@ -92,7 +92,7 @@ def test_it_rejects_an_engine_that_is_not_active(arena_user, greedy, status) -> 
 
 def test_it_rejects_an_engine_its_owner_disabled_with_its_own_code(arena_user, greedy) -> None:
     other = make_version(arena_user, "other", "random", enabled=False)
-    with pytest.raises(services.errors.EngineDisabled) as info:
+    with pytest.raises(errors.EngineDisabled) as info:
         _create(greedy, other)
     assert (info.value.status_code, info.value.default_code, info.value.details) == (
         409,
@@ -105,7 +105,7 @@ def test_it_rejects_an_engine_its_owner_disabled_with_its_own_code(arena_user, g
 def test_it_rejects_a_variant_the_engine_did_not_announce(arena_user, greedy) -> None:
     kete_only = make_version(arena_user, "kete-only", "random", variants=("bao-la-kete",))
     assert _create(greedy, kete_only).variant == "bao-la-kete"
-    with pytest.raises(services.errors.VariantNotSupported) as info:
+    with pytest.raises(errors.VariantNotSupported) as info:
         _create(greedy, kete_only, variant="bao-kingulu")
     assert info.value.details == {"engine": "kete-only", "variant": "bao-kingulu"}
 

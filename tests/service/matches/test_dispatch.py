@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from arena.matches import dispatch, services
+from arena.matches import dispatch, errors, services
 from arena.matches.leases import match_claim
 from arena.matches.models import Match
 
@@ -134,7 +134,7 @@ def test_a_challenge_over_the_users_queue_cap_is_refused_with_queue_full(
             variant="kete",
             time_control="2+0.1",
         )
-    with pytest.raises(services.errors.QueueFull) as info:
+    with pytest.raises(errors.QueueFull) as info:
         services.match_challenge(
             user=alice,
             engine="alice-greedy",

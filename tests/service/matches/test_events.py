@@ -10,11 +10,13 @@ from typing import Any
 
 import pytest
 
+from arena import terminations as T
 from arena.matches import events
 from arena.matches.events import MatchEnded, Phase
 from arena.matches.leases import Claim, match_claim
 from arena.matches.models import Game, Match
 from arena.matches.services import match_abort, match_create, match_record_result
+from arena.referee import GameRecord, MatchRecord, MoveRecord
 
 pytestmark = pytest.mark.django_db
 
@@ -38,19 +40,30 @@ def running(greedy: Any, randomer: Any, monkeypatch: Any) -> tuple[Match, Claim]
     return match, claim
 
 
-def _record(match: Match) -> dict[str, Any]:
+def _record(match: Match) -> MatchRecord:
     names = [str(match.engine_a), str(match.engine_b)]
-    game = {
-        "index": 1,
-        "south": names[0],
-        "north": names[1],
-        "winner": names[0],
-        "result": "1-0",
-        "termination": "bao_hamna",
-        "plies": 3,
-        "moves": ["f2-", "a1+", "b2+"],
-    }
-    return {"engines": names, "games": [game], "score": [1, 0], "winner": names[0]}
+    moves = [
+        MoveRecord(ply=ply, side=side, move=move, time_ms=5, clock_ms=9_000, position="p")
+        for ply, side, move in ((1, "S", "f2-"), (2, "N", "a1+"), (3, "S", "b2+"))
+    ]
+    game = GameRecord(
+        index=1,
+        south=names[0],
+        north=names[1],
+        start_position="s",
+        winner=names[0],
+        result="1-0",
+        termination=T.BAO_HAMNA,
+        plies=3,
+        moves=moves,
+    )
+    return MatchRecord(
+        variant=match.variant,
+        seed=match.seed,
+        time_control=match.time_control,
+        engines=names,
+        games=[game],
+    )
 
 
 def test_both_phases_hear_a_recorded_match_in_order(

@@ -12,9 +12,11 @@ from typing import Any
 
 import pytest
 
+from arena import terminations as T
 from arena.matches.leases import Claim, match_claim
 from arena.matches.models import Game, Match
 from arena.matches.services import match_create, match_record_result
+from arena.referee import GameRecord, MatchRecord, MoveRecord
 from tournaments.models import RatingPool
 
 pytestmark = pytest.mark.django_db
@@ -38,21 +40,27 @@ def _no_broker(monkeypatch: Any) -> list[tuple[str, Any]]:
     return sent
 
 
-def _record(match: Match) -> dict[str, Any]:
+def _record(match: Match) -> MatchRecord:
     """A referee record of three 56-ply games: A wins game 1, B game 2, game 3 drawn."""
     a, b = str(match.engine_a), str(match.engine_b)
     moves = [
-        {"ply": n, "side": "S" if n % 2 else "N", "move": "f2-", "time_ms": 40,
-         "clock_ms": 9_000, "position": "p" * 70, "info": ["depth 6 score 12"]}
+        MoveRecord(ply=n, side="S" if n % 2 else "N", move="f2-", time_ms=40, clock_ms=9_000,
+                   position="p" * 70, info=["depth 6 score 12"])
         for n in range(1, PLIES + 1)
     ]  # fmt: skip
     games = [
-        {"index": i, "south": s, "north": n, "winner": s if r == "1-0" else None, "result": r,
-         "termination": "bao_hamna", "plies": PLIES, "moves": moves, "start_position": "s",
-         "final_position": "f", "started_at": "2026-01-01T00:00:00+00:00", "duration_ms": 9000}
+        GameRecord(index=i, south=s, north=n, winner=s if r == "1-0" else None, result=r,
+                   termination=T.BAO_HAMNA, plies=PLIES, moves=moves, start_position="s",
+                   final_position="f", started_at="2026-01-01T00:00:00+00:00", duration_ms=9000)
         for i, (s, n, r) in enumerate(((a, b, "1-0"), (b, a, "1-0"), (a, b, "1/2-1/2")), 1)
     ]  # fmt: skip
-    return {"engines": [a, b], "games": games, "score": [1.5, 1.5], "winner": None}
+    return MatchRecord(
+        variant=match.variant,
+        seed=match.seed,
+        time_control=match.time_control,
+        engines=[a, b],
+        games=games,
+    )
 
 
 def _claimed(match: Match) -> tuple[Match, Claim]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -210,12 +211,11 @@ def test_a_referee_abort_on_the_last_attempt_keeps_its_games_unrated(
 
     def second_game_aborted(m, config, *args):  # type: ignore[no-untyped-def]
         record = real_play(m, config, *args)
-        record["games"] = record["games"][:2]  # the referee stops at an aborted game
-        record["games"][1].update(
-            result="*", winner=None, termination="aborted", detail="sandbox died"
+        first, second = record.games[:2]  # the referee stops at an aborted game
+        second = replace(
+            second, result="*", winner=None, termination="aborted", detail="sandbox died"
         )
-        record.update(aborted=True, winner=None, score=[1.0, 0.0])
-        return record
+        return replace(record, games=[first, second], aborted=True)
 
     monkeypatch.setattr(runner, "_play", second_game_aborted)
     match = _match(greedy, randomer)

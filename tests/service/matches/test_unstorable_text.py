@@ -9,6 +9,7 @@ both databases; on SQLite (which stores NUL) they check the same exact values, o
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -67,11 +68,14 @@ def test_nul_left_in_a_record_is_stored_as_u_fffd(
     def play_with_nul(m, config, *args):  # type: ignore[no-untyped-def]
         # As if some text had reached the record without the referee's cleaning.
         record = real_play(m, config, *args)
-        first = record["games"][0]
-        first["detail"] += "\x00"
-        first["moves"][0]["info"] = ["string a\x00b"]
-        first["engine_errors"] = {first["south"]: "tail\x00\n", first["north"]: "\ud800"}
-        return record
+        first, *rest = record.games
+        first = replace(
+            first,
+            detail=first.detail + "\x00",
+            moves=[replace(first.moves[0], info=["string a\x00b"]), *first.moves[1:]],
+            engine_errors={first.south: "tail\x00\n", first.north: "\ud800"},
+        )
+        return replace(record, games=[first, *rest])
 
     monkeypatch.setattr(runner, "_play", play_with_nul)
     match = _match(greedy, randomer)
@@ -108,8 +112,9 @@ def test_on_postgresql_a_refused_record_aborts_the_match_instead_of_leaving_it_r
 
     def overlong_position(m, config, *args):  # type: ignore[no-untyped-def]
         record = real_play(m, config, *args)
-        record["games"][0]["start_position"] = "x" * 300  # the column holds 256
-        return record
+        first, *rest = record.games
+        first = replace(first, start_position="x" * 300)  # the column holds 256
+        return replace(record, games=[first, *rest])
 
     monkeypatch.setattr(runner, "_play", overlong_position)
     match = _match(greedy, randomer)

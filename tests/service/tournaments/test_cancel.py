@@ -11,6 +11,8 @@ import pytest
 from arena.matches.leases import match_claim
 from arena.matches.models import Match
 from arena.matches.services import match_record_result
+from arena.referee import GameRecord, MatchRecord
+from arena.terminations import BAO_HAMNA
 from tournaments import services
 from tournaments.models import Tournament
 
@@ -48,7 +50,18 @@ def test_cancelling_aborts_the_unfinished_matches_and_keeps_the_finished_ones(
     assert rows[0] == ("finished", "", "")
     assert rows[1:] == [("aborted", "tournament cancelled: demo interrupted (SIGINT)", "")] * 5
 
-    record = {"engines": ["a", "b"], "games": [], "score": [2, 0], "winner": "a"}
+    won = GameRecord(
+        index=1,
+        south="a",
+        north="b",
+        start_position="",
+        result="1-0",
+        winner="a",
+        termination=BAO_HAMNA,
+    )
+    record = MatchRecord(
+        variant="bao-la-kete", seed=1, time_control="2+0.05", engines=["a", "b"], games=[won]
+    )
     assert match_record_result(second.pk, claim.token, record) is False  # nothing recorded
     assert Match.objects.get(pk=second.pk).status == "aborted"
     assert match_claim(second.pk, lease_seconds=900) is None  # a queued task finds nothing

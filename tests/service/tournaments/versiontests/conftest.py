@@ -51,6 +51,8 @@ def record_pair() -> Callable[..., bool]:
     then ``aborted``). Returns what ``match_record_result`` returned."""
     from arena.matches.models import Match
     from arena.matches.services import match_record_result
+    from arena.referee import GameRecord, MatchRecord
+    from arena.terminations import ABORTED, BAO_HAMNA
 
     def record(match: Any, games: str, *, token: str = "lease-1") -> bool:
         Match.objects.filter(pk=match.pk, status=Match.Status.PENDING).update(
@@ -63,15 +65,16 @@ def record_pair() -> Callable[..., bool]:
             south, north = (names[0], names[1]) if index == 1 else (names[1], names[0])
             if letter == "A":
                 played.append(
-                    {
-                        "index": index,
-                        "south": south,
-                        "north": north,
-                        "result": "*",
-                        "winner": None,
-                        "termination": "aborted",
-                        "detail": "sandbox failed",
-                    }
+                    GameRecord(
+                        index=index,
+                        south=south,
+                        north=north,
+                        start_position="",
+                        result="*",
+                        winner=None,
+                        termination=ABORTED,
+                        detail="sandbox failed",
+                    )
                 )
                 break
             new_points = _RESULTS[letter]
@@ -81,28 +84,29 @@ def record_pair() -> Callable[..., bool]:
             south_points = new_points if south == "new" else 1 - new_points
             result = {1.0: "1-0", 0.5: "1/2-1/2", 0.0: "0-1"}[south_points]
             played.append(
-                {
-                    "index": index,
-                    "south": south,
-                    "north": north,
-                    "result": result,
-                    "winner": winner,
-                    "termination": "bao_hamna",
-                    "plies": 30,
-                }
+                GameRecord(
+                    index=index,
+                    south=south,
+                    north=north,
+                    start_position="",
+                    result=result,
+                    winner=winner,
+                    termination=BAO_HAMNA,
+                    plies=30,
+                )
             )
         aborted = "A" in games
         winner = None if aborted or score[0] == score[1] else names[score[1] > score[0]]
-        return match_record_result(
-            match.pk,
-            token,
-            {
-                "engines": names,
-                "games": played,
-                "score": score,
-                "winner": winner,
-                "aborted": aborted,
-            },
+        record = MatchRecord(
+            variant=match.variant,
+            seed=match.seed,
+            time_control=match.time_control,
+            engines=names,
+            games=played,
+            aborted=aborted,
         )
+        # The score and winner follow from the games, as the referee's do.
+        assert (record.score, record.winner) == (score, winner)
+        return match_record_result(match.pk, token, record)
 
     return record
