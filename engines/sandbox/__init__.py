@@ -77,6 +77,8 @@ This module is the interface (what callers import); by concept, the package hold
   engine's mount namespace (standard library only, imports nothing of the package);
 - ``check``: ``python -m engines.sandbox.check``, which mode works here and why.
 
+The constants here are copies of their module's: code (and a test) that changes one changes it
+where it is read (``state.UID_BASE``, ``commands.BWRAP``).
 Standard library only; no Django.
 """
 
