@@ -6,7 +6,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     BAO_VAR_DIR=/var/lib/bao-arena
 
-# bubblewrap: the sandbox of engine processes (engines/sandbox.py).
+# bubblewrap: the sandbox of engine processes (engines/sandbox/).
 # libpq is not needed: psycopg[binary] ships its own.
 RUN apt-get update \
     && apt-get install -y --no-install-recommends bubblewrap \

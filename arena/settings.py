@@ -321,7 +321,7 @@ BAO_ENGINE_MAX_BYTES = env_int("BAO_ENGINE_MAX_BYTES", 16 * 1024 * 1024, minimum
 BAO_ENGINE_MEMORY_BYTES = env_int("BAO_ENGINE_MEMORY_BYTES", 1 << 30, minimum=16 << 20)
 # Optional kernel cap on top: a cgroup v2 directory delegated to the service ("" = off). Each
 # engine then runs in a child cgroup of it (memory.max = BAO_ENGINE_MEMORY_BYTES); the service
-# never creates cgroups anywhere else (engines.sandbox_cgroup).
+# never creates cgroups anywhere else (engines.sandbox.cgroup).
 BAO_ENGINE_CGROUP_PARENT = env_str("BAO_ENGINE_CGROUP_PARENT", "").strip()
 # A claim lasts this long without renewal (renewed every third of it while the referee loop is
 # alive): a dead or hung worker's match is claimable again within it (arena.matches.keeper).

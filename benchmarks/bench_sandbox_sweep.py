@@ -1,7 +1,7 @@
-"""What the sweep of orphaned engine uids (``sandbox_procs.sweep_orphans``) costs per run of the
-requeue job: a lock directory of N files (default 4096, every uid of the range), all clean, then
-with some dirty and free (each one scanned in /proc; no process is left under them, so nothing is
-killed). Prints median and worst milliseconds over the runs.
+"""What the sweep of orphaned engine uids (``engines.sandbox.procs.sweep_orphans``) costs per
+run of the requeue job: a lock directory of N files (default 4096, every uid of the range), all
+clean, then with some dirty and free (each one scanned in /proc; no process is left under them,
+so nothing is killed). Prints median and worst milliseconds over the runs.
 
 Usage: python benchmarks/bench_sandbox_sweep.py [--files 4096] [--dirty 1] [--runs 20]
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engines.sandbox_procs import CLEAN, sweep_orphans
+from engines.sandbox.procs import CLEAN, sweep_orphans
 
 BASE = 2100000 + 4096 + 100  # outside the leased range: no engine runs under these uids
 

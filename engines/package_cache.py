@@ -27,9 +27,9 @@ modification time of ``.pin``, touched at every use) until the cache holds at mo
 may be passed while they run. Every process on the host (worker pool children) shares one
 cache; the flocks make that safe.
 
-File modes: the cache root is ``0700`` (``engines.sandbox_files.private_dir``), the service's
+File modes: the cache root is ``0700`` (``engines.sandbox.files.private_dir``), the service's
 alone: no engine uid reads a cached package. The sandbox runs each engine from a private copy
-of an entry's ``root`` that only the engine's uid can read (``sandbox_files.give_to_uid``).
+of an entry's ``root`` that only the engine's uid can read (``engines.sandbox.files.give_to_uid``).
 
 Standard library only; no Django (``engines.storage`` binds it to the settings).
 """
@@ -55,7 +55,7 @@ from engines.package import (
     EnginePackageError,
     load_engine,
 )
-from engines.sandbox_files import private_dir
+from engines.sandbox.files import private_dir
 
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _FILE_NAME = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,254}$")

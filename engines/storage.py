@@ -14,7 +14,7 @@ its own cache (``engines.package_cache``, under its ``BAO_VAR_DIR``) and runs it
 
 The incoming area is the service's alone (``engines_root`` is ``0700``), and so is each host's
 cache: an engine reads only the private copy of its own package that the sandbox makes for its
-uid from the cache (``engines.sandbox_files.give_to_uid``).
+uid from the cache (``engines.sandbox.files.give_to_uid``).
 
 A single-file upload gets the executable bit here: browsers and most HTTP clients do not
 transmit file modes, so the arena sets it (see the API docs of the upload), and again in each
@@ -41,7 +41,7 @@ from django.core.files.storage import Storage, storages
 from engines.blobstore import DatabaseStorage
 from engines.package import EnginePackage, EnginePackageError
 from engines.package_cache import PackageCache
-from engines.sandbox_files import private_dir
+from engines.sandbox.files import private_dir
 
 if TYPE_CHECKING:
     from engines.models import EngineVersion
@@ -80,7 +80,7 @@ class IncomingFile:
 
 def engines_root() -> Path:
     """``settings.BAO_ENGINES_DIR`` as a ``Path``, created if missing, mode ``0700``: engines
-    never run from here (the sandbox gives each a private copy, ``engines.sandbox_files``), so
+    never run from here (the sandbox gives each a private copy, ``engines.sandbox.files``), so
     no engine uid may read any stored engine."""
     return private_dir(Path(settings.BAO_ENGINES_DIR))
 

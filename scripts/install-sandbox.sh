@@ -1,5 +1,5 @@
 #!/bin/sh
-# Install bubblewrap (bwrap), the full engine sandbox of engines/sandbox.py.
+# Install bubblewrap (bwrap), the full engine sandbox of engines/sandbox/.
 # Idempotent and quiet: does nothing when bwrap is already on PATH. Needs root
 # (the project setup, CI and the docker workers run it as root). Without bwrap
 # the service still runs engines, in the weaker fallback sandbox, with a warning.

@@ -4,7 +4,7 @@ An engine may start many processes (``SandboxLimits.max_processes``), each under
 address-space limit, and fill its tmpfs mounts: only the sum says what it takes from the host.
 Every ``interval_ms`` (at most 20 ms: at 100 ms a fast allocator was seen reaching 1.6 GiB
 under a 1 GiB cap) the watchdog asks the process for ``memory_bytes()`` (the summed
-proportional set size of all its processes plus its tmpfs usage: ``engines.sandbox_memory``)
+proportional set size of all its processes plus its tmpfs usage: ``engines.sandbox.memory``)
 and, at ``cap_bytes`` or more, SIGKILLs every process of the engine at once
 (``sigkill_all()``) and records what it measured. The referee then ends the game with
 ``memory_limit`` against that engine (``EngineSlot.check_limits`` while it waits for a reply,

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from arena.web import accounts, actions, engine_pages, pages, test_pages, views
+from arena.web import accounts, actions, engine_pages, pages, version_test_pages, views
 
 urlpatterns = [
     path("", pages.home, name="web-home"),
@@ -23,10 +23,10 @@ urlpatterns = [
         actions.tournament_cancel,
         name="web-tournament-cancel",
     ),
-    path("tests/", test_pages.test_list, name="web-tests"),
-    path("tests/new/", test_pages.test_new, name="web-test-new"),
-    path("tests/<int:test_id>/", test_pages.test_page, name="web-test"),
-    path("tests/<int:test_id>/stop/", test_pages.test_stop, name="web-test-stop"),
+    path("tests/", version_test_pages.test_list, name="web-tests"),
+    path("tests/new/", version_test_pages.test_new, name="web-test-new"),
+    path("tests/<int:test_id>/", version_test_pages.test_page, name="web-test"),
+    path("tests/<int:test_id>/stop/", version_test_pages.test_stop, name="web-test-stop"),
     path("games/<int:game_id>/", views.game_replay, name="web-game"),
     path("live/", views.live_list, name="web-live-list"),
     path("live/<int:live_id>/", views.live_game, name="web-live"),

@@ -35,9 +35,14 @@ from engines.sandbox import (
     SandboxConfig,
     SandboxError,
     SandboxLimits,
+    commands,
+    modes,
     probe,
+    procs,
     start_engine,
+    state,
 )
+from engines.sandbox import process as engine_process
 
 HERE = Path(__file__).resolve().parent
 HOSTILE = HERE / "hostile"
@@ -217,8 +222,10 @@ def test_an_engine_that_exited_in_its_own_pid_namespace_is_reaped_without_a_scan
     engine.stdin.close()  # it exits, as after quit; its children and the daemon do not
     assert engine.wait(10) == 0
     scans: list[int] = []
-    real_scan = sandbox.pids_of_uid
-    monkeypatch.setattr(sandbox, "pids_of_uid", lambda uid: scans.append(uid) or real_scan(uid))
+    real_scan = engine_process.pids_of_uid
+    monkeypatch.setattr(
+        engine_process, "pids_of_uid", lambda uid: scans.append(uid) or real_scan(uid)
+    )
     engine.kill()
     # With a pid namespace the kernel ended the rest before the wrapper could exit: kill()
     # only reaps. Without one (a fallback without unshare) it must search the uid.
@@ -271,9 +278,9 @@ def test_all_engine_processes_die_with_a_killed_referee(
         assert (scratch is None) == (mode == "bwrap")
         if scratch is not None:
             assert scratch.is_dir()
-            monkeypatch.setattr(sandbox, "UID_BASE", int(uid))
-            monkeypatch.setattr(sandbox, "UID_COUNT", 1)
-            sandbox._lease().release()
+            monkeypatch.setattr(state, "UID_BASE", int(uid))
+            monkeypatch.setattr(state, "UID_COUNT", 1)
+            state.lease_uid().release()
             assert not scratch.exists()
     finally:
         referee.kill()
@@ -402,7 +409,7 @@ def test_the_engine_sees_a_scrubbed_environment_its_own_uid_and_read_only_files(
             "PATH": "/usr/bin:/bin",
             "LANG": "C.UTF-8",
             "HOME": str(engine.scratch),
-            "PYTHONPATH": str(sandbox._library_dir()),
+            "PYTHONPATH": str(state.engine_library()),
         }
         # Its private copy of the package, not the package itself.
         assert facts["cwd"] == str(engine.root) != str(world_dir)
@@ -505,15 +512,15 @@ def test_a_fallback_without_capped_mounts_warns_and_leaves_the_scratch_directory
     # Shows the fallback caps can fail: where the mounts are refused, the scratch directory is
     # a plain host directory, and the log says so once.
     monkeypatch.setattr(
-        sandbox, "_probe_cache", sandbox.Probe(True, "simulated", "", "simulated refusal")
+        modes, "_probe_cache", sandbox.Probe(True, "simulated", "", "simulated refusal")
     )
-    monkeypatch.setattr(sandbox, "_warned", set())
+    monkeypatch.setattr(modes, "_warned", set())
     package, marker = hostile(world_dir, "fill_files.py", "HOME")
     limits = SandboxLimits(scratch_bytes=1 << 20)
     with caplog.at_level(logging.WARNING, logger="engines.sandbox"):
         engine = start_engine(package, SandboxConfig(mode="fallback", limits=limits))
     assert [r.getMessage() for r in caplog.records] == [
-        "fallback sandbox without size-capped tmpfs mounts (sandbox_mounts.py failed: "
+        "fallback sandbox without size-capped tmpfs mounts (engines/sandbox/mounts.py failed: "
         "simulated refusal): engines can fill their scratch directory and the host's /tmp, "
         "/var/tmp and /dev/shm"
     ]
@@ -622,8 +629,8 @@ def test_a_quiet_engine_does_not_overflow(world_dir: Path) -> None:
 def test_auto_falls_back_loudly_and_require_full_refuses_when_bwrap_is_broken(
     world_dir: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    monkeypatch.setattr(sandbox, "BWRAP", "/nonexistent/bwrap")
-    monkeypatch.setattr(sandbox, "_warned", set())
+    monkeypatch.setattr(commands, "BWRAP", "/nonexistent/bwrap")
+    monkeypatch.setattr(modes, "_warned", set())
     try:
         found = probe(refresh=True)
         assert not found.bwrap_ok and "bwrap" in found.bwrap_reason
@@ -704,9 +711,9 @@ def test_without_namespaces_the_uid_still_finds_and_kills_every_process(
     # As in a default docker container, where unshare is refused: no pid namespace to tear down,
     # so the daemon (own session, orphaned) is found and killed through its leased uid alone.
     monkeypatch.setattr(
-        sandbox, "_probe_cache", sandbox.Probe(True, "simulated", "simulated refusal")
+        modes, "_probe_cache", sandbox.Probe(True, "simulated", "simulated refusal")
     )
-    monkeypatch.setattr(sandbox, "_warned", set())
+    monkeypatch.setattr(modes, "_warned", set())
     package, marker = hostile(world_dir, "fork_children.py")
     with caplog.at_level(logging.WARNING, logger="engines.sandbox"):
         engine = start_engine(package, SandboxConfig(mode="fallback"))
@@ -737,15 +744,15 @@ def test_leasing_a_uid_ignores_a_scratch_dir_that_vanishes_while_it_looks(
             raise FileNotFoundError(self.path)
 
     def scandir(path: object) -> object:
-        # Only the listing of the state dir: os is global, and _lease's rmtree of a stale
+        # Only the listing of the state dir: os is global, and lease_uid's rmtree of a stale
         # scratch dir of the leased uid (left by an earlier run) scans with it too.
         if path != sandbox.STATE_DIR:
             return real_scandir(path)  # type: ignore[call-overload]
         return iter([Vanished(), *real_scandir(path)])  # type: ignore[call-overload]
 
-    sandbox._prepare_state_dir()
-    monkeypatch.setattr(sandbox.os, "scandir", scandir)
-    lease = sandbox._lease()
+    state.prepare_state_dir()
+    monkeypatch.setattr(state.os, "scandir", scandir)
+    lease = state.lease_uid()
     try:
         assert lease.held
         assert sandbox.UID_BASE <= lease.uid < sandbox.UID_BASE + sandbox.UID_COUNT
@@ -756,38 +763,34 @@ def test_leasing_a_uid_ignores_a_scratch_dir_that_vanishes_while_it_looks(
 def test_a_uid_released_clean_is_leased_again_without_a_scan(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from engines import sandbox_procs
-
     scans: list[int] = []
-    monkeypatch.setattr(sandbox_procs, "pids_of_uid", lambda uid: scans.append(uid) or set())
+    monkeypatch.setattr(procs, "pids_of_uid", lambda uid: scans.append(uid) or set())
     uid = sandbox.UID_BASE + sandbox.UID_COUNT  # one uid of our own, outside the real range
     (tmp_path / str(uid)).write_bytes(b"")  # leased before, by a holder that died
     # A holder that dies (or releases without checking) leaves the uid to be scanned.
-    sandbox_procs.UidLease(tmp_path, uid, 1).release()
-    sandbox_procs.UidLease(tmp_path, uid, 1).release(clean=True)
+    procs.UidLease(tmp_path, uid, 1).release()
+    procs.UidLease(tmp_path, uid, 1).release(clean=True)
     assert scans == [uid, uid]
     # After a clean release the next lease trusts it, once: it holds the uid dirty again.
-    lease = sandbox_procs.UidLease(tmp_path, uid, 1)
+    lease = procs.UidLease(tmp_path, uid, 1)
     assert (scans, (tmp_path / str(uid)).read_bytes()) == ([uid, uid], b"")
     lease.release()
-    sandbox_procs.UidLease(tmp_path, uid, 1).release()
+    procs.UidLease(tmp_path, uid, 1).release()
     assert scans == [uid, uid, uid]
 
 
 def test_a_uid_never_leased_before_is_not_scanned(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from engines import sandbox_procs
-
     scans: list[int] = []
-    monkeypatch.setattr(sandbox_procs, "pids_of_uid", lambda uid: scans.append(uid) or set())
+    monkeypatch.setattr(procs, "pids_of_uid", lambda uid: scans.append(uid) or set())
     uid = sandbox.UID_BASE + sandbox.UID_COUNT  # one uid of our own, outside the real range
     # Its lock file does not exist yet: no holder of this lock directory can have left a
     # process under it.
-    sandbox_procs.UidLease(tmp_path, uid, 1).release()
+    procs.UidLease(tmp_path, uid, 1).release()
     assert scans == []
     # Released without a check, it is scanned on its next lease.
-    sandbox_procs.UidLease(tmp_path, uid, 1).release()
+    procs.UidLease(tmp_path, uid, 1).release()
     assert scans == [uid]
 
 
@@ -795,15 +798,13 @@ def test_a_uid_never_leased_before_is_not_scanned(
 def test_an_engine_killed_with_nothing_left_releases_its_uid_clean(
     mode: str, world_dir: Path
 ) -> None:
-    from engines import sandbox_procs
-
     package, marker = hostile(world_dir, "fork_children.py")
     engine = start_engine(package, SandboxConfig(mode=mode))
     assert read_lines(engine, 1) == ["forked 3"]
     lock = sandbox.STATE_DIR / "uids" / str(engine.uid)
     assert lock.read_bytes() == b""  # held: dirty
     assert_all_gone(engine, marker)
-    assert lock.read_bytes() == sandbox_procs.CLEAN
+    assert lock.read_bytes() == procs.CLEAN
 
 
 # --------------------------------------------------------------------------- what an engine sees
@@ -849,7 +850,7 @@ def test_an_engine_runs_from_a_copy_only_its_uid_reads_and_never_reads_another_e
     # fallback's own /tmp it holds just the mount points of the engine's own places.
     if hidden == "ENOENT" and mode == "fallback":
         assert engine.scratch is not None
-        own = [engine.root.name, sandbox._library_dir().name, engine.scratch.name]
+        own = [engine.root.name, state.engine_library().name, engine.scratch.name]
         assert found[str(sandbox.STATE_DIR)] == {"ok": sorted(own)}
     else:
         assert found[str(sandbox.STATE_DIR)] == {"error": hidden}

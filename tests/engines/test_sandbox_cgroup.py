@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from engines.sandbox_cgroup import CgroupError, EngineCgroup
+from engines.sandbox.cgroup import CgroupError, EngineCgroup
 
 
 def _fake_parent(tmp_path: Path, controllers: str = "cpu memory") -> Path:

@@ -1,4 +1,4 @@
-"""engines.sandbox_files: the private package copy and the content-keyed library directory."""
+"""engines.sandbox.files: the private package copy and the content-keyed library directory."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from engines import sandbox
-from engines.sandbox_files import give_to_uid, library_dir, private_dir
+from engines.sandbox.files import give_to_uid, library_dir, private_dir
 
 REPO = Path(__file__).resolve().parents[2]
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="chown needs root")

@@ -1,4 +1,4 @@
-"""The sweep of orphaned engine uids (``sandbox_procs.sweep_orphans``), with real processes:
+"""The sweep of orphaned engine uids (``engines.sandbox.procs.sweep_orphans``), with real processes:
 a process left under a uid whose holder was SIGKILLed is killed, a uid with a live holder is
 left alone, and a uid marked clean is not scanned."""
 
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from engines import sandbox, sandbox_procs
-from engines.sandbox import probe
-from engines.sandbox_procs import CLEAN, UidLease, pids_of_uid, sweep_orphans
+from engines import sandbox
+from engines.sandbox import commands, probe, procs
+from engines.sandbox.procs import CLEAN, UidLease, pids_of_uid, sweep_orphans
 
 REPO = Path(__file__).resolve().parent.parent.parent
 _found = probe()
@@ -28,7 +28,7 @@ SLEEP = ["/usr/bin/sleep", "600"]
 LEFTOVERS = [
     pytest.param([], id="plain", marks=needs_root),
     pytest.param(
-        [sandbox.BWRAP, *(a for a in sandbox._BWRAP_BASE if a != "--die-with-parent"), "--"],
+        [sandbox.BWRAP, *(a for a in commands.BWRAP_BASE if a != "--die-with-parent"), "--"],
         id="bwrap",
         marks=pytest.mark.skipif(not _found.bwrap_ok, reason=f"no bwrap: {_found.bwrap_reason}"),
     ),
@@ -38,7 +38,7 @@ HOLDER = """
 import subprocess, sys, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
-from engines.sandbox_procs import UidLease
+from engines.sandbox.procs import UidLease
 uid = int(sys.argv[3])
 lease = UidLease(Path(sys.argv[2]), uid, 1)
 p = subprocess.Popen(sys.argv[4:], user=uid, group=uid, extra_groups=[], start_new_session=True,
@@ -95,7 +95,7 @@ def test_a_process_left_by_a_killed_holder_is_killed_and_its_uid_marked_clean(
     finally:
         holder.kill()
         holder.wait(5)
-        sandbox_procs.kill_uid(UID)
+        procs.kill_uid(UID)
 
 
 @needs_root
@@ -121,7 +121,7 @@ def test_a_clean_uid_is_not_scanned_and_a_dirty_empty_one_is_marked_clean(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     scans: list[int] = []
-    monkeypatch.setattr(sandbox_procs, "pids_of_uid", lambda uid: scans.append(uid) or set())
+    monkeypatch.setattr(procs, "pids_of_uid", lambda uid: scans.append(uid) or set())
     (tmp_path / str(UID)).write_bytes(CLEAN)
     (tmp_path / str(UID + 1)).write_bytes(b"")  # a holder died, leaving nothing running
     (tmp_path / "not-a-uid").write_bytes(b"")

@@ -15,6 +15,8 @@ import pytest
 from arena.referee.cli import main
 from arena.referee.match import third_game_south
 
+from .leftovers import boot_ticks, leftovers, uids_under
+
 pytest.importorskip("engines.sandbox")
 
 STEADY = str(Path(__file__).parent / "engines" / "steady.py")
@@ -211,33 +213,22 @@ def test_sigterm_kills_the_engines_and_exits_130() -> None:
     )
     try:
         # Wait until the hang engine is running (then it hangs at its 2nd go, on a 60 s clock).
+        # Only this referee's engine counts (other test runs share the host): its uids.
         deadline = time.monotonic() + 20
-        while not _pids_with("/hang.py") and time.monotonic() < deadline:
+        uids: set[int] = set()
+        while not (uids := uids_under(proc.pid, "hang.py")) and time.monotonic() < deadline:
             time.sleep(0.05)
         time.sleep(0.5)
-        assert _pids_with("/hang.py")
+        assert leftovers("hang.py", uids)
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=20)
     finally:
         proc.kill()
+    ended = boot_ticks()
     assert proc.returncode == 130
     assert out.startswith("bao-kingulu  hang.py vs steady.py  time 60+0  seed 1")
     assert err.strip().splitlines()[-1] == "interrupted: engines killed, no result"
-    assert _pids_with("/hang.py") == []
-
-
-def _pids_with(suffix: str) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/cmdline", "rb") as fh:
-                    argv = fh.read().decode(errors="replace").split("\0")
-            except OSError:
-                continue
-            if any(arg.endswith(suffix) for arg in argv):
-                found.append(int(entry))
-    return found
+    assert leftovers("hang.py", uids, before=ended) == []
 
 
 def _json_targets(tmp: Path) -> list[tuple[Path, str]]:

@@ -22,7 +22,7 @@ from arena.referee import EngineSlot, RefereeConfig, TimeControl, play_game
 
 sandbox = pytest.importorskip("engines.sandbox")
 package = pytest.importorskip("engines.package")
-procs = pytest.importorskip("engines.sandbox_procs")
+procs = pytest.importorskip("engines.sandbox.procs")
 
 ENGINES = Path(__file__).parent / "engines"
 PAGE = os.sysconf("SC_PAGE_SIZE")

@@ -3,7 +3,8 @@
 Each engine (``tests/referee/engines/<name>.py``) is engine A, South in game 1, against
 ``steady`` (first legal move) in Bao Kingulu. Every test checks the exact termination, that the
 opponent got the win, and that afterwards no process of the engine is left (a scan of
-``/proc/*/cmdline`` for the script name, which bwrap, env, python3 and every fork carry).
+``/proc/*/cmdline`` for the script name, which bwrap, env, python3 and every fork carry, among
+the processes of the uids this test's engines ran as: ``leftovers``).
 
 Hang vs stall: ``hang`` stops reading during its search, so the referee is waiting for
 ``bestmove`` with the clock running: ``time_forfeit`` (the clock is the binding deadline).
@@ -14,8 +15,8 @@ never comes: ``stall``.
 from __future__ import annotations
 
 import json
-import os
 import shutil
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,8 @@ import pytest
 from arena import terminations as T
 from arena.referee import EngineSlot, RefereeConfig, TimeControl, play_match
 from arena.rules import get_variant
+
+from .leftovers import boot_ticks, leftovers
 
 sandbox = pytest.importorskip("engines.sandbox")
 package = pytest.importorskip("engines.package")
@@ -35,8 +38,29 @@ PROBE = Path("/tmp/bao-arena-referee-probe.txt")
 pytestmark = pytest.mark.timeout(120)
 
 
+@dataclass
+class _Engines:
+    """The engines of the match ``_match`` plays: the uids the sandbox leased them (``_start``)
+    and when the match was over (``boot_ticks()``). The scan for leftovers looks at those
+    alone, not at other test runs' engines of the same name."""
+
+    uids: set[int] = field(default_factory=set)
+    ended: int | None = None
+
+
+_OURS = _Engines()
+
+
+def _start(pkg: Any, config: Any) -> Any:
+    """``engines.sandbox.start_engine``, noting the uid the engine runs as."""
+    engine = sandbox.start_engine(pkg, config)
+    _OURS.uids.add(engine.uid)
+    return engine
+
+
 def _config(grace_ms: int = 50, **limits: Any) -> RefereeConfig:
     return RefereeConfig(
+        starter=_start,
         sandbox=sandbox.SandboxConfig(mode="auto", limits=sandbox.SandboxLimits(**limits)),
         handshake_timeout_ms=1500,
         ready_timeout_ms=1000,
@@ -50,18 +74,8 @@ def _marker(name: str) -> str:
 
 
 def _processes_with(marker: str) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as fh:
-                argv = fh.read().split(b"\0")
-        except OSError:
-            continue
-        if any(arg.decode(errors="replace").endswith("/" + marker) for arg in argv):
-            found.append(int(entry))
-    return found
+    """This match's live processes running ``marker`` (none once the match is over)."""
+    return leftovers(marker, _OURS.uids, before=_OURS.ended)
 
 
 def _match(
@@ -72,7 +86,9 @@ def _match(
     a = package.load_engine(ENGINES / f"{name}.py")
     b = package.load_engine(ENGINES / f"{opponent}.py")
     try:
+        _OURS.uids.clear()
         record = play_match(a, b, VARIANT, TimeControl.parse(tc), 11, _config(grace_ms, **limits))
+        _OURS.ended = boot_ticks()
     finally:
         shutil.rmtree(a.root, ignore_errors=True)
         shutil.rmtree(b.root, ignore_errors=True)

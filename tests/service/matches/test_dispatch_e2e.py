@@ -20,6 +20,7 @@ from .conftest import make_version
 pytestmark = [pytest.mark.slow, pytest.mark.e2e]
 
 THINKER = str(Path(__file__).parent / "engines" / "thinker.py")
+HOLDER = str(Path(__file__).parent / "engines" / "holder.py")
 
 
 def _started(match: Match) -> bool:
@@ -139,11 +140,15 @@ def test_a_workers_slots_follow_the_cores_and_too_many_are_refused_unless_forced
 def test_a_beat_job_runs_at_once_while_every_match_slot_is_busy(
     live_worker, arena_user, greedy
 ) -> None:
+    from arena.matches.services import match_cancel
     from arena.matches.tasks import requeue_expired_leases
 
-    thinker = make_version(arena_user, "thinker", THINKER)
+    # The holder never moves: the match holds the only slot until this test cancels it (its
+    # clock of 480 s, the most a worker may hold a kete match at no increment, outlasts every
+    # wait below), however long the beat job takes on a loaded host (8.8 s was seen).
+    holder = make_version(arena_user, "holder", HOLDER)
     worker = live_worker(concurrency=1)
-    match = match_create(engine_a=thinker, engine_b=greedy, variant="kete", time_control="30+0.5")
+    match = match_create(engine_a=holder, engine_b=greedy, variant="kete", time_control="480+0")
     wait_for(lambda: Match.objects.get(pk=match.pk).status == "running", 30, "the match")
     sent = time.monotonic()
     # Routed to the beat queue (settings.BAO_BEAT_QUEUE: this test's queue + ".beat").
@@ -153,3 +158,6 @@ def test_a_beat_job_runs_at_once_while_every_match_slot_is_busy(
     figure("beat job done while the only match slot plays", time.monotonic() - sent)
     assert Match.objects.get(pk=match.pk).status == "running"
     assert "beat pool started" in worker.log_text()
+    # Release the slot: the worker sees the lease gone within a second and kills the engines.
+    assert match_cancel(match.pk, reason="the test is over")
+    assert worker.wait_for_log(f"match {match.pk}: lease lost", 20), worker.log_text()[-3000:]

@@ -1,6 +1,6 @@
 """Size-capped writable places for an engine in the fallback sandbox (run as a program).
 
-In the ``fallback`` sandbox (``engines/sandbox.py``) the engine sees the host filesystem, where
+In the ``fallback`` sandbox (``engines.sandbox``) the engine sees the host filesystem, where
 ``/tmp``, ``/var/tmp``, ``/run/lock`` and ``/dev/shm`` are writable by anyone and have no size
 limit of their own (``RLIMIT_FSIZE`` caps one file, not how many). ``unshare --mount-proc``
 gives the engine a private mount namespace; this program runs there as root, between ``unshare``
@@ -26,7 +26,7 @@ past a cap, writes fail with ``ENOSPC``.
 
 Usage (the order of options is free; every option but ``--keep`` once)::
 
-    python3 -I -S sandbox_mounts.py --tmp-bytes N --scratch DIR --scratch-bytes N --owner UID
+    python3 -I -S mounts.py --tmp-bytes N --scratch DIR --scratch-bytes N --owner UID
         [--keep DIR]... --chdir DIR -- COMMAND...
 
 ``--probe`` instead of a command does the mounts (no scratch needed) and exits 0, to find

@@ -24,7 +24,7 @@ import secrets
 import time
 from pathlib import Path
 
-from engines.sandbox_memory import tree_pids
+from engines.sandbox.memory import tree_pids
 
 
 class CgroupError(RuntimeError):

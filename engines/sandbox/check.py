@@ -1,4 +1,4 @@
-"""``python -m engines.sandbox_check``: which sandbox mode works on this host, and why.
+"""``python -m engines.sandbox.check``: which sandbox mode works on this host, and why.
 
 Prints the probe (root? bwrap? unshare?), the mode ``auto`` would choose, then starts a tiny
 engine in each mode that can work and reports what it saw (uid, network, import of

@@ -1,7 +1,7 @@
 """What an engine may read on the host: a private copy of its package, the shared library.
 
 Part of the sandbox (``engines.sandbox`` is the interface). An engine runs as a host uid leased
-to it alone (``engines.sandbox_procs.UidLease``); the files it runs from are a copy of its
+to it alone (``engines.sandbox.procs.UidLease``); the files it runs from are a copy of its
 package that only that uid can read (``give_to_uid``), so no engine reads another's files in any
 sandbox mode, and the service keeps its own files (the database, the stored uploads) where no
 engine uid can reach them (``private_dir``). The rules engine and the SDK, which every engine may
