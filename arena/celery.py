@@ -27,6 +27,8 @@ class _DjangoSettings:
     worker, never when this module is imported."""
 
     def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):  # copy and pickle probes are this object's, not the settings'
+            raise AttributeError(name)
         from django.conf import settings
 
         value = getattr(settings, name)
