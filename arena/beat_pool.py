@@ -4,7 +4,7 @@ Periodic and housekeeping jobs (``BEAT_TASKS``: the requeue scan, starting tourn
 refits) must never wait behind a match nor take a match slot. They are routed to their own
 queue (``beat_queue()``: ``settings.BAO_BEAT_QUEUE``, else the default queue's name plus
 ``.beat``, so a worker given its own default queue gets its own beat queue too), and every
-``celery -A arena.celery worker`` starts, as a bootstep of its main process, a second Celery
+``celery -A arena.worker worker`` starts, as a bootstep of its main process, a second Celery
 worker consuming only that queue with a pool of ``BEAT_POOL_THREADS`` threads (the jobs are short
 database work). It runs beside the match pool, lives and dies with its worker (SIGTERM on a warm
 shutdown; the kernel's parent-death signal if the worker is killed), and logs to the same
@@ -79,7 +79,7 @@ class BeatPool(bootsteps.StartStopStep):
             return
         queue = beat_queue()
         argv = [
-            sys.executable, "-m", "celery", "-A", "arena.celery", "worker",
+            sys.executable, "-m", "celery", "-A", "arena.worker", "worker",
             "--pool=threads", f"--concurrency={BEAT_POOL_THREADS}",
             "-Q", queue, "-n", f"beat.{worker.hostname}",
             "--without-gossip", "--without-mingle", "--without-heartbeat",

@@ -160,7 +160,7 @@ class WorkerProcess:
         pool: str = "prefork",
         launcher: list[str] | None = None,
     ) -> WorkerProcess:
-        """Start ``celery -A arena.celery worker`` consuming only ``queue``. ``concurrency``
+        """Start ``celery -A arena.worker worker`` consuming only ``queue``. ``concurrency``
         None leaves the pool size to the settings (``BAO_WORKER_SLOTS``: the host's cores).
         ``launcher`` replaces ``[python, -m, celery]`` (a test's wrapper that injects a fault
         before handing over to Celery's command line)."""
@@ -168,7 +168,7 @@ class WorkerProcess:
         log = open(log_path, "wb")  # noqa: SIM115
         node = f"{queue}-{time.monotonic_ns()}@{socket.gethostname()}"
         argv = [
-            *(launcher or [sys.executable, "-m", "celery"]), "-A", "arena.celery", "worker",
+            *(launcher or [sys.executable, "-m", "celery"]), "-A", "arena.worker", "worker",
             f"--pool={pool}", "-Q", queue, "-n", node,
             "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "INFO",
         ]  # fmt: skip

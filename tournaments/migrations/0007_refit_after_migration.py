@@ -9,6 +9,8 @@ once. Names are copied, not imported, so the migration keeps working if the code
 
 from django.db import migrations
 
+from arena.beat import register_interval_task, unregister_interval_task
+
 TASK_NAME = "tournaments.tasks.refit_stale_ratings"
 ENTRY_NAME = "tournaments: refit stale ratings"
 AWAITING = "awaiting the first refit"
@@ -30,17 +32,11 @@ def forward(apps, schema_editor):
         pool, _ = RatingPool.objects.get_or_create(variant=variant)
         pool.requested = pool.fitted + 1
         pool.save(update_fields=["requested"])
-    IntervalSchedule = apps.get_model("django_celery_beat", "IntervalSchedule")
-    PeriodicTask = apps.get_model("django_celery_beat", "PeriodicTask")
-    every_minute, _ = IntervalSchedule.objects.get_or_create(every=1, period="minutes")
-    PeriodicTask.objects.update_or_create(
-        name=ENTRY_NAME,
-        defaults={"task": TASK_NAME, "interval": every_minute, "enabled": True},
-    )
+    register_interval_task(apps, ENTRY_NAME, TASK_NAME, seconds=60)
 
 
 def backward(apps, schema_editor):
-    apps.get_model("django_celery_beat", "PeriodicTask").objects.filter(name=ENTRY_NAME).delete()
+    unregister_interval_task(apps, ENTRY_NAME)
 
 
 class Migration(migrations.Migration):

@@ -6,22 +6,10 @@ command as well, leaves exactly one periodic task.
 
 from django.db import migrations
 
+from arena.beat import interval_task_operation
+
 TASK_NAME = "arena.matches.tasks.requeue_expired_leases"
 ENTRY_NAME = "matches: requeue expired leases"
-
-
-def register(apps, schema_editor):
-    IntervalSchedule = apps.get_model("django_celery_beat", "IntervalSchedule")
-    PeriodicTask = apps.get_model("django_celery_beat", "PeriodicTask")
-    every_minute, _ = IntervalSchedule.objects.get_or_create(every=1, period="minutes")
-    PeriodicTask.objects.update_or_create(
-        name=ENTRY_NAME,
-        defaults={"task": TASK_NAME, "interval": every_minute, "enabled": True},
-    )
-
-
-def unregister(apps, schema_editor):
-    apps.get_model("django_celery_beat", "PeriodicTask").objects.filter(name=ENTRY_NAME).delete()
 
 
 class Migration(migrations.Migration):
@@ -30,4 +18,4 @@ class Migration(migrations.Migration):
         ("django_celery_beat", "0019_alter_periodictasks_options"),
     ]
 
-    operations = [migrations.RunPython(register, unregister)]
+    operations = [interval_task_operation(ENTRY_NAME, TASK_NAME, seconds=60)]

