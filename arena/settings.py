@@ -92,7 +92,7 @@ INSTALLED_APPS = [
     "engines",
     "arena.matches",
     "tournaments",
-    "tournaments.versiontests",  # version tests (SPRT): label "versiontests"
+    "versiontests",  # version tests (SPRT): label "versiontests"
     "arena.web",  # templates and static files of the web pages
     "arena.project",  # project-level commands: demo, setup_periodic_tasks
 ]

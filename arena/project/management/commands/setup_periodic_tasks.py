@@ -17,7 +17,7 @@ from django.core.management.base import BaseCommand
 
 from arena.matches import periodic as matches_periodic
 from tournaments import periodic as tournaments_periodic
-from tournaments.versiontests import periodic as versiontests_periodic
+from versiontests import periodic as versiontests_periodic
 
 
 class Command(BaseCommand):

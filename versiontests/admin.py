@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from tournaments.versiontests.models import VersionTest, VersionTestPair
+from versiontests.models import VersionTest, VersionTestPair
 
 
 @admin.register(VersionTest)

@@ -4,7 +4,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-import tournaments.versiontests.models
+import versiontests.models
 
 
 class Migration(migrations.Migration):
@@ -81,7 +81,7 @@ class Migration(migrations.Migration):
                 ("stop_reason", models.CharField(blank=True, max_length=200)),
                 (
                     "pentanomial",
-                    models.JSONField(default=tournaments.versiontests.models.empty_pentanomial),
+                    models.JSONField(default=versiontests.models.empty_pentanomial),
                 ),
                 ("wins", models.PositiveIntegerField(default=0)),
                 ("draws", models.PositiveIntegerField(default=0)),

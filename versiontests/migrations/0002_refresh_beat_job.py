@@ -2,7 +2,7 @@
 
 Idempotent (update-or-create by name): ``manage.py setup_periodic_tasks`` may run as well and
 still leaves exactly one periodic task. The names are copied here, not imported, so the
-migration keeps working if ``tournaments.versiontests.periodic`` changes.
+migration keeps working if ``versiontests.periodic`` changes.
 """
 
 from django.db import migrations

@@ -10,8 +10,8 @@ from arena.matches.events import MatchEnded, publish_match_ended
 from arena.matches.models import Match
 from arena.openings import suite_position
 from tournaments.sprt import Model, SprtParameters, sprt
-from tournaments.versiontests import errors, services
-from tournaments.versiontests.models import VersionTest, VersionTestPair
+from versiontests import errors, services
+from versiontests.models import VersionTest, VersionTestPair
 
 pytestmark = pytest.mark.django_db
 

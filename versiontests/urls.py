@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from tournaments.versiontests import views
+from versiontests import views
 
 urlpatterns = [
     path("tests/", views.VersionTestListCreateApi.as_view(), name="version-test-list"),

@@ -18,9 +18,9 @@ from arena.api.filters import variant_id
 from arena.api.pagination import Pagination
 from arena.api.schema import page_parameters
 from arena.api.throttling import WriteRateThrottle
-from tournaments.versiontests import selectors, services
-from tournaments.versiontests.models import VersionTest
-from tournaments.versiontests.serializers import (
+from versiontests import selectors, services
+from versiontests.models import VersionTest
+from versiontests.serializers import (
     VersionTestCreateInput,
     VersionTestListQuery,
     VersionTestStopInput,

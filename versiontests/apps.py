@@ -2,7 +2,7 @@ from django.apps import AppConfig
 
 
 class VersionTestsConfig(AppConfig):
-    name = "tournaments.versiontests"
+    name = "versiontests"
     label = "versiontests"
     verbose_name = "version tests"
 
@@ -10,6 +10,6 @@ class VersionTestsConfig(AppConfig):
         # A pair is counted in the transaction that records its match, so the count commits or
         # rolls back with the games (arena.matches.events).
         from arena.matches.events import Phase, subscribe_match_ended
-        from tournaments.versiontests.services import version_test_match_event
+        from versiontests.services import version_test_match_event
 
         subscribe_match_ended(version_test_match_event, phase=Phase.IN_TRANSACTION)

@@ -49,9 +49,9 @@ from engines.models import EngineVersion
 from engines.selectors import engine_named, playability_error
 from tournaments.sprt import Decision, SprtInputError, SprtParameters, sprt
 from tournaments.sprt import Model as SprtModel
-from tournaments.versiontests import errors
-from tournaments.versiontests.models import VersionTest, VersionTestPair
-from tournaments.versiontests.selectors import version_test_parameters
+from versiontests import errors
+from versiontests.models import VersionTest, VersionTestPair
+from versiontests.selectors import version_test_parameters
 
 log = logging.getLogger(__name__)
 

@@ -20,8 +20,8 @@ from engines.models import EngineVersion
 from engines.services import BUNDLED_DIR, engine_version_create, register_bundled_engines
 from engines.validation import validate_version_now
 from tournaments.sprt import SprtParameters, sprt
-from tournaments.versiontests import services
-from tournaments.versiontests.models import VersionTest, VersionTestPair
+from versiontests import services
+from versiontests.models import VersionTest, VersionTestPair
 
 pytestmark = [pytest.mark.slow, pytest.mark.e2e]
 

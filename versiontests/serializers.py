@@ -11,9 +11,9 @@ from arena.api.serializers import BodySerializer
 from arena.openings import DEFAULT_SUITE
 from engines.models import EngineVersion
 from tournaments.sprt import Model as SprtModel
-from tournaments.versiontests.models import VersionTest, VersionTestPair
-from tournaments.versiontests.selectors import version_test_figures
-from tournaments.versiontests.services import DEFAULT_MAX_PAIRS, MAX_PAIRS_LIMIT
+from versiontests.models import VersionTest, VersionTestPair
+from versiontests.selectors import version_test_figures
+from versiontests.services import DEFAULT_MAX_PAIRS, MAX_PAIRS_LIMIT
 
 
 class VersionTestCreateInput(BodySerializer):

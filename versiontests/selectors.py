@@ -6,7 +6,7 @@ from django.db.models import Q, QuerySet
 
 from tournaments.sprt import Model as SprtModel
 from tournaments.sprt import SprtParameters, SprtResult, sprt
-from tournaments.versiontests.models import VersionTest, VersionTestPair
+from versiontests.models import VersionTest, VersionTestPair
 
 
 def version_test_parameters(test: VersionTest) -> SprtParameters:

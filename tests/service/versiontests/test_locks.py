@@ -10,8 +10,8 @@ import pytest
 from django.db import connection, connections, transaction
 
 from arena.matches.models import Match
-from tournaments.versiontests import services
-from tournaments.versiontests.models import VersionTestPair
+from versiontests import services
+from versiontests.models import VersionTestPair
 
 pytestmark = pytest.mark.skipif(
     connection.vendor != "postgresql", reason="SQLite has no row locks to wait for"

@@ -89,7 +89,7 @@ def test_bad_input_answers_a_stable_code_and_creates_nothing(
     status: int,
     code: str,
 ) -> None:
-    from tournaments.versiontests.models import VersionTest
+    from versiontests.models import VersionTest
 
     response = alice_client.post("/api/tests/", BODY | change, format="json")
     assert _code(response) == (status, code), response.json()
