@@ -91,6 +91,9 @@ INSTALLED_APPS = [
     "arena.accounts",
     "engines",
     "arena.matches",
+    # Ratings before their consumers: MatchEnded subscribers run in the order the apps are
+    # ready, so a rated result requests its refit before the ladder tops up.
+    "ratings",
     "tournaments",
     "versiontests",  # version tests (SPRT): label "versiontests"
     "arena.web",  # templates and static files of the web pages

@@ -2,7 +2,7 @@
 
 ``python -m tournaments.ladder simulate --players N --matches M --seed S [--slots K] [--json]``
 runs the real matchmaker (``tournaments.matchmaking``) and the real rating fit
-(``tournaments.ratings.fit``) against ``N`` simulated players ``p01..pNN`` whose true ratings are
+(``ratings.stats.whr.fit``) against ``N`` simulated players ``p01..pNN`` whose true ratings are
 drawn from a normal distribution (mean 1500, sd 200). Each game is drawn from the logistic model
 with draws: with ``p`` South's expected score (``1 / (1 + 10^(-d/400))``), a draw has
 probability ``0.8 p (1 - p)``, a South win ``p - d/2`` and a North win ``1 - p - d/2``. Each
@@ -42,9 +42,9 @@ from dataclasses import dataclass, field
 
 from scipy.stats import kendalltau
 
+from ratings.stats.whr.fit import fit
 from tournaments.matchmaking import PLACEMENT_MATCHES, LadderEntry, choose_pairings
 from tournaments.pairing import round_robin
-from tournaments.ratings.fit import fit
 
 Game = tuple[str, str, float]
 

@@ -33,8 +33,9 @@ from engines.consent import rated_between
 from engines.errors import EngineNotFound, EngineNotYours, EngineVersionNotFound
 from engines.models import Engine, EngineVersion, RatedPairing
 from engines.selectors import engine_by_name
+from ratings.models import Rating, RatingPool
 from tournaments.matchmaking import PLACEMENT_MATCHES, LadderEntry, choose_pairings
-from tournaments.models import LadderKeep, LadderMatch, Rating, RatingPool
+from tournaments.models import LadderKeep, LadderMatch
 
 LOG = logging.getLogger(__name__)
 

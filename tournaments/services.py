@@ -30,6 +30,7 @@ from arena.rules import UnknownVariantError, canonical_variant_id
 from engines.consent import PairingKind, check_pairing
 from engines.models import EngineVersion
 from engines.selectors import check_playable, engine_named, latest_playable_version
+from ratings.services import ratings_match_recorded
 from tournaments.errors import (
     FORMAT_ERRORS,
     ApiError,
@@ -44,7 +45,6 @@ from tournaments.errors import (
 )
 from tournaments.formats import FormatError, TournamentFormat, get_format
 from tournaments.models import Tournament, TournamentEntry
-from tournaments.rating_services import ratings_match_recorded
 from tournaments.rounds import DONE_STATUSES as DONE_STATUSES  # re-exported for callers
 from tournaments.rounds import advance, start_rounds
 

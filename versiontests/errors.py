@@ -3,7 +3,7 @@
 The shared ones (an unknown engine, a version that cannot play, a bad time control...) come from
 the engine registry and the matches app and mean the same thing here; re-exported so callers
 import from one place.
-The SPRT's own codes are those of ``tournaments.sprt.SprtInputError``.
+The SPRT's own codes are those of ``ratings.stats.sprt.SprtInputError``.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from engines.errors import (
     PairingRefused,
     VariantNotSupported,
 )
-from tournaments.sprt import SprtInputError
+from ratings.stats.sprt import SprtInputError
 
 __all__ = [
     "ApiError",
@@ -94,5 +94,5 @@ _SPRT_ERRORS: dict[str, type[ApiError]] = {
 
 
 def sprt_error(exc: SprtInputError, details: dict[str, Any]) -> ApiError:
-    """The API error for a refusal of ``tournaments.sprt.SprtParameters`` (same code)."""
+    """The API error for a refusal of ``ratings.stats.sprt.SprtParameters`` (same code)."""
     return _SPRT_ERRORS[exc.code](str(exc), details=details)

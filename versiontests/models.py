@@ -1,7 +1,7 @@
 """Version tests and their game pairs (data only: writes in ``services``, reads in ``selectors``).
 
 A ``VersionTest`` asks whether ``new_version`` is stronger than ``base_version`` by a
-sequential probability ratio test (``tournaments.sprt``): it plays game pairs (``Match`` rows
+sequential probability ratio test (``ratings.stats.sprt``): it plays game pairs (``Match`` rows
 with ``best_of`` 2: one start position, colours swapped) until the log-likelihood ratio leaves
 its bounds or ``max_pairs`` pairs are counted. Its counts are cumulative, from the new
 version's side, and move only under its row lock when a pair is counted
@@ -15,7 +15,7 @@ from django.db import models
 
 from arena.openings import DEFAULT_SUITE
 from arena.rules import VARIANTS
-from tournaments.sprt import Model as SprtModel
+from ratings.stats.sprt import Model as SprtModel
 
 VARIANT_CHOICES = [(v, v) for v in VARIANTS]
 PENTANOMIAL_SIZE = 5
@@ -57,7 +57,7 @@ class VersionTest(models.Model):
         STOPPED = "stopped"
 
     class EloModel(models.TextChoices):
-        """How ``elo0``/``elo1`` are meant: the values of ``tournaments.sprt.Model``."""
+        """How ``elo0``/``elo1`` are meant: the values of ``ratings.stats.sprt.Model``."""
 
         LOGISTIC = SprtModel.LOGISTIC.value
         NORMALIZED = SprtModel.NORMALIZED.value

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from django.db.models import Q, QuerySet
 
-from tournaments.sprt import Model as SprtModel
-from tournaments.sprt import SprtParameters, SprtResult, sprt
+from ratings.stats.sprt import Model as SprtModel
+from ratings.stats.sprt import SprtParameters, SprtResult, sprt
 from versiontests.models import VersionTest, VersionTestPair
 
 
 def version_test_parameters(test: VersionTest) -> SprtParameters:
-    """The hypotheses of ``test`` as ``tournaments.sprt`` takes them (checked at creation, so
+    """The hypotheses of ``test`` as ``ratings.stats.sprt`` takes them (checked at creation, so
     this does not raise for a stored test)."""
     return SprtParameters(
         elo0=test.elo0,

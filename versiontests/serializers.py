@@ -10,7 +10,7 @@ from arena.api.filters import VariantField
 from arena.api.serializers import BodySerializer
 from arena.openings import DEFAULT_SUITE
 from engines.models import EngineVersion
-from tournaments.sprt import Model as SprtModel
+from ratings.stats.sprt import Model as SprtModel
 from versiontests.models import VersionTest, VersionTestPair
 from versiontests.selectors import version_test_figures
 from versiontests.services import DEFAULT_MAX_PAIRS, MAX_PAIRS_LIMIT

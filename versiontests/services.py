@@ -47,8 +47,8 @@ from arena.terminations import ABORTED
 from engines.consent import PairingKind, check_pairing, pairing_refusal
 from engines.models import EngineVersion
 from engines.selectors import engine_named, playability_error
-from tournaments.sprt import Decision, SprtInputError, SprtParameters, sprt
-from tournaments.sprt import Model as SprtModel
+from ratings.stats.sprt import Decision, SprtInputError, SprtParameters, sprt
+from ratings.stats.sprt import Model as SprtModel
 from versiontests import errors
 from versiontests.models import VersionTest, VersionTestPair
 from versiontests.selectors import version_test_parameters

@@ -29,8 +29,8 @@ from engines import selectors, services
 from engines.consent import consent_of
 from engines.models import ChallengeConsent, Engine, EngineVersion, RatedPairing
 from engines.serializers import EngineUpdateInputSerializer
+from ratings import selectors as rating_selectors
 from tournaments import ladder_services
-from tournaments import selectors as rating_selectors
 from tournaments.serializers import LadderKeepInput
 
 RECENT_GAMES = 15

@@ -15,7 +15,7 @@ import pytest
 from arena.matches.leases import Claim, match_claim
 from arena.matches.models import Game, Match
 from arena.matches.services import match_create, match_record_result
-from tournaments.models import RatingPool
+from ratings.models import RatingPool
 
 pytestmark = pytest.mark.django_db
 
@@ -26,10 +26,11 @@ PLIES = 56
 def _no_broker(monkeypatch: Any) -> list[tuple[str, Any]]:
     """Tasks sent are noted, not sent (run_match, the refit, the ladder's top-up)."""
     from arena.matches import tasks as match_tasks
+    from ratings import tasks as rating_tasks
     from tournaments import tasks as tournament_tasks
 
     sent: list[tuple[str, Any]] = []
-    for task in (match_tasks.run_match, tournament_tasks.refit_ratings,
+    for task in (match_tasks.run_match, rating_tasks.refit_ratings,
                  tournament_tasks.ladder_fill_all):  # fmt: skip
         monkeypatch.setattr(
             task, "apply_async",

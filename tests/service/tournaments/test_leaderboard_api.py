@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from tournaments.models import Rating
-from tournaments.rating_services import rating_refit
+from ratings.models import Rating
+from ratings.services import rating_refit
 from tournaments.services import match_finished
 
 pytestmark = pytest.mark.django_db

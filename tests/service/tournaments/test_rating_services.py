@@ -11,9 +11,9 @@ import pytest
 from django.db import transaction
 from django.utils import timezone
 
-from tournaments import rating_services
-from tournaments.models import Rating, RatingPoint, RatingPool
-from tournaments.ratings import fit
+from ratings import services as rating_services
+from ratings.models import Rating, RatingPoint, RatingPool
+from ratings.stats.whr import fit
 from tournaments.services import match_finished
 
 pytestmark = pytest.mark.django_db
@@ -131,7 +131,7 @@ def test_recording_a_match_requests_a_refit_only_after_commit(
     django_capture_on_commit_callbacks: Any,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from tournaments.tasks import refit_ratings
+    from ratings.tasks import refit_ratings
 
     sent: list[tuple[Any, Any]] = []
     monkeypatch.setattr(
@@ -173,7 +173,7 @@ def test_a_rolled_back_match_requests_nothing(
 def test_a_broker_failure_leaves_the_request_to_the_minute_job(
     make_version: Any, make_finished_match: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tournaments.tasks import refit_ratings
+    from ratings.tasks import refit_ratings
 
     def refuse(*args: Any, **kwargs: Any) -> None:
         raise ConnectionError("broker down")

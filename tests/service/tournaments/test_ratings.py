@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tournaments.ratings import NOT_CONNECTED, Z_95, expected_score, fit
+from ratings.stats.whr import NOT_CONNECTED, Z_95, expected_score, fit
 
 BETA = math.log(10) / 400  # natural-log odds per Elo point
 

@@ -1,4 +1,4 @@
-"""``python -m tournaments.ratings fit FILE``: the table, the JSON shape, skipped and malformed
+"""``python -m ratings.stats.whr fit FILE``: the table, the JSON shape, skipped and malformed
 rows, the anchor, and exit codes (pure: no database)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tournaments.ratings.cli import main
+from ratings.stats.whr.cli import main
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -1,4 +1,4 @@
-"""The SPRT arithmetic (tournaments.sprt): figures pinned against values worked out by hand from
+"""The SPRT arithmetic (ratings.stats.sprt): figures pinned against values worked out by hand from
 the formulas in its docstring, the fits' constraints, and the command line."""
 
 import json
@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from tournaments import sprt
-from tournaments.sprt import Decision, Model, SprtInputError, SprtParameters
+from ratings.stats import sprt
+from ratings.stats.sprt import Decision, Model, SprtInputError, SprtParameters
 
 
 def test_the_bounds_are_log_beta_over_one_minus_alpha_and_back():

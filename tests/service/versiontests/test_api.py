@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tournaments.sprt import SprtParameters, sprt
+from ratings.stats.sprt import SprtParameters, sprt
 
 pytestmark = pytest.mark.django_db
 

@@ -19,7 +19,7 @@ from arena.matches.models import Match
 from engines.models import EngineVersion
 from engines.services import BUNDLED_DIR, engine_version_create, register_bundled_engines
 from engines.validation import validate_version_now
-from tournaments.sprt import SprtParameters, sprt
+from ratings.stats.sprt import SprtParameters, sprt
 from versiontests import services
 from versiontests.models import VersionTest, VersionTestPair
 

@@ -9,7 +9,7 @@ import pytest
 from arena.matches.events import MatchEnded, publish_match_ended
 from arena.matches.models import Match
 from arena.openings import suite_position
-from tournaments.sprt import Model, SprtParameters, sprt
+from ratings.stats.sprt import Model, SprtParameters, sprt
 from versiontests import errors, services
 from versiontests.models import VersionTest, VersionTestPair
 

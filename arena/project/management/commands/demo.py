@@ -49,7 +49,8 @@ from arena.matches.models import Match
 from arena.matches.services import matches_abort
 from arena.rules import VARIANTS
 from engines.services import register_bundled_engines
-from tournaments import ladder_services, rating_services, report, services
+from ratings import services as rating_services
+from tournaments import ladder_services, report, services
 from tournaments.models import LadderMatch, Tournament
 
 #: Most parallel matches the demo starts (each match runs two engine processes).

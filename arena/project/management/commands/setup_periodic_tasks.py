@@ -16,6 +16,7 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from arena.matches import periodic as matches_periodic
+from ratings import periodic as ratings_periodic
 from tournaments import periodic as tournaments_periodic
 from versiontests import periodic as versiontests_periodic
 
@@ -30,7 +31,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         tasks = (
             tournaments_periodic.ensure_periodic_tasks(),
-            tournaments_periodic.ensure_refit_task(),
+            ratings_periodic.ensure_refit_task(),
             tournaments_periodic.ensure_ladder_task(),
             matches_periodic.ensure_periodic_tasks(),
             matches_periodic.ensure_live_cleanup_task(),

@@ -1,11 +1,11 @@
 """Command line of the rating fit, for engine authors (as Ordo and BayesElo are)::
 
-    python -m tournaments.ratings fit FILE [--anchor NAME=RATING] [--json]
+    python -m ratings.stats.whr fit FILE [--anchor NAME=RATING] [--json]
 
 ``FILE`` (``-`` for stdin) is CSV with the header line ``south,north,result`` and one game per
 row, the result from South's side: ``1-0``, ``0-1`` or ``1/2-1/2``. A row with ``*``
 (unfinished) is skipped with a warning on stderr; blank lines are ignored. The fit is
-``tournaments.ratings.fit``: the pool mean is 1500, or ``--anchor NAME=RATING`` holds one engine
+``ratings.stats.whr.fit``: the pool mean is 1500, or ``--anchor NAME=RATING`` holds one engine
 at a rating.
 
 Output: a table sorted by rating (rank, engine, rating, 95% interval, games, points, score,
@@ -31,7 +31,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import NoReturn, TextIO
 
-from tournaments.ratings.fit import PROVISIONAL_HALF_WIDTH, SOUTH_SCORE, RatingFit, fit
+from ratings.stats.whr.fit import PROVISIONAL_HALF_WIDTH, SOUTH_SCORE, RatingFit, fit
 
 EXIT_USAGE = 2
 HEADER = ["south", "north", "result"]
@@ -62,7 +62,7 @@ def _anchor(text: str) -> tuple[str, float]:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for ``--help`` tests and documentation)."""
     parser = _Parser(
-        prog="python -m tournaments.ratings",
+        prog="python -m ratings.stats.whr",
         description="Whole-history maximum-likelihood Elo ratings.",
     )
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)

@@ -1,7 +1,7 @@
 """Sequential probability ratio test (SPRT) for version tests: "is the new engine better?".
 
 Pure arithmetic on counts (standard library only), used by the version-test service and by the
-command line ``python -m tournaments.sprt``. Written from the published formulas of the
+command line ``python -m ratings.stats.sprt``. Written from the published formulas of the
 generalized SPRT as used by fishtest (M. Van den Bergh, "GSPRT approximating the SPRT", and his
 notes on the pentanomial model and normalized Elo); no code was copied.
 
@@ -290,10 +290,10 @@ def _rounded(value: float | None, digits: int) -> float | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m tournaments.sprt``: the figures of a test for given counts. Exit status 0,
+    """``python -m ratings.stats.sprt``: the figures of a test for given counts. Exit status 0,
     or 2 with a one-line error for bad input."""
     parser = argparse.ArgumentParser(
-        prog="python -m tournaments.sprt",
+        prog="python -m ratings.stats.sprt",
         description="GSPRT figures for given counts (from the new version's side).",
     )
     parser.add_argument("--elo0", type=float, required=True, help="H0 bound")

@@ -8,7 +8,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from arena.rules import VARIANTS, UnknownVariantError, canonical_variant_id
-from tournaments import rating_services, selectors
+from ratings import selectors
+from ratings import services as rating_services
 
 
 class Command(BaseCommand):

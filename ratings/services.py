@@ -1,6 +1,6 @@
 """Writes of ratings: refit a variant's whole history after matches are recorded.
 
-The fit itself is pure (``tournaments.ratings.fit``); this module feeds it the variant's rated
+The fit itself is pure (``ratings.stats.whr.fit``); this module feeds it the variant's rated
 games from the database and stores the result:
 
 * ``ratings_match_ended(event)`` is the trigger: an after-commit subscriber of
@@ -40,8 +40,8 @@ from django.utils import timezone
 from arena.matches.events import MatchEnded
 from arena.matches.models import Match
 from arena.terminations import RATED_TERMINATIONS
-from tournaments import ratings
-from tournaments.models import Rating, RatingPoint, RatingPool
+from ratings.models import Rating, RatingPoint, RatingPool
+from ratings.stats import whr
 
 logger = logging.getLogger(__name__)
 
@@ -117,12 +117,12 @@ def rated_games(variant: str) -> list[RatedGame]:
             match__rated=True,
             rated=True,
             termination__in=RATED_TERMINATIONS,
-            result__in=ratings.SOUTH_SCORE,
+            result__in=whr.SOUTH_SCORE,
         )
         .order_by("id")
         .values_list("match_id", "south_id", "north_id", "result")
     )
-    score = ratings.SOUTH_SCORE
+    score = whr.SOUTH_SCORE
     return [RatedGame(m, s, n, score[r]) for m, s, n, r in rows]
 
 
@@ -136,7 +136,7 @@ def rating_refit(variant: str) -> bool:
     started = time.perf_counter()
     games = rated_games(variant)
     read = time.perf_counter()
-    result = ratings.fit((g.south, g.north, g.score) for g in games)
+    result = whr.fit((g.south, g.north, g.score) for g in games)
     fitted = time.perf_counter()
     fit_ms = (fitted - read) * 1000
     now = timezone.now()
@@ -167,7 +167,7 @@ def rating_refit(variant: str) -> bool:
     return True
 
 
-def _store_ratings(variant: str, result: ratings.RatingFit[int]) -> None:
+def _store_ratings(variant: str, result: whr.RatingFit[int]) -> None:
     rows: list[Rating] = []
     ranked = result.ratings
     for k, fitted in enumerate(ranked):
@@ -194,7 +194,7 @@ def _store_ratings(variant: str, result: ratings.RatingFit[int]) -> None:
 
 
 def _store_history(
-    variant: str, result: ratings.RatingFit[int], games: list[RatedGame], now: dt.datetime
+    variant: str, result: whr.RatingFit[int], games: list[RatedGame], now: dt.datetime
 ) -> None:
     """One ``RatingPoint`` per side of each match fitted for the first time (both sides of a
     match are in one component: rated together or not at all)."""
