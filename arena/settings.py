@@ -95,6 +95,7 @@ INSTALLED_APPS = [
     # ready, so a rated result requests its refit before the ladder tops up.
     "ratings",
     "tournaments",
+    "ladder",
     "versiontests",  # version tests (SPRT): label "versiontests"
     "arena.web",  # templates and static files of the web pages
     "arena.project",  # project-level commands: demo, setup_periodic_tasks

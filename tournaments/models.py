@@ -143,36 +143,3 @@ class UnplayedResult(models.Model):
 
     def __str__(self) -> str:
         return f"round {self.round} {self.kind} to entry {self.entry_id}"
-
-
-class LadderMatch(models.Model):
-    """A match the ladder made (``tournaments.ladder_services``; docs/ladder.md): rated, at the
-    variant's ladder time control, in the dispatcher's lowest class. ``placement`` when it was
-    one of a new version's placement matches."""
-
-    match = models.OneToOneField(
-        "matches.Match", related_name="ladder_match", on_delete=models.CASCADE
-    )
-    variant = models.CharField(max_length=32, choices=VARIANT_CHOICES)
-    placement = models.BooleanField(default=False)
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["variant", "created_at"], name="ladder_match_variant_idx")]
-
-    def __str__(self) -> str:
-        return f"ladder {self.variant}: match #{self.match_id}"
-
-
-class LadderKeep(models.Model):
-    """An engine version its owner keeps on the ladder although a newer version of the engine
-    took its place (by default only the newest active version of an engine is on it)."""
-
-    engine_version = models.OneToOneField(
-        "engines.EngineVersion", related_name="ladder_keep", on_delete=models.CASCADE
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    def __str__(self) -> str:
-        return f"kept on the ladder: {self.engine_version}"

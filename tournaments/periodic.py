@@ -17,12 +17,3 @@ START_DUE_ENTRY = "tournaments: start due tournaments"
 def ensure_periodic_tasks() -> PeriodicTask:
     """Create or repair the minute ``start_due_tournaments`` entry (one row by name)."""
     return ensure_minute_task(START_DUE_ENTRY, START_DUE_TASK)
-
-
-LADDER_TASK = "tournaments.tasks.ladder_fill_all"
-LADDER_ENTRY = "tournaments: ladder matchmaking"
-
-
-def ensure_ladder_task() -> PeriodicTask:
-    """Create or repair the minute ``ladder_fill_all`` entry (one row by name)."""
-    return ensure_minute_task(LADDER_ENTRY, LADDER_TASK)

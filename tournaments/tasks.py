@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from tournaments import ladder_services, services
+from tournaments import services
 
 
 @shared_task(name="tournaments.tasks.start_due_tournaments", ignore_result=True)
@@ -24,15 +24,3 @@ def start_tournament(tournament_id: int) -> bool:
     Idempotent (``services.tournament_start``'s conditional UPDATE): True if this run started it.
     """
     return services.tournament_start(tournament_id)
-
-
-@shared_task(name="tournaments.tasks.ladder_fill", ignore_result=True)
-def ladder_fill(variant: str) -> list[int]:
-    """Top up ``variant``'s ladder (sent after a match is recorded); returns the match ids."""
-    return ladder_services.ladder_fill(variant)
-
-
-@shared_task(name="tournaments.tasks.ladder_fill_all", ignore_result=True)
-def ladder_fill_all() -> dict[str, list[int]]:
-    """Top up every variant's ladder (beat, every minute)."""
-    return ladder_services.ladder_fill_all()

@@ -16,6 +16,4 @@ urlpatterns = [
         views.TournamentCancelApi.as_view(),
         name="tournament-cancel",
     ),
-    path("ladder/", views.LadderApi.as_view(), name="ladder"),
-    path("ladder/keep/", views.LadderKeepApi.as_view(), name="ladder-keep"),
 ]

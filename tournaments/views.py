@@ -20,12 +20,9 @@ from arena.api.auth import request_user
 from arena.api.filters import variant_id
 from arena.api.lists import PaginatedListApi
 from arena.api.throttling import WriteRateThrottle
-from tournaments import ladder_services, selectors, services
+from tournaments import selectors, services
 from tournaments.models import Tournament
 from tournaments.serializers import (
-    LadderKeepInput,
-    LadderOutput,
-    LadderQuery,
     TournamentCancelInput,
     TournamentCreateInput,
     TournamentDetailOutput,
@@ -108,38 +105,3 @@ class TournamentCancelApi(APIView):
             request_user(request), tournament_id, reason=data.validated_data["reason"]
         )
         return Response(_detail(get_object_or_404(Tournament, pk=tournament_id)))
-
-
-class LadderApi(APIView):
-    """``GET /api/ladder/?variant=``: the ladder of a variant now (docs/ladder.md)."""
-
-    @extend_schema(operation_id="ladder_state", parameters=[LadderQuery], responses=LadderOutput)
-    def get(self, request: Request) -> Response:
-        query = LadderQuery(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        return Response(ladder_services.ladder_state(query.validated_data["variant"]))
-
-
-class LadderKeepApi(APIView):
-    """``POST /api/ladder/keep/``: keep an older version of your engine on the ladder
-    (``{"engine", "version", "keep"}``); answers the ladder's view of nothing but ``ok``."""
-
-    permission_classes = [IsAuthenticatedOrReadOnly]
-
-    @extend_schema(operation_id="ladder_keep", request=LadderKeepInput, responses=LadderKeepInput)
-    def post(self, request: Request) -> Response:
-        data = LadderKeepInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        version = ladder_services.ladder_keep(
-            user=request.user,
-            engine_name=data.validated_data["engine"],
-            number=data.validated_data["version"],
-            keep=data.validated_data["keep"],
-        )
-        return Response(
-            {
-                "engine": version.engine.name,
-                "version": version.number,
-                "keep": data.validated_data["keep"],
-            }
-        )

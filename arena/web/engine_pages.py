@@ -29,9 +29,9 @@ from engines import selectors, services
 from engines.consent import consent_of
 from engines.models import ChallengeConsent, Engine, EngineVersion, RatedPairing
 from engines.serializers import EngineUpdateInputSerializer
+from ladder import services as ladder_services
+from ladder.serializers import LadderKeepInput
 from ratings import selectors as rating_selectors
-from tournaments import ladder_services
-from tournaments.serializers import LadderKeepInput
 
 RECENT_GAMES = 15
 

@@ -76,7 +76,7 @@ _TOLERANCE = 1e-7  # Elo: stop when no rating moves more than this
 # Elo: the most one Newton step may move a rating. Far from the maximum (an engine with
 # lopsided results) a full step can overshoot by thousands of Elo into a region where every
 # p (1 - p) underflows and the information is numerically singular (seen in
-# ``python -m tournaments.ladder simulate --players 40 --matches 3000 --seed 18``); a shorter
+# ``python -m ladder.simulate simulate --players 40 --matches 3000 --seed 18``); a shorter
 # step in the same direction still climbs the concave log-likelihood.
 _MAX_STEP = 400.0
 

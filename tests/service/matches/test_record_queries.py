@@ -26,12 +26,12 @@ PLIES = 56
 def _no_broker(monkeypatch: Any) -> list[tuple[str, Any]]:
     """Tasks sent are noted, not sent (run_match, the refit, the ladder's top-up)."""
     from arena.matches import tasks as match_tasks
+    from ladder import tasks as ladder_tasks
     from ratings import tasks as rating_tasks
-    from tournaments import tasks as tournament_tasks
 
     sent: list[tuple[str, Any]] = []
     for task in (match_tasks.run_match, rating_tasks.refit_ratings,
-                 tournament_tasks.ladder_fill_all):  # fmt: skip
+                 ladder_tasks.ladder_fill_all):  # fmt: skip
         monkeypatch.setattr(
             task, "apply_async",
             lambda name=task.name, **kw: sent.append((name, kw.get("args", ()))),

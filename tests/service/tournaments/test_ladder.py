@@ -1,4 +1,4 @@
-"""The ladder service (tournaments.ladder_services): who is on a ladder, the matches it makes,
+"""The ladder service (ladder.services): who is on a ladder, the matches it makes,
 and its API. The live worker slots are set by hand (``slots``); the end-to-end test with a real
 worker is in test_ladder_e2e.py."""
 
@@ -11,8 +11,8 @@ from rest_framework.test import APIClient
 
 from arena.matches.models import Match
 from engines.models import RatedPairing
-from tournaments import ladder_services
-from tournaments.models import LadderKeep, LadderMatch
+from ladder import services as ladder_services
+from ladder.models import LadderKeep, LadderMatch
 
 pytestmark = pytest.mark.django_db
 
@@ -199,7 +199,7 @@ def test_a_paused_ladder_makes_nothing_in_the_workers_path_and_the_api_says_so(
     ``ladder_fill_all`` task); once paused, that path and beat's make nothing, whatever
     ``BAO_LADDER_ENABLED`` says in the process (``manage.py demo --ladder`` winds down so)."""
     from arena.matches.events import MatchEnded
-    from tournaments import tasks
+    from ladder import tasks
 
     for name in ("a", "b", "c", "d"):
         make_version(name, variants=["bao-la-kete"])

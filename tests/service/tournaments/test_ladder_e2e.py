@@ -17,9 +17,9 @@ from django.utils import timezone
 from arena.matches.models import Match
 from engines.models import EngineVersion
 from engines.services import register_bundled_engines
+from ladder.models import LadderMatch
 from ratings.models import Rating
 from tournaments import services
-from tournaments.models import LadderMatch
 
 pytestmark = [pytest.mark.slow, pytest.mark.e2e]
 

@@ -1,4 +1,4 @@
-"""The ladder's matchmaker (tournaments.matchmaking) and its simulation (tournaments.ladder)."""
+"""The ladder's matchmaker (ladder.matchmaking) and its simulation (ladder.simulate)."""
 
 import json
 import math
@@ -7,8 +7,8 @@ import random
 import numpy as np
 import pytest
 
-from tournaments import ladder
-from tournaments.matchmaking import (
+from ladder import simulate as ladder
+from ladder.matchmaking import (
     GAMES_PER_MATCH,
     PLACEMENT_MATCHES,
     UNRATED_SE,

@@ -110,7 +110,7 @@ def test_an_engine_with_a_mixed_record_keeps_its_plain_ml_value() -> None:
 
 
 def test_a_pool_whose_maximum_lies_thousands_of_elo_apart_is_still_fitted() -> None:
-    # Found by ``python -m tournaments.ladder simulate --players 40 --matches 3000 --seed 18``
+    # Found by ``python -m ladder.simulate simulate --players 40 --matches 3000 --seed 18``
     # (placement games, shrunk): p08 and p23 only drew each other and beat p10, so the
     # maximum puts them thousands of Elo above the pool mean. A full Newton step overshot into a
     # region where the information underflowed and Cholesky failed (LinAlgError).

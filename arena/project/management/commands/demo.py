@@ -49,9 +49,11 @@ from arena.matches.models import Match
 from arena.matches.services import matches_abort
 from arena.rules import VARIANTS
 from engines.services import register_bundled_engines
+from ladder import services as ladder_services
+from ladder.models import LadderMatch
 from ratings import services as rating_services
-from tournaments import ladder_services, report, services
-from tournaments.models import LadderMatch, Tournament
+from tournaments import report, services
+from tournaments.models import Tournament
 
 #: Most parallel matches the demo starts (each match runs two engine processes).
 #: Signals that end the demo like Ctrl-C (their default action would skip every ``finally``).

@@ -16,6 +16,7 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from arena.matches import periodic as matches_periodic
+from ladder import periodic as ladder_periodic
 from ratings import periodic as ratings_periodic
 from tournaments import periodic as tournaments_periodic
 from versiontests import periodic as versiontests_periodic
@@ -32,7 +33,7 @@ class Command(BaseCommand):
         tasks = (
             tournaments_periodic.ensure_periodic_tasks(),
             ratings_periodic.ensure_refit_task(),
-            tournaments_periodic.ensure_ladder_task(),
+            ladder_periodic.ensure_ladder_task(),
             matches_periodic.ensure_periodic_tasks(),
             matches_periodic.ensure_live_cleanup_task(),
             versiontests_periodic.ensure_periodic_tasks(),

@@ -3,7 +3,7 @@
 Who is on a variant's ladder (``ladder_members``), topping up its queue of rated ladder matches
 (``ladder_fill``: run by a minute beat job and after every recorded match) and an owner keeping
 an older version on it (``ladder_keep``). Who meets whom is decided by the pure matchmaker
-(``tournaments.matchmaking``) from the whole-history fit (``Rating`` rows); the matches are
+(``ladder.matchmaking``) from the whole-history fit (``Rating`` rows); the matches are
 created through the matches service in the dispatcher's lowest class
 (``Match.Priority.RATED_PLAY``), so every other kind of match goes first.
 """
@@ -33,15 +33,15 @@ from engines.consent import rated_between
 from engines.errors import EngineNotFound, EngineNotYours, EngineVersionNotFound
 from engines.models import Engine, EngineVersion, RatedPairing
 from engines.selectors import engine_by_name
+from ladder.matchmaking import PLACEMENT_MATCHES, LadderEntry, choose_pairings
+from ladder.models import LadderKeep, LadderMatch
 from ratings.models import Rating, RatingPool
-from tournaments.matchmaking import PLACEMENT_MATCHES, LadderEntry, choose_pairings
-from tournaments.models import LadderKeep, LadderMatch
 
 LOG = logging.getLogger(__name__)
 
 OPEN = (Match.Status.PENDING, Match.Status.RUNNING)
-#: The task that tops up every variant's ladder, sharing the free slots (tournaments.tasks),
-#: sent by name after every match.
+#: The task that tops up every variant's ladder, sharing the free slots (``ladder.tasks``,
+#: under the name it had in the tournaments app), sent by name after every match.
 LADDER_FILL_TASK = "tournaments.tasks.ladder_fill_all"
 
 

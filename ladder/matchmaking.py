@@ -1,6 +1,6 @@
 """The ladder's matchmaker (pure, no Django): which rated matches to create next.
 
-The ladder (``tournaments.ladder``) keeps rated play going by itself. Each time it runs, the
+The ladder (``ladder.simulate``) keeps rated play going by itself. Each time it runs, the
 matchmaker gets every engine on a variant's ladder that is free to play (no ladder match queued
 or running) and the number of matches wanted, and answers that many pairings, by these rules:
 
@@ -23,7 +23,7 @@ or running) and the number of matches wanted, and answers that many pairings, by
    wins, as does one that links an engine to a neighbour it has rarely met; a rival met again
    and again, whose difference is already known, does not. Within one run the chosen matches
    are counted as played (batch-greedy), so the run's pairings complement each other.
-   (Measured with ``python -m tournaments.ladder simulate``, docs/ladder.md: the earlier rule,
+   (Measured with ``python -m ladder.simulate simulate``, docs/ladder.md: the earlier rule,
    the single pair's information ``p (1 - p) (var_a + var_b) / (1 + n_ab)^2``, needed about
    as many matches as a round robin on 20 seeds.)
 4. **No pairing back to back.** An engine is never paired with the opponent of its previous

@@ -1,7 +1,7 @@
 """Ladder simulation (pure, no Django): how fast does the matchmaker find the true order?
 
-``python -m tournaments.ladder simulate --players N --matches M --seed S [--slots K] [--json]``
-runs the real matchmaker (``tournaments.matchmaking``) and the real rating fit
+``python -m ladder.simulate simulate --players N --matches M --seed S [--slots K] [--json]``
+runs the real matchmaker (``ladder.matchmaking``) and the real rating fit
 (``ratings.stats.whr.fit``) against ``N`` simulated players ``p01..pNN`` whose true ratings are
 drawn from a normal distribution (mean 1500, sd 200). Each game is drawn from the logistic model
 with draws: with ``p`` South's expected score (``1 / (1 + 10^(-d/400))``), a draw has
@@ -20,7 +20,7 @@ Output: one line per checkpoint, then for each schedule the matches it needed to
 (``--json``: ``{"checkpoints": [{"matches", "games", "tau_ladder", "tau_round_robin"}, ...]}``;
 ``games`` is the ladder's game count).
 
-``python -m tournaments.ladder spread --players N --matches M --seed S --draws D [--json]``
+``python -m ladder.simulate spread --players N --matches M --seed S --draws D [--json]``
 keeps the true ratings of seed ``S`` and plays both schedules again under ``D`` other draws of
 the game results (and of the matchmaker's own choices), printing for each draw the first
 checkpoint at which each schedule reaches tau 0.9, then their means. It separates what the
@@ -42,8 +42,8 @@ from dataclasses import dataclass, field
 
 from scipy.stats import kendalltau
 
+from ladder.matchmaking import PLACEMENT_MATCHES, LadderEntry, choose_pairings
 from ratings.stats.whr.fit import fit
-from tournaments.matchmaking import PLACEMENT_MATCHES, LadderEntry, choose_pairings
 from tournaments.pairing import round_robin
 
 Game = tuple[str, str, float]
@@ -273,7 +273,7 @@ def _spread_main(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line; exit status 0, or 2 with a one-line error for bad arguments."""
-    parser = argparse.ArgumentParser(prog="python -m tournaments.ladder")
+    parser = argparse.ArgumentParser(prog="python -m ladder.simulate")
     commands = parser.add_subparsers(dest="command", required=True)
     sim = commands.add_parser("simulate", help="matchmaker against a round robin, simulated")
     spr = commands.add_parser("spread", help="the same true ratings under other draws")
