@@ -1,10 +1,11 @@
 """Writes of ratings: refit a variant's whole history after matches are recorded.
 
-The fit itself is pure (``ratings.stats.whr.fit``); this module feeds it the variant's rated
-games from the database and stores the result:
+The fit itself is pure: the rating method ``RATING_METHOD`` of the registry
+``ratings.stats.methods`` (the whole-history fit, ``ratings.stats.whr.fit``). This module feeds
+it the variant's rated games from the database and stores the result:
 
 * ``ratings_match_ended(event)`` is the trigger: an after-commit subscriber of
-  ``arena.matches.events.MatchEnded`` (``TournamentsConfig.ready``), so nothing of the fit runs
+  ``arena.matches.events.MatchEnded`` (``RatingsConfig.ready``), so nothing of the fit runs
   on the match-recording path and a rolled-back match requests nothing.
   ``ratings_match_recorded(match)`` does the same from inside a transaction (for
   ``tournaments.services.match_finished``).
@@ -42,11 +43,14 @@ from arena.matches.models import Match
 from arena.terminations import RATED_TERMINATIONS
 from ratings.models import Rating, RatingPoint, RatingPool
 from ratings.stats import whr
+from ratings.stats.methods import DEFAULT_METHOD, get_method
 
 logger = logging.getLogger(__name__)
 
 #: The task that refits a variant (``tournaments.tasks.refit_ratings``), sent by name.
 REFIT_TASK = "tournaments.tasks.refit_ratings"
+#: The rating method every refit fits with (``ratings.stats.methods``).
+RATING_METHOD = DEFAULT_METHOD
 #: Seconds between the first request and its refit: matches finishing together share one fit.
 REFIT_DELAY_SECONDS = 2.0
 #: Requests older than this with no fit are refitted by the minute job even if a task is queued.
@@ -136,7 +140,7 @@ def rating_refit(variant: str) -> bool:
     started = time.perf_counter()
     games = rated_games(variant)
     read = time.perf_counter()
-    result = whr.fit((g.south, g.north, g.score) for g in games)
+    result = get_method(RATING_METHOD).fit((g.south, g.north, g.score) for g in games)
     fitted = time.perf_counter()
     fit_ms = (fitted - read) * 1000
     now = timezone.now()

@@ -17,11 +17,16 @@ from ratings.stats.whr.fit import (
     EngineRating,
     Excluded,
     RatingFit,
+    WholeHistory,
     expected_score,
     fit,
 )
 
+#: This module's entry in the registry of rating methods (``ratings.stats.methods``).
+METHOD = WholeHistory()
+
 __all__ = [
+    "METHOD",
     "NOT_CONNECTED",
     "POOL_MEAN",
     "PROVISIONAL_HALF_WIDTH",
@@ -30,6 +35,7 @@ __all__ = [
     "EngineRating",
     "Excluded",
     "RatingFit",
+    "WholeHistory",
     "expected_score",
     "fit",
 ]

@@ -242,6 +242,19 @@ def fit(
 
 
 @dataclass(frozen=True)
+class WholeHistory:
+    """The whole-history fit as a rating method (``ratings.stats.methods``): ``fit`` with the
+    pool mean at ``POOL_MEAN`` and no anchor."""
+
+    id: str = "whr"
+    label: str = "whole-history maximum-likelihood Elo"
+
+    def fit(self, games: Iterable[tuple[K, K, float]]) -> RatingFit[K]:
+        """``fit(games)`` (the module's function; raises what it raises)."""
+        return fit(games)
+
+
+@dataclass(frozen=True)
 class _Tally:
     """Games aggregated per engine (records) and per unordered pair (i < j)."""
 
