@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import models
 
 from arena.matches.models import VARIANT_CHOICES
+from tournaments.formats import DEFAULT_FORMAT, format_choices
 
 
 class Tournament(models.Model):
@@ -22,15 +23,6 @@ class Tournament(models.Model):
     ``start_suite``: where its matches start, ``"standard"`` (the variant's start position) or
     a suite of balanced start positions (``arena.openings``), drawn per match by its seed.
     """
-
-    class Format(models.TextChoices):
-        """The ids of ``tournaments.formats.FORMATS`` (the strategies live there)."""
-
-        ROUND_ROBIN = "round_robin"
-        DOUBLE_ROUND_ROBIN = "double_round_robin"
-        GAUNTLET = "gauntlet"
-        SWISS = "swiss"
-        KNOCKOUT = "knockout"
 
     class Status(models.TextChoices):
         SCHEDULED = "scheduled"  # waiting for start_at (beat starts it)
@@ -41,7 +33,8 @@ class Tournament(models.Model):
     name = models.CharField(max_length=120)
     variant = models.CharField(max_length=32, choices=VARIANT_CHOICES)
     time_control = models.CharField(max_length=32)  # "10+0.1": base seconds + increment seconds
-    format = models.CharField(max_length=24, choices=Format.choices, default=Format.ROUND_ROBIN)
+    # The ids of ``tournaments.formats.FORMATS`` (the strategies live there).
+    format = models.CharField(max_length=24, choices=format_choices, default=DEFAULT_FORMAT)
     # Swiss: the number of rounds asked for; None for formats without a choice of rounds.
     rounds = models.PositiveSmallIntegerField(null=True, blank=True)
     # The last round paired so far (0 before the start): the format pairs the next from it.

@@ -8,6 +8,7 @@ from rest_framework import serializers
 
 from arena.api.filters import VariantField
 from arena.api.serializers import BodySerializer
+from tournaments.formats import DEFAULT_FORMAT, format_choices
 from tournaments.models import Tournament
 from tournaments.selectors import Progress, TournamentTable
 
@@ -24,9 +25,7 @@ class TournamentCreateInput(BodySerializer):
     engines = serializers.ListField(child=serializers.CharField(max_length=64), max_length=64)
     time_control = serializers.CharField(max_length=32, default="10+0.1")
     start_at = serializers.DateTimeField(required=False, allow_null=True)
-    format = serializers.ChoiceField(
-        choices=Tournament.Format.choices, default=Tournament.Format.ROUND_ROBIN
-    )
+    format = serializers.ChoiceField(choices=format_choices(), default=DEFAULT_FORMAT)
     rated = serializers.BooleanField(default=True)
     # "standard" or a suite of start positions (arena.openings); checked by the service
     # (unknown_start_suite, with the known choices).
@@ -133,7 +132,7 @@ class TournamentDetailOutput(serializers.Serializer[Any]):
     name = serializers.CharField()
     variant = serializers.CharField()
     time_control = serializers.CharField()
-    format = serializers.ChoiceField(choices=Tournament.Format.choices)
+    format = serializers.ChoiceField(choices=format_choices())
     status = serializers.ChoiceField(choices=Tournament.Status.choices)
     cancel_reason = serializers.CharField(help_text='Why it was cancelled, else "".')
     rated = serializers.BooleanField()

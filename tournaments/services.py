@@ -43,7 +43,7 @@ from tournaments.errors import (
     TournamentNotYours,
     UnknownVariant,
 )
-from tournaments.formats import FormatError, TournamentFormat, get_format
+from tournaments.formats import DEFAULT_FORMAT, FORMATS, FormatError, TournamentFormat, get_format
 from tournaments.models import Tournament, TournamentEntry
 from tournaments.rounds import DONE_STATUSES as DONE_STATUSES  # re-exported for callers
 from tournaments.rounds import advance, start_rounds
@@ -64,7 +64,7 @@ def tournament_create(
     engines: Sequence[str],
     time_control: str,
     start_at: dt.datetime | None = None,
-    format: str = Tournament.Format.ROUND_ROBIN,
+    format: str = DEFAULT_FORMAT,
     rated: bool = True,
     created_by: User | None = None,
     rounds: int | None = None,
@@ -106,7 +106,7 @@ def tournament_create(
     # The matches app's check: parses, and refuses a clock a worker could not finish in time.
     tc_text = normalize_time_control(time_control, variant_id)
     start_suite = normalize_start_suite(start_suite, variant_id)
-    if format not in Tournament.Format.values:
+    if format not in FORMATS:
         raise ApiError(f"unknown format {format!r}", details={"format": format})
     fmt = get_format(format)
     now = timezone.now()
