@@ -14,7 +14,7 @@ import pytest
 
 from ratings.stats.whr.cli import main
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 
 GAMES = """south,north,result
 alpha,beta,1-0

@@ -18,7 +18,7 @@ from tournaments.formats.base import BYE, MATCH, met
 from tournaments.formats.simulate import SimulatedSwiss, simulate_swiss
 from tournaments.formats.swiss import Swiss, side_records
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _independent_min_cost(
