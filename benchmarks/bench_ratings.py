@@ -8,7 +8,7 @@ ladder simulator call it. Prints the median and best of ``--repeat`` runs, the N
 mean 95% half-width and the correlation with the true ratings. Target: under 1 s for 10^5 games
 and 500 versions.
 
-``--database`` also times the service's refit (``rating_services.rating_refit``: read the games,
+``--database`` also times the service's refit (``ratings.services.rating_refit``: read the games,
 fit, write the ``Rating`` rows and history) on a throw-away SQLite database (a temporary
 ``BAO_VAR_DIR``) holding the same games as best-of-three matches of three games: the first refit
 (history points for every match) and a refit after one more match (the steady state).

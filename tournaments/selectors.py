@@ -1,5 +1,6 @@
-"""Reads of the tournaments app: tournament progress, standings and crosstable, leaderboards,
-rating history. Views and the demo command call these; nothing here writes."""
+"""Reads of the tournaments app: tournament progress, standings, crosstable, rounds and bracket
+(leaderboards and rating history are the ratings app's: ``ratings.selectors``). Views, the web
+pages and the demo command call these; nothing here writes."""
 
 from __future__ import annotations
 

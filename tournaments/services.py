@@ -3,7 +3,7 @@
 ``tournament_match_ended`` subscribes to ``arena.matches.events.MatchEnded`` inside the
 recording transaction (``TournamentsConfig.ready``), so a tournament moves on exactly when a
 result is written; the rating refit is requested after commit
-(``rating_services.ratings_match_ended``). ``start_due_tournaments`` is what the periodic beat
+(``ratings.services.ratings_match_ended``). ``start_due_tournaments`` is what the periodic beat
 task runs every minute.
 """
 
@@ -316,7 +316,7 @@ def tournament_match_ended(event: MatchEnded) -> None:
 
 def match_finished(match: Match) -> None:
     """Apply an ended ``match`` to this app at once: request a rating refit (after commit,
-    debounced: ``rating_services.ratings_match_recorded``), move its tournament on; what the
+    debounced: ``ratings.services.ratings_match_recorded``), move its tournament on; what the
     two ``MatchEnded`` subscribers do, in one call. Safe to call again for the same match (a
     refit reads every game once, the tournament finishes once).
     """

@@ -11,7 +11,7 @@ finished match, then the leaderboard, the standings and crosstable, and the URLs
 
 The ladder (docs/ladder.md) is switched on in the worker, beat and this process (the web
 server of ``--serve``) alike when ``--ladder`` or ``--serve`` is given, at ``--time-control``,
-and paused in the database (``ladder_services.ladder_pause``, read by every process) for every
+and paused in the database (``ladder.services.ladder_pause``, read by every process) for every
 variant while the tournament plays. ``--ladder MINUTES`` resumes it for the tournament's variant
 for that long, then pauses it again, aborts the ladder matches still queued and waits only for
 the ones running (``LADDER_WIND_DOWN_S`` at most). ``--serve`` then resumes it for every
