@@ -1,6 +1,8 @@
 """Fixtures of the version-test tests: engine versions made in the database (no files), and a
 way to record a game pair through the real recording path (``match_record_result`` under the
-match's lease), as a worker would, without playing it."""
+match's lease), as a worker would, without playing it. ``fresh_var_dir`` comes from the
+rated-play fixtures (``tests.service.rated_play``), as when these tests sat under the
+tournaments tests."""
 
 from __future__ import annotations
 
@@ -10,6 +12,9 @@ from typing import Any
 import pytest
 
 from tests.service.api.conftest import active_version
+from tests.service.rated_play import fresh_var_dir
+
+__all__ = ["fresh_var_dir"]
 
 
 @pytest.fixture
