@@ -91,8 +91,12 @@ INSTALLED_APPS = [
     "arena.accounts",
     "engines",
     "arena.matches",
+    # Ratings before their consumers: MatchEnded subscribers run in the order the apps are
+    # ready, so a rated result requests its refit before the ladder tops up.
+    "ratings",
     "tournaments",
-    "tournaments.versiontests",  # version tests (SPRT): label "versiontests"
+    "ladder",
+    "versiontests",  # version tests (SPRT): label "versiontests"
     "arena.web",  # templates and static files of the web pages
     "arena.project",  # project-level commands: demo, setup_periodic_tasks
 ]

@@ -23,7 +23,9 @@ urlpatterns = [
     path("api/", include("engines.urls")),
     path("api/", include("arena.matches.urls")),
     path("api/", include("tournaments.urls")),
-    path("api/", include("tournaments.versiontests.urls")),
+    path("api/", include("ratings.urls")),
+    path("api/", include("ladder.urls")),
+    path("api/", include("versiontests.urls")),
     re_path(r"^api(?:/|$)", handlers.api_not_found, name=handlers.NOT_FOUND_ROUTE),
     path("", include("arena.web.urls")),
 ]

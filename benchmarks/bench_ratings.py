@@ -2,13 +2,13 @@
 
 Draws ``--versions`` true ratings (normal, mean 1500, sd 200, seeded) and ``--games`` games
 between random pairs, each result from the logistic model with draws (p = South's expected
-score, a draw with probability 0.8 p (1 - p)), then times ``tournaments.ratings.fit`` over all of
+score, a draw with probability 0.8 p (1 - p)), then times ``ratings.stats.whr.fit`` over all of
 them: the pure fit (aggregation, Newton steps, covariance), as the service's refit and the
 ladder simulator call it. Prints the median and best of ``--repeat`` runs, the Newton steps, the
 mean 95% half-width and the correlation with the true ratings. Target: under 1 s for 10^5 games
 and 500 versions.
 
-``--database`` also times the service's refit (``rating_services.rating_refit``: read the games,
+``--database`` also times the service's refit (``ratings.services.rating_refit``: read the games,
 fit, write the ``Rating`` rows and history) on a throw-away SQLite database (a temporary
 ``BAO_VAR_DIR``) holding the same games as best-of-three matches of three games: the first refit
 (history points for every match) and a refit after one more match (the steady state).
@@ -36,7 +36,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tournaments.ratings import EngineRating, fit
+from ratings.stats.whr import EngineRating, fit
 
 
 def simulated_games(
@@ -155,7 +155,7 @@ def database_refit(games: list[tuple[int, int, float]], versions: int) -> None:
     """Time ``rating_refit`` on a throw-away SQLite database holding ``games`` (module doc)."""
     var = throwaway_database("bao-bench-ratings-")
     from arena.matches.models import Game, Match
-    from tournaments import rating_services
+    from ratings import services as rating_services
 
     ids, matches = populate(games, versions)
     clock = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)

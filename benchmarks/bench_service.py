@@ -140,8 +140,9 @@ def _build(total_games: int, seed: int) -> dict[str, Any]:
     from arena.matches.models import Game, Match
     from arena.rules import get_variant
     from engines.models import Engine, EngineVersion
+    from ratings.models import Rating, RatingPoint, RatingPool
     from tournaments import pairing
-    from tournaments.models import Rating, RatingPoint, RatingPool, Tournament, TournamentEntry
+    from tournaments.models import Tournament, TournamentEntry
 
     rng = random.Random(seed)
     played = _random_games(8, rng)

@@ -53,8 +53,8 @@ def run(games: list[tuple[int, int, float]], args: argparse.Namespace) -> None:
 
     from arena.matches.models import Game, Match
     from engines.models import Engine
+    from ratings.services import rating_refit
     from tournaments.models import Tournament, TournamentEntry
-    from tournaments.rating_services import rating_refit
 
     start = time.perf_counter()
     ids, _ = populate(games, args.versions)

@@ -21,9 +21,6 @@ CONTRACT = "The pure modules import no Django or Celery"
 NOT_PURE_BY_ROLE = {
     "arena.settings": "the Django settings module (it reads only the environment)",
     "arena.accounts.admin": "a Django app's admin module that registers nothing",
-    # Moving to the ladder app in issue 25; their contract lines are rewritten there.
-    "tournaments.ladder": "the ladder's simulation, on the contract with the ladder app",
-    "tournaments.matchmaking": "the ladder's matchmaking, on the contract with the ladder app",
 }
 
 

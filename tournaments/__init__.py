@@ -1,1 +1,1 @@
-"""Tournaments: formats, pairing, scheduling, standings, Elo ratings (Django app)."""
+"""Tournaments: events (formats, rounds, pairing, standings, scheduling) as a Django app."""

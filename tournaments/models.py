@@ -1,14 +1,11 @@
-"""Tournaments, their entries, and Elo ratings per engine version and variant.
+"""Tournaments, their entries and their unplayed results.
 
-Models hold data only; the writes live in ``tournaments.services`` /
-``tournaments.rating_services`` and the reads in ``tournaments.selectors`` (HackSoft style: no
-logic in ``save()``).
+Models hold data only; the writes live in ``tournaments.services`` and the reads in
+``tournaments.selectors`` (HackSoft style: no logic in ``save()``).
 
 A ``Tournament`` is a schedule of best-of-three matches (``arena.matches.models.Match`` rows
-pointing back at it, created when it starts). A ``Rating`` is one engine version's place in the
-latest whole-history fit of a variant; ``RatingPoint`` rows are its history (the fitted rating
-after each of its matches, as of the first refit that included it); ``RatingPool`` keeps each
-variant's refit requests and the last fit's figures.
+pointing back at it, created when it starts). Ratings live in the ratings app
+(``ratings.models``), the ladder's rows in the ladder app (``ladder.models``).
 """
 
 from __future__ import annotations
@@ -17,6 +14,7 @@ from django.conf import settings
 from django.db import models
 
 from arena.matches.models import VARIANT_CHOICES
+from tournaments.formats import DEFAULT_FORMAT, format_choices
 
 
 class Tournament(models.Model):
@@ -25,15 +23,6 @@ class Tournament(models.Model):
     ``start_suite``: where its matches start, ``"standard"`` (the variant's start position) or
     a suite of balanced start positions (``arena.openings``), drawn per match by its seed.
     """
-
-    class Format(models.TextChoices):
-        """The ids of ``tournaments.formats.FORMATS`` (the strategies live there)."""
-
-        ROUND_ROBIN = "round_robin"
-        DOUBLE_ROUND_ROBIN = "double_round_robin"
-        GAUNTLET = "gauntlet"
-        SWISS = "swiss"
-        KNOCKOUT = "knockout"
 
     class Status(models.TextChoices):
         SCHEDULED = "scheduled"  # waiting for start_at (beat starts it)
@@ -44,7 +33,8 @@ class Tournament(models.Model):
     name = models.CharField(max_length=120)
     variant = models.CharField(max_length=32, choices=VARIANT_CHOICES)
     time_control = models.CharField(max_length=32)  # "10+0.1": base seconds + increment seconds
-    format = models.CharField(max_length=24, choices=Format.choices, default=Format.ROUND_ROBIN)
+    # The ids of ``tournaments.formats.FORMATS`` (the strategies live there).
+    format = models.CharField(max_length=24, choices=format_choices, default=DEFAULT_FORMAT)
     # Swiss: the number of rounds asked for; None for formats without a choice of rounds.
     rounds = models.PositiveSmallIntegerField(null=True, blank=True)
     # The last round paired so far (0 before the start): the format pairs the next from it.
@@ -146,156 +136,3 @@ class UnplayedResult(models.Model):
 
     def __str__(self) -> str:
         return f"round {self.round} {self.kind} to entry {self.entry_id}"
-
-
-class Rating(models.Model):
-    """One engine version's place in the latest rating fit of a variant (``tournaments.ratings``).
-
-    Rewritten by every refit (``tournaments.rating_services.rating_refit``). ``rating``,
-    ``low`` and ``high`` (the 95% interval) are Elo; all three are None when the version is
-    not rated (``excluded_reason`` says why, e.g. not connected to the pool by games).
-    ``games``/``wins``/``draws``/``losses``/``points`` count its rated games (a draw is half a
-    point); ``provisional`` while the interval's half-width exceeds 100 Elo; ``prior`` when the
-    rating needed the weak prior (one virtual draw); ``superiority`` is the likelihood of
-    superiority over the next version down the variant's list (None for the last).
-    """
-
-    engine_version = models.ForeignKey(
-        "engines.EngineVersion", related_name="ratings", on_delete=models.CASCADE
-    )
-    variant = models.CharField(max_length=32, choices=VARIANT_CHOICES)
-    rating = models.FloatField(null=True, blank=True)
-    low = models.FloatField(null=True, blank=True)
-    high = models.FloatField(null=True, blank=True)
-    games = models.PositiveIntegerField(default=0)
-    wins = models.PositiveIntegerField(default=0)
-    draws = models.PositiveIntegerField(default=0)
-    losses = models.PositiveIntegerField(default=0)
-    provisional = models.BooleanField(default=True)
-    prior = models.BooleanField(default=False)
-    superiority = models.FloatField(null=True, blank=True)
-    excluded_reason = models.CharField(max_length=100, blank=True)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    class Meta:
-        ordering = ["variant", "-rating"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["engine_version", "variant"], name="rating_unique_version_variant"
-            ),
-        ]
-
-    @property
-    def points(self) -> float:
-        """Points scored in rated games (a draw is half a point)."""
-        return self.wins + self.draws / 2
-
-    def __str__(self) -> str:
-        shown = "not rated" if self.rating is None else f"{self.rating:.0f}"
-        return f"{self.engine_version} {self.variant} {shown}"
-
-
-class RatingPoint(models.Model):
-    """One point of a version's rating history: its fitted rating after one of its matches.
-
-    Written once, by the first refit whose fit includes the match and rates the version, and
-    never changed after (later refits move ``Rating``, not history). ``games``/``points`` are
-    this version's rated games and points in the match; ``rating``/``low``/``high`` in Elo;
-    ``finished_at`` is the match's end, the order of the history.
-    """
-
-    match = models.ForeignKey(
-        "matches.Match", related_name="rating_points", on_delete=models.CASCADE
-    )
-    engine_version = models.ForeignKey(
-        "engines.EngineVersion", related_name="rating_points", on_delete=models.CASCADE
-    )
-    opponent = models.ForeignKey(
-        "engines.EngineVersion", related_name="+", on_delete=models.CASCADE
-    )
-    variant = models.CharField(max_length=32, choices=VARIANT_CHOICES)
-    games = models.PositiveIntegerField()
-    points = models.FloatField()
-    rating = models.FloatField()
-    low = models.FloatField()
-    high = models.FloatField()
-    finished_at = models.DateTimeField()
-    fitted_at = models.DateTimeField()
-
-    class Meta:
-        ordering = ["finished_at", "id"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["match", "engine_version"], name="rating_point_unique_match_version"
-            ),
-        ]
-        indexes = [
-            models.Index(
-                fields=["engine_version", "variant", "finished_at"],
-                name="rating_point_history_idx",
-            )
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.engine_version} {self.rating:.0f} after match {self.match_id}"
-
-
-class RatingPool(models.Model):
-    """The refit bookkeeping of one variant (``tournaments.rating_services``).
-
-    ``requested`` counts refit requests (one per recorded rated match, after commit);
-    ``fitted`` is the request count the stored fit covers, so a refit that read older data
-    never overwrites a newer one. ``refit_queued`` (since ``queued_at``) is the debounce: one
-    refit task queued at a time. The other fields describe the last fit (engines rated and
-    excluded, games, time taken). ``ladder_paused``: the variant's ladder makes no match
-    (``tournaments.ladder_services.ladder_pause``), in every process, whatever
-    ``BAO_LADDER_ENABLED`` says.
-    """
-
-    variant = models.CharField(max_length=32, choices=VARIANT_CHOICES, unique=True)
-    ladder_paused = models.BooleanField(default=False)
-    requested = models.PositiveBigIntegerField(default=0)
-    refit_queued = models.BooleanField(default=False)
-    queued_at = models.DateTimeField(null=True, blank=True)
-    fitted = models.PositiveBigIntegerField(default=0)
-    fitted_at = models.DateTimeField(null=True, blank=True)
-    games = models.PositiveIntegerField(default=0)
-    rated = models.PositiveIntegerField(default=0)
-    excluded = models.PositiveIntegerField(default=0)
-    fit_ms = models.FloatField(default=0.0)
-
-    def __str__(self) -> str:
-        return f"{self.variant}: {self.rated} rated, {self.games} games"
-
-
-class LadderMatch(models.Model):
-    """A match the ladder made (``tournaments.ladder_services``; docs/ladder.md): rated, at the
-    variant's ladder time control, in the dispatcher's lowest class. ``placement`` when it was
-    one of a new version's placement matches."""
-
-    match = models.OneToOneField(
-        "matches.Match", related_name="ladder_match", on_delete=models.CASCADE
-    )
-    variant = models.CharField(max_length=32, choices=VARIANT_CHOICES)
-    placement = models.BooleanField(default=False)
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["variant", "created_at"], name="ladder_match_variant_idx")]
-
-    def __str__(self) -> str:
-        return f"ladder {self.variant}: match #{self.match_id}"
-
-
-class LadderKeep(models.Model):
-    """An engine version its owner keeps on the ladder although a newer version of the engine
-    took its place (by default only the newest active version of an engine is on it)."""
-
-    engine_version = models.OneToOneField(
-        "engines.EngineVersion", related_name="ladder_keep", on_delete=models.CASCADE
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    def __str__(self) -> str:
-        return f"kept on the ladder: {self.engine_version}"

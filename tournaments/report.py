@@ -4,6 +4,7 @@ match, the leaderboard, the standings with crosstable. Reads only (through the s
 from __future__ import annotations
 
 from arena.matches.models import Match
+from ratings import selectors as rating_selectors
 from tournaments import selectors
 from tournaments.models import Tournament
 
@@ -44,7 +45,7 @@ def leaderboard_table(variant: str) -> str:
         f"{'rank':>4}  {'engine':<16} {'rating':>7} {'95% interval':>15} {'games':>5}  "
         f"{'W/D/L':<9} {'score':>6} {'LOS':>6}",
     ]
-    for r in selectors.leaderboard(variant=variant):
+    for r in rating_selectors.leaderboard(variant=variant):
         flag = " (provisional)" if r.provisional else ""
         los = "" if r.superiority is None else f"{100 * r.superiority:.1f}%"
         lines.append(
@@ -53,7 +54,7 @@ def leaderboard_table(variant: str) -> str:
             f"{f'{r.wins}/{r.draws}/{r.losses}':<9} {100 * r.points / max(r.games, 1):>5.1f}% "
             f"{los:>6}{flag}"
         )
-    for left_out in selectors.leaderboard_excluded(variant=variant):
+    for left_out in rating_selectors.leaderboard_excluded(variant=variant):
         lines.append(f"   -  {left_out.engine_version!s:<16} not rated: {left_out.excluded_reason}")
     return "\n".join(lines)
 

@@ -33,9 +33,10 @@ from arena.matches.services import matches_abort, matches_create
 from arena.openings import DEFAULT_SUITE, STANDARD
 from engines.consent import PairingKind, pairing_refusal
 from engines.models import EngineVersion
+from ratings.models import Rating
 from tournaments.formats import Entrant, Field, Finished, Played, Round, get_format
 from tournaments.formats.base import BYE, DECISIVE, FORFEIT, MATCH
-from tournaments.models import Rating, Tournament, TournamentEntry, UnplayedResult
+from tournaments.models import Tournament, TournamentEntry, UnplayedResult
 
 logger = logging.getLogger(__name__)
 

@@ -8,8 +8,8 @@ from rest_framework import serializers
 
 from arena.api.filters import VariantField
 from arena.api.serializers import BodySerializer
-from arena.rules import VARIANTS
-from tournaments.models import Rating, RatingPoint, Tournament
+from tournaments.formats import DEFAULT_FORMAT, format_choices
+from tournaments.models import Tournament
 from tournaments.selectors import Progress, TournamentTable
 
 
@@ -25,9 +25,7 @@ class TournamentCreateInput(BodySerializer):
     engines = serializers.ListField(child=serializers.CharField(max_length=64), max_length=64)
     time_control = serializers.CharField(max_length=32, default="10+0.1")
     start_at = serializers.DateTimeField(required=False, allow_null=True)
-    format = serializers.ChoiceField(
-        choices=Tournament.Format.choices, default=Tournament.Format.ROUND_ROBIN
-    )
+    format = serializers.ChoiceField(choices=format_choices(), default=DEFAULT_FORMAT)
     rated = serializers.BooleanField(default=True)
     # "standard" or a suite of start positions (arena.openings); checked by the service
     # (unknown_start_suite, with the known choices).
@@ -134,7 +132,7 @@ class TournamentDetailOutput(serializers.Serializer[Any]):
     name = serializers.CharField()
     variant = serializers.CharField()
     time_control = serializers.CharField()
-    format = serializers.ChoiceField(choices=Tournament.Format.choices)
+    format = serializers.ChoiceField(choices=format_choices())
     status = serializers.ChoiceField(choices=Tournament.Status.choices)
     cancel_reason = serializers.CharField(help_text='Why it was cancelled, else "".')
     rated = serializers.BooleanField()
@@ -296,193 +294,3 @@ def tournament_detail_data(
             ],
         },
     }
-
-
-class LeaderboardQuery(serializers.Serializer[Any]):
-    """``?variant=`` is required: ratings of different games are not comparable, and a missing
-    variant once silently meant Bao la Kete."""
-
-    variant = VariantField(
-        help_text=f"Variant id or alias: {', '.join(VARIANTS)}.",
-        error_messages={
-            "required": f"Name the variant: one of {', '.join(VARIANTS)} (or an alias).",
-            "blank": f"Name the variant: one of {', '.join(VARIANTS)} (or an alias).",
-        },
-    )
-    provisional = serializers.BooleanField(required=False, allow_null=True, default=None)
-
-
-class LeaderboardRowOutput(serializers.ModelSerializer[Rating]):
-    """One leaderboard line: a version's place in the latest whole-history fit (Elo).
-
-    ``low``/``high`` bound the 95% interval and ``margin`` is its half-width; ``score`` is
-    points per game (0..1); ``superiority`` is the likelihood (0..1) that this version is
-    stronger than the next one down the variant's full list (null for the last); ``prior`` is
-    true when the rating needed the weak prior (only wins or only losses); ``provisional``
-    while ``margin`` exceeds 100.
-    """
-
-    rank = serializers.IntegerField(read_only=True)
-    engine = serializers.CharField(source="engine_version.engine.name")
-    version = serializers.IntegerField(source="engine_version.number")
-    engine_version_id = serializers.IntegerField()
-    rating = serializers.SerializerMethodField()
-    low = serializers.SerializerMethodField()
-    high = serializers.SerializerMethodField()
-    margin = serializers.SerializerMethodField()
-    points = serializers.FloatField()
-    score = serializers.SerializerMethodField()
-    superiority = serializers.SerializerMethodField()
-
-    class Meta:
-        model = Rating
-        fields = [
-            "rank",
-            "engine",
-            "version",
-            "engine_version_id",
-            "variant",
-            "rating",
-            "low",
-            "high",
-            "margin",
-            "games",
-            "wins",
-            "draws",
-            "losses",
-            "points",
-            "score",
-            "superiority",
-            "provisional",
-            "prior",
-            "updated_at",
-        ]
-
-    def get_rating(self, obj: Rating) -> float:
-        return _elo(obj.rating)
-
-    def get_low(self, obj: Rating) -> float:
-        return _elo(obj.low)
-
-    def get_high(self, obj: Rating) -> float:
-        return _elo(obj.high)
-
-    def get_margin(self, obj: Rating) -> float:
-        return _elo(((obj.high or 0.0) - (obj.low or 0.0)) / 2)
-
-    def get_score(self, obj: Rating) -> float | None:
-        return round(obj.points / obj.games, 4) if obj.games else None
-
-    def get_superiority(self, obj: Rating) -> float | None:
-        return None if obj.superiority is None else round(obj.superiority, 4)
-
-
-def _elo(value: float | None) -> float:
-    # Rows listed on the leaderboard are rated (selectors.leaderboard): never None here.
-    return round(value or 0.0, 1)
-
-
-class LeaderboardExcludedOutput(serializers.ModelSerializer[Rating]):
-    """A version with rated games that the fit did not rate, and why."""
-
-    engine = serializers.CharField(source="engine_version.engine.name")
-    version = serializers.IntegerField(source="engine_version.number")
-    engine_version_id = serializers.IntegerField()
-    reason = serializers.CharField(source="excluded_reason")
-
-    class Meta:
-        model = Rating
-        fields = ["engine", "version", "engine_version_id", "games", "reason"]
-
-
-class LeaderboardOutput(serializers.Serializer[Any]):
-    """``GET /api/leaderboard/``: a page of rows best first, plus the versions the fit left out
-    and when the variant was last fitted (null before its first refit)."""
-
-    count = serializers.IntegerField()
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
-    results = LeaderboardRowOutput(many=True)
-    excluded = LeaderboardExcludedOutput(many=True)
-    fitted_at = serializers.DateTimeField(allow_null=True)
-
-
-class RatingHistoryQuery(serializers.Serializer[Any]):
-    variant = VariantField(required=False)
-
-
-class RatingPointOutput(serializers.ModelSerializer[RatingPoint]):
-    """One point of an engine's rating history: the version's fitted rating (Elo, with its 95%
-    interval) after one match, as of the first refit that included the match; ``games`` and
-    ``points`` are its rated games and points in that match."""
-
-    version = serializers.IntegerField(source="engine_version.number")
-    opponent = serializers.CharField(source="opponent.engine.name")
-    opponent_version = serializers.IntegerField(source="opponent.number")
-
-    class Meta:
-        model = RatingPoint
-        fields = [
-            "match_id",
-            "variant",
-            "version",
-            "opponent",
-            "opponent_version",
-            "games",
-            "points",
-            "rating",
-            "low",
-            "high",
-            "finished_at",
-            "fitted_at",
-        ]
-
-
-class LadderQuery(serializers.Serializer[Any]):
-    """``GET /api/ladder/?variant=``: a variant id or alias (required)."""
-
-    variant = VariantField(help_text=f"Variant id or alias: {', '.join(VARIANTS)}.")
-
-
-class LadderEngineOutput(serializers.Serializer[Any]):
-    engine = serializers.CharField()
-    version = serializers.IntegerField()
-    owner = serializers.CharField()
-    rating = serializers.FloatField(allow_null=True, help_text="Fitted Elo; null: not rated yet")
-    margin = serializers.FloatField(allow_null=True, help_text="Half the 95% interval, Elo")
-    ladder_matches = serializers.IntegerField()
-    placement_left = serializers.IntegerField()
-    playing = serializers.BooleanField(help_text="In a ladder match queued or running now")
-
-
-class LadderMatchesOutput(serializers.Serializer[Any]):
-    queued = serializers.IntegerField()
-    running = serializers.IntegerField()
-
-
-class LadderSlotsOutput(serializers.Serializer[Any]):
-    total = serializers.IntegerField(help_text="Match slots of the live workers")
-    busy = serializers.IntegerField(help_text="Matches running now (any kind)")
-
-
-class LadderOutput(serializers.Serializer[Any]):
-    """The ladder of one variant (``tournaments.ladder_services.ladder_state``)."""
-
-    variant = serializers.CharField()
-    enabled = serializers.BooleanField(
-        help_text="Whether the ladder makes matches now: false when switched off on this "
-        "service (BAO_LADDER_ENABLED) or paused for this variant"
-    )
-    time_control = serializers.CharField()
-    start_suite = serializers.CharField()
-    engines = LadderEngineOutput(many=True)
-    matches = LadderMatchesOutput()
-    slots = LadderSlotsOutput()
-
-
-class LadderKeepInput(BodySerializer):
-    """Keep (``keep: true``) or stop keeping an older version of your engine on the ladder."""
-
-    engine = serializers.SlugField(max_length=64)
-    version = serializers.IntegerField(min_value=1)
-    keep = serializers.BooleanField()

@@ -3,7 +3,7 @@
 ``tournament_match_ended`` subscribes to ``arena.matches.events.MatchEnded`` inside the
 recording transaction (``TournamentsConfig.ready``), so a tournament moves on exactly when a
 result is written; the rating refit is requested after commit
-(``rating_services.ratings_match_ended``). ``start_due_tournaments`` is what the periodic beat
+(``ratings.services.ratings_match_ended``). ``start_due_tournaments`` is what the periodic beat
 task runs every minute.
 """
 
@@ -30,6 +30,7 @@ from arena.rules import UnknownVariantError, canonical_variant_id
 from engines.consent import PairingKind, check_pairing
 from engines.models import EngineVersion
 from engines.selectors import check_playable, engine_named, latest_playable_version
+from ratings.services import ratings_match_recorded
 from tournaments.errors import (
     FORMAT_ERRORS,
     ApiError,
@@ -42,9 +43,8 @@ from tournaments.errors import (
     TournamentNotYours,
     UnknownVariant,
 )
-from tournaments.formats import FormatError, TournamentFormat, get_format
+from tournaments.formats import DEFAULT_FORMAT, FORMATS, FormatError, TournamentFormat, get_format
 from tournaments.models import Tournament, TournamentEntry
-from tournaments.rating_services import ratings_match_recorded
 from tournaments.rounds import DONE_STATUSES as DONE_STATUSES  # re-exported for callers
 from tournaments.rounds import advance, start_rounds
 
@@ -64,7 +64,7 @@ def tournament_create(
     engines: Sequence[str],
     time_control: str,
     start_at: dt.datetime | None = None,
-    format: str = Tournament.Format.ROUND_ROBIN,
+    format: str = DEFAULT_FORMAT,
     rated: bool = True,
     created_by: User | None = None,
     rounds: int | None = None,
@@ -106,7 +106,7 @@ def tournament_create(
     # The matches app's check: parses, and refuses a clock a worker could not finish in time.
     tc_text = normalize_time_control(time_control, variant_id)
     start_suite = normalize_start_suite(start_suite, variant_id)
-    if format not in Tournament.Format.values:
+    if format not in FORMATS:
         raise ApiError(f"unknown format {format!r}", details={"format": format})
     fmt = get_format(format)
     now = timezone.now()
@@ -316,7 +316,7 @@ def tournament_match_ended(event: MatchEnded) -> None:
 
 def match_finished(match: Match) -> None:
     """Apply an ended ``match`` to this app at once: request a rating refit (after commit,
-    debounced: ``rating_services.ratings_match_recorded``), move its tournament on; what the
+    debounced: ``ratings.services.ratings_match_recorded``), move its tournament on; what the
     two ``MatchEnded`` subscribers do, in one call. Safe to call again for the same match (a
     refit reads every game once, the tournament finishes once).
     """

@@ -1,12 +1,10 @@
-"""Celery tasks of the tournaments app (thin: the work is in ``tournaments.services`` and
-``tournaments.rating_services``)."""
+"""Celery tasks of the tournaments app (thin: the work is in ``tournaments.services``)."""
 
 from __future__ import annotations
 
 from celery import shared_task
 
-from tournaments import ladder_services, rating_services, services
-from tournaments.models import RatingPool
+from tournaments import services
 
 
 @shared_task(name="tournaments.tasks.start_due_tournaments", ignore_result=True)
@@ -26,32 +24,3 @@ def start_tournament(tournament_id: int) -> bool:
     Idempotent (``services.tournament_start``'s conditional UPDATE): True if this run started it.
     """
     return services.tournament_start(tournament_id)
-
-
-@shared_task(name="tournaments.tasks.refit_ratings", ignore_result=True)
-def refit_ratings(variant: str) -> bool:
-    """Refit the ratings of ``variant`` (queued by ``rating_services.rating_refit_request``).
-
-    Clears the variant's ``refit_queued`` flag first, so a match recorded during the fit queues
-    the next one. Safe to run twice: a refit older than the stored one writes nothing.
-    """
-    RatingPool.objects.filter(variant=variant).update(refit_queued=False)
-    return rating_services.rating_refit(variant)
-
-
-@shared_task(name="tournaments.tasks.refit_stale_ratings", ignore_result=True)
-def refit_stale_ratings() -> list[str]:
-    """Refit variants whose refit requests were not served (beat, every minute)."""
-    return rating_services.rating_refit_stale()
-
-
-@shared_task(name="tournaments.tasks.ladder_fill", ignore_result=True)
-def ladder_fill(variant: str) -> list[int]:
-    """Top up ``variant``'s ladder (sent after a match is recorded); returns the match ids."""
-    return ladder_services.ladder_fill(variant)
-
-
-@shared_task(name="tournaments.tasks.ladder_fill_all", ignore_result=True)
-def ladder_fill_all() -> dict[str, list[int]]:
-    """Top up every variant's ladder (beat, every minute)."""
-    return ladder_services.ladder_fill_all()

@@ -16,12 +16,4 @@ urlpatterns = [
         views.TournamentCancelApi.as_view(),
         name="tournament-cancel",
     ),
-    path("leaderboard/", views.LeaderboardApi.as_view(), name="leaderboard"),
-    path("ladder/", views.LadderApi.as_view(), name="ladder"),
-    path("ladder/keep/", views.LadderKeepApi.as_view(), name="ladder-keep"),
-    path(
-        "engines/<slug:name>/ratings/",
-        views.EngineRatingHistoryApi.as_view(),
-        name="engine-ratings",
-    ),
 ]

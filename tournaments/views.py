@@ -10,8 +10,7 @@ from typing import Any
 
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status
-from rest_framework.generics import GenericAPIView
+from rest_framework import status
 from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -19,22 +18,11 @@ from rest_framework.views import APIView
 
 from arena.api.auth import request_user
 from arena.api.filters import variant_id
-from arena.api.pagination import Pagination
-from arena.api.schema import page_parameters
+from arena.api.lists import PaginatedListApi
 from arena.api.throttling import WriteRateThrottle
-from engines import selectors as engine_selectors
-from tournaments import ladder_services, selectors, services
+from tournaments import selectors, services
 from tournaments.models import Tournament
 from tournaments.serializers import (
-    LadderKeepInput,
-    LadderOutput,
-    LadderQuery,
-    LeaderboardExcludedOutput,
-    LeaderboardOutput,
-    LeaderboardQuery,
-    LeaderboardRowOutput,
-    RatingHistoryQuery,
-    RatingPointOutput,
     TournamentCancelInput,
     TournamentCreateInput,
     TournamentDetailOutput,
@@ -44,19 +32,7 @@ from tournaments.serializers import (
 )
 
 
-class _ListApi(GenericAPIView[Any]):
-    """A paginated list (``?page=``, ``?page_size=``; documented so in the schema) whose
-    filters are its own query serializer, not the default filter backends."""
-
-    pagination_class = Pagination
-    filter_backends = ()
-
-    def paginated(self, queryset: Any, serializer_class: Any) -> Response:
-        page = self.paginate_queryset(queryset)
-        return self.get_paginated_response(serializer_class(page, many=True).data)
-
-
-class TournamentListCreateApi(_ListApi):
+class TournamentListCreateApi(PaginatedListApi):
     """``GET /api/tournaments/?status=&variant=`` (paginated), ``POST`` to create one."""
 
     permission_classes = [IsAuthenticatedOrReadOnly]
@@ -129,77 +105,3 @@ class TournamentCancelApi(APIView):
             request_user(request), tournament_id, reason=data.validated_data["reason"]
         )
         return Response(_detail(get_object_or_404(Tournament, pk=tournament_id)))
-
-
-class LeaderboardApi(_ListApi):
-    """``GET /api/leaderboard/?variant=bao-la-kete&provisional=false`` (paginated, best first),
-    with the versions the fit left out (``excluded``) and the time of the fit (``fitted_at``)."""
-
-    # A page with two more keys, so documented by hand: LeaderboardOutput and the page params.
-    @extend_schema(parameters=[LeaderboardQuery, *page_parameters()], responses=LeaderboardOutput)
-    def get(self, request: Request) -> Response:
-        query = LeaderboardQuery(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        variant = variant_id(query.validated_data["variant"])
-        qs = selectors.leaderboard(variant=variant, provisional=query.validated_data["provisional"])
-        response = self.paginated(qs, LeaderboardRowOutput)
-        pool = selectors.rating_pool(variant=variant)
-        response.data["excluded"] = LeaderboardExcludedOutput(
-            selectors.leaderboard_excluded(variant=variant), many=True
-        ).data
-        fitted_at = pool.fitted_at if pool is not None else None
-        response.data["fitted_at"] = (
-            None if fitted_at is None else serializers.DateTimeField().to_representation(fitted_at)
-        )
-        return response
-
-
-class EngineRatingHistoryApi(_ListApi):
-    """``GET /api/engines/{name}/ratings/?variant=`` (paginated, oldest first)."""
-
-    @extend_schema(parameters=[RatingHistoryQuery], responses=RatingPointOutput(many=True))
-    def get(self, request: Request, name: str) -> Response:
-        # A name in the path: 404 not_found like the engine's other URLs (any case).
-        engine = engine_selectors.engine_get(name)
-        query = RatingHistoryQuery(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        variant = query.validated_data.get("variant")
-        qs = selectors.rating_history(
-            engine_name=engine.name, variant=variant_id(variant) if variant else None
-        )
-        return self.paginated(qs, RatingPointOutput)
-
-
-class LadderApi(APIView):
-    """``GET /api/ladder/?variant=``: the ladder of a variant now (docs/ladder.md)."""
-
-    @extend_schema(operation_id="ladder_state", parameters=[LadderQuery], responses=LadderOutput)
-    def get(self, request: Request) -> Response:
-        query = LadderQuery(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        return Response(ladder_services.ladder_state(query.validated_data["variant"]))
-
-
-class LadderKeepApi(APIView):
-    """``POST /api/ladder/keep/``: keep an older version of your engine on the ladder
-    (``{"engine", "version", "keep"}``); answers the ladder's view of nothing but ``ok``."""
-
-    permission_classes = [IsAuthenticatedOrReadOnly]
-
-    @extend_schema(operation_id="ladder_keep", request=LadderKeepInput, responses=LadderKeepInput)
-    def post(self, request: Request) -> Response:
-        data = LadderKeepInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        version = ladder_services.ladder_keep(
-            user=request.user,
-            engine_name=data.validated_data["engine"],
-            number=data.validated_data["version"],
-            keep=data.validated_data["keep"],
-        )
-        return Response(
-            {
-                "engine": version.engine.name,
-                "version": version.number,
-                "keep": data.validated_data["keep"],
-            }
-        )

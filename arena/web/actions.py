@@ -30,7 +30,7 @@ from engines import selectors as engine_selectors
 from engines import services as engine_services
 from engines.serializers import EngineUploadInputSerializer
 from tournaments import services as tournament_services
-from tournaments.models import Tournament
+from tournaments.formats import DEFAULT_FORMAT, format_choices
 from tournaments.serializers import TournamentCreateInput
 
 #: Engine names a form may send as a challenge's two sides.
@@ -233,8 +233,8 @@ def _tournament_fields() -> list[Field]:
             "format",
             "Format",
             kind="select",
-            value=Tournament.Format.ROUND_ROBIN,
-            choices=[(f.value, f.label) for f in Tournament.Format],
+            value=DEFAULT_FORMAT,
+            choices=format_choices(),
         ),
         Field(
             "rounds",

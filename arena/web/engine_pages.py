@@ -29,9 +29,9 @@ from engines import selectors, services
 from engines.consent import consent_of
 from engines.models import ChallengeConsent, Engine, EngineVersion, RatedPairing
 from engines.serializers import EngineUpdateInputSerializer
-from tournaments import ladder_services
-from tournaments import selectors as rating_selectors
-from tournaments.serializers import LadderKeepInput
+from ladder import services as ladder_services
+from ladder.serializers import LadderKeepInput
+from ratings import selectors as rating_selectors
 
 RECENT_GAMES = 15
 

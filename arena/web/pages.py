@@ -25,6 +25,7 @@ from arena.web.paging import Listing, listing
 from arena.web.views import not_found
 from engines import selectors as engine_selectors
 from engines.serializers import EngineFilterInputSerializer
+from ratings import selectors as rating_selectors
 from tournaments import selectors
 from tournaments.models import Tournament
 from tournaments.serializers import TournamentListQuery
@@ -45,8 +46,8 @@ def leaderboards() -> list[dict[str, Any]]:
     """Per variant: the top rows of the leaderboard with each version's trend (the change
     over its last ``TREND_POINTS`` rating points, and their sparkline); the trends of all
     variants in one query."""
-    tops = {v: list(selectors.leaderboard(variant=v)[:LEADERBOARD_ROWS]) for v in VARIANTS}
-    trends = selectors.rating_trends(
+    tops = {v: list(rating_selectors.leaderboard(variant=v)[:LEADERBOARD_ROWS]) for v in VARIANTS}
+    trends = rating_selectors.rating_trends(
         keys=[(r.engine_version_id, variant) for variant, rows in tops.items() for r in rows],
         points=TREND_POINTS,
     )

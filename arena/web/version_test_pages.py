@@ -2,7 +2,7 @@
 between the SPRT's bounds, starting one (``/tests/new/``) and stopping it.
 
 The same selectors, input serializer, rate limit (``tests``) and services as ``/api/tests/``
-(``tournaments.versiontests``); error codes are placed by field as in ``arena.web.actions``.
+(``versiontests``); error codes are placed by field as in ``arena.web.actions``.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from arena.web.forms import Field, FieldMap, FormErrors, form_page, submit
 from arena.web.pages import VARIANT_CHOICES, list_page
 from arena.web.paging import listing
 from arena.web.views import not_found, refused
-from tournaments.versiontests import selectors, services
-from tournaments.versiontests.models import VersionTest
-from tournaments.versiontests.serializers import VersionTestCreateInput, VersionTestListQuery
+from versiontests import selectors, services
+from versiontests.models import VersionTest
+from versiontests.serializers import VersionTestCreateInput, VersionTestListQuery
 
 #: Pairs listed on a test's page (newest first).
 RECENT_PAIRS = 20

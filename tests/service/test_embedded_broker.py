@@ -108,7 +108,7 @@ import os
 os.environ["DJANGO_SETTINGS_MODULE"] = "arena.settings"
 import django
 django.setup()
-import arena.celery, tournaments.ladder_services
+import arena.celery, ladder.services
 from arena import embedded
 print(embedded.owned_server_pid(), flush=True)
 """

@@ -132,13 +132,16 @@ class Finished:
 class TournamentFormat:
     """The strategy interface; each format module defines one subclass.
 
-    ``known_up_front``: every pairing follows from the field alone, so the service creates all
-    rounds when the event starts (their matches then run in parallel); otherwise it pairs the
-    next round when the previous one has finished. ``tie_breaks`` names the order after points
-    (``tournaments.standings.TIE_BREAKS``, or a format's own names, see ``order``).
+    ``id`` is the stable id stored on the tournament and used by the API, ``label`` its name
+    for people (forms, the schema). ``known_up_front``: every pairing follows from the field
+    alone, so the service creates all rounds when the event starts (their matches then run in
+    parallel); otherwise it pairs the next round when the previous one has finished.
+    ``tie_breaks`` names the order after points (``tournaments.standings.TIE_BREAKS``, or a
+    format's own names, see ``order``).
     """
 
     id: ClassVar[str]
+    label: ClassVar[str]
     known_up_front: ClassVar[bool]
     tie_breaks: ClassVar[tuple[str, ...]] = DEFAULT_TIE_BREAKS
     #: Whether the format takes a number of rounds (``Field.rounds``).

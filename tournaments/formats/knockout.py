@@ -129,6 +129,7 @@ class Knockout(TournamentFormat):
     """Single elimination (module docstring)."""
 
     id: ClassVar[str] = "knockout"
+    label: ClassVar[str] = "Knockout"
     known_up_front: ClassVar[bool] = False
     tie_breaks: ClassVar[tuple[str, ...]] = ("round_reached", "seed")
 

@@ -19,6 +19,7 @@ class RoundRobin(TournamentFormat):
     """Each engine meets every other once (Berger tables)."""
 
     id: ClassVar[str] = "round_robin"
+    label: ClassVar[str] = "Round Robin"
     known_up_front: ClassVar[bool] = True
 
     def schedule(self, n: int) -> list[list[Pairing]]:
@@ -29,6 +30,7 @@ class DoubleRoundRobin(TournamentFormat):
     """Each engine meets every other twice, sides swapped in the second cycle."""
 
     id: ClassVar[str] = "double_round_robin"
+    label: ClassVar[str] = "Double Round Robin"
     known_up_front: ClassVar[bool] = True
 
     def schedule(self, n: int) -> list[list[Pairing]]:
@@ -39,6 +41,7 @@ class Gauntlet(TournamentFormat):
     """The first entry meets every other entry once."""
 
     id: ClassVar[str] = "gauntlet"
+    label: ClassVar[str] = "Gauntlet"
     known_up_front: ClassVar[bool] = True
 
     def schedule(self, n: int) -> list[list[Pairing]]:

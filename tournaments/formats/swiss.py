@@ -154,6 +154,7 @@ class Swiss(TournamentFormat):
     """The Swiss system (module docstring)."""
 
     id: ClassVar[str] = "swiss"
+    label: ClassVar[str] = "Swiss"
     known_up_front: ClassVar[bool] = False
     takes_rounds: ClassVar[bool] = True
     tie_breaks: ClassVar[tuple[str, ...]] = ("buchholz", "sonneborn_berger")

@@ -15,7 +15,7 @@ ERROR_MODULES = (
     "engines.errors",
     "arena.matches.errors",
     "tournaments.errors",
-    "tournaments.versiontests.errors",
+    "versiontests.errors",
 )
 
 

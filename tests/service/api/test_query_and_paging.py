@@ -53,7 +53,8 @@ def test_paging_through_rows_equal_on_the_ordering_shows_each_row_once(
 def one_of_each(many_matches, alice1):  # type: ignore[no-untyped-def]
     """A row in every list: a tournament, a rating, a live game (and the matches)."""
     from arena.matches.models import LiveGame, Match
-    from tournaments.models import Rating, Tournament
+    from ratings.models import Rating
+    from tournaments.models import Tournament
 
     Tournament.objects.create(name="t", variant="bao-la-kete", time_control="10+0.1",
                               start_at=timezone.now())  # fmt: skip

@@ -125,9 +125,9 @@ def test_the_tournaments_app_finishes_in_the_transaction_and_refits_after_commit
     greedy: Any, randomer: Any, monkeypatch: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
     from arena.matches import tasks
-    from tournaments.models import RatingPool
+    from ratings.models import RatingPool
+    from ratings.tasks import refit_ratings
     from tournaments.services import tournament_create, tournament_start
-    from tournaments.tasks import refit_ratings
 
     monkeypatch.setattr(tasks.run_match, "apply_async", lambda **kw: None)
     refits: list[list[str]] = []

@@ -17,7 +17,7 @@ from arena.matches.leases import Claim, match_claim
 from arena.matches.models import Game, Match
 from arena.matches.services import match_create, match_record_result
 from arena.referee import GameRecord, MatchRecord, MoveRecord
-from tournaments.models import RatingPool
+from ratings.models import RatingPool
 
 pytestmark = pytest.mark.django_db
 
@@ -28,11 +28,12 @@ PLIES = 56
 def _no_broker(monkeypatch: Any) -> list[tuple[str, Any]]:
     """Tasks sent are noted, not sent (run_match, the refit, the ladder's top-up)."""
     from arena.matches import tasks as match_tasks
-    from tournaments import tasks as tournament_tasks
+    from ladder import tasks as ladder_tasks
+    from ratings import tasks as rating_tasks
 
     sent: list[tuple[str, Any]] = []
-    for task in (match_tasks.run_match, tournament_tasks.refit_ratings,
-                 tournament_tasks.ladder_fill_all):  # fmt: skip
+    for task in (match_tasks.run_match, rating_tasks.refit_ratings,
+                 ladder_tasks.ladder_fill_all):  # fmt: skip
         monkeypatch.setattr(
             task, "apply_async",
             lambda name=task.name, **kw: sent.append((name, kw.get("args", ()))),

@@ -35,7 +35,7 @@ def _wait(predicate, timeout: float, what: str, step: float = 0.2):  # type: ign
 def test_a_match_whose_worker_is_killed_is_replayed_and_recorded_exactly_once(
     live_worker, arena_user
 ) -> None:
-    from tournaments.models import Rating, RatingPoint
+    from ratings.models import Rating, RatingPoint
 
     old = make_version(arena_user, "search", "search", number=1)
     new = make_version(arena_user, "search", "search", number=2)

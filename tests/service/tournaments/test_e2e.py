@@ -11,8 +11,10 @@ import pytest
 
 from arena.matches.models import Game, Match
 from engines.services import register_bundled_engines
+from ratings import selectors as rating_selectors
+from ratings.models import Rating, RatingPoint
 from tournaments import selectors, services
-from tournaments.models import Rating, RatingPoint, Tournament
+from tournaments.models import Tournament
 
 pytestmark = [pytest.mark.slow, pytest.mark.e2e]
 
@@ -44,7 +46,7 @@ def _wait_for_board(games: int, timeout: float, worker: Any) -> list[Rating]:
     """The leaderboard once the worker's refit counts ``games`` (both sides of each game)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        board = list(selectors.leaderboard(variant="bao-la-kete"))
+        board = list(rating_selectors.leaderboard(variant="bao-la-kete"))
         if sum(r.games for r in board) == games:
             return board
         time.sleep(0.5)

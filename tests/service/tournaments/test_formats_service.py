@@ -85,7 +85,7 @@ def test_a_swiss_pairs_each_round_when_the_last_has_finished(
 def test_a_knockout_plays_decisive_games_after_a_drawn_tie(
     five: list[Any], anon_client: Any
 ) -> None:
-    from tournaments.models import Rating
+    from ratings.models import Rating
 
     for i, v in enumerate(five):  # seeds by rating: epsilon 1, delta 2, ... alpha 5
         Rating.objects.create(engine_version=v, variant="bao-la-kete", rating=1500 + 10 * i)

@@ -17,9 +17,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from arena.matches.models import Game, Match
+from ratings.services import rating_refit
 from tournaments import pairing, selectors
 from tournaments.models import Tournament
-from tournaments.rating_services import rating_refit
 
 #: Endpoint -> the most queries one request may make. A list of matches reads the engine
 #: versions of its rows in a query of their own (``arena.matches.selectors.attach_versions``).

@@ -9,9 +9,9 @@ import pytest
 from django.test import Client
 
 from arena.web.board import board_from_text
+from ratings.services import rating_refit
 from tournaments import services
 from tournaments.models import Tournament
-from tournaments.rating_services import rating_refit
 from tournaments.services import match_finished
 
 START_BPN = "0,0,0,0,0,0,0,0/0,2,2,6,0,0,0,0/0,0,0,0,6,2,2,0/0,0,0,0,0,0,0,0 S 22:22 n HH - 0"

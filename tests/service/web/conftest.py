@@ -178,8 +178,8 @@ def world(db: Any, alice: Any, bob: Any) -> Callable[..., dict[str, Any]]:
     from arena.matches.live import live_game_start
     from arena.matches.models import Game, Match
     from engines.models import Engine, EngineVersion
+    from ratings.services import rating_refit
     from tournaments import services
-    from tournaments.rating_services import rating_refit
 
     def version(engine: Any, number: int, status: str, **extra: Any) -> Any:
         return EngineVersion.objects.create(

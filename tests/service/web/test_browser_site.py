@@ -204,9 +204,9 @@ def showcase(alice: Any, bob: Any) -> dict[str, Any]:
     from arena.matches.live import live_game_moves, live_game_start
     from arena.matches.models import Game, Match
     from engines.models import Engine, EngineVersion
+    from ratings.services import rating_refit
     from tests.service.web.conftest import playout
     from tournaments import pairing, services
-    from tournaments.rating_services import rating_refit
 
     rng = random.Random(21)
 

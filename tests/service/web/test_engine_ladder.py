@@ -62,8 +62,8 @@ def test_each_version_shows_the_ladders_it_is_on_and_only_older_ones_get_a_keep_
 def test_the_owner_keeps_an_older_version_on_the_ladder_and_takes_it_off(
     alpha: Any, alice: Any
 ) -> None:
-    from tournaments.ladder_services import ladder_members
-    from tournaments.models import LadderKeep
+    from ladder.models import LadderKeep
+    from ladder.services import ladder_members
 
     client = logged_in(alice)
     response = client.post("/engines/alpha/ladder/", {"version": "2", "keep": "true"})
@@ -85,7 +85,7 @@ def test_the_owner_keeps_an_older_version_on_the_ladder_and_takes_it_off(
 
 
 def test_only_the_owner_may_keep_a_version_on_the_ladder(alpha: Any, bob: Any) -> None:
-    from tournaments.models import LadderKeep
+    from ladder.models import LadderKeep
 
     bobs = logged_in(bob)
     assert bobs.post("/engines/alpha/ladder/", {"version": "2", "keep": "true"}).status_code == 403
@@ -98,7 +98,7 @@ def test_only_the_owner_may_keep_a_version_on_the_ladder(alpha: Any, bob: Any) -
 
 
 def test_a_bad_keep_form_is_answered_with_the_api_code_and_message(alpha: Any, alice: Any) -> None:
-    from tournaments.models import LadderKeep
+    from ladder.models import LadderKeep
 
     client = logged_in(alice)
     missing = client.post("/engines/alpha/ladder/", {"version": "9", "keep": "true"})

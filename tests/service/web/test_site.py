@@ -34,8 +34,8 @@ def test_home_shows_leaderboards_with_trend_running_matches_and_results(world: A
 
 
 def test_the_trend_is_the_change_over_the_latest_rating_points(world: Any) -> None:
-    from tournaments.models import RatingPoint
-    from tournaments.selectors import rating_trends
+    from ratings.models import RatingPoint
+    from ratings.selectors import rating_trends
 
     w = world(3)
     history = list(RatingPoint.objects.filter(engine_version=w["a2"]).order_by("finished_at"))
@@ -51,8 +51,8 @@ def test_the_trends_hold_the_latest_points_of_each_version_in_each_variant_asked
     import datetime as dt
 
     from arena.matches.models import Match
-    from tournaments.models import RatingPoint
-    from tournaments.selectors import rating_trends
+    from ratings.models import RatingPoint
+    from ratings.selectors import rating_trends
 
     w = world(3)
     a2, b1 = w["a2"], w["b1"]

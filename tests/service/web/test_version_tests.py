@@ -22,7 +22,7 @@ def logged_in(user: Any) -> Client:
 @pytest.fixture
 def version_test(world: Any, alice: Any) -> Any:
     """alice's test of alpha v2 against bob's beta v1, with three pairs counted."""
-    from tournaments.versiontests.services import version_test_create
+    from versiontests.services import version_test_create
 
     world(0)
     test = version_test_create(
@@ -76,7 +76,7 @@ def test_only_its_creator_stops_a_test(version_test: Any, alice: Any, bob: Any) 
 
 
 def test_starting_a_test_through_the_form(world: Any, alice: Any) -> None:
-    from tournaments.versiontests.models import VersionTest
+    from versiontests.models import VersionTest
 
     world(0)
     response = logged_in(alice).post(

@@ -11,7 +11,7 @@ finished match, then the leaderboard, the standings and crosstable, and the URLs
 
 The ladder (docs/ladder.md) is switched on in the worker, beat and this process (the web
 server of ``--serve``) alike when ``--ladder`` or ``--serve`` is given, at ``--time-control``,
-and paused in the database (``ladder_services.ladder_pause``, read by every process) for every
+and paused in the database (``ladder.services.ladder_pause``, read by every process) for every
 variant while the tournament plays. ``--ladder MINUTES`` resumes it for the tournament's variant
 for that long, then pauses it again, aborts the ladder matches still queued and waits only for
 the ones running (``LADDER_WIND_DOWN_S`` at most). ``--serve`` then resumes it for every
@@ -49,8 +49,11 @@ from arena.matches.models import Match
 from arena.matches.services import matches_abort
 from arena.rules import VARIANTS
 from engines.services import register_bundled_engines
-from tournaments import ladder_services, rating_services, report, services
-from tournaments.models import LadderMatch, Tournament
+from ladder import services as ladder_services
+from ladder.models import LadderMatch
+from ratings import services as rating_services
+from tournaments import report, services
+from tournaments.models import Tournament
 
 #: Most parallel matches the demo starts (each match runs two engine processes).
 #: Signals that end the demo like Ctrl-C (their default action would skip every ``finally``).

@@ -16,8 +16,10 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from arena.matches import periodic as matches_periodic
+from ladder import periodic as ladder_periodic
+from ratings import periodic as ratings_periodic
 from tournaments import periodic as tournaments_periodic
-from tournaments.versiontests import periodic as versiontests_periodic
+from versiontests import periodic as versiontests_periodic
 
 
 class Command(BaseCommand):
@@ -30,8 +32,8 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         tasks = (
             tournaments_periodic.ensure_periodic_tasks(),
-            tournaments_periodic.ensure_refit_task(),
-            tournaments_periodic.ensure_ladder_task(),
+            ratings_periodic.ensure_refit_task(),
+            ladder_periodic.ensure_ladder_task(),
             matches_periodic.ensure_periodic_tasks(),
             matches_periodic.ensure_live_cleanup_task(),
             versiontests_periodic.ensure_periodic_tasks(),

@@ -1,0 +1,144 @@
+"""Ratings per engine version and variant: the latest fit, its history, each variant's pool.
+
+Models hold data only; the writes live in ``ratings.services`` and the reads in
+``ratings.selectors`` (HackSoft style: no logic in ``save()``).
+
+A ``Rating`` is one engine version's place in the latest whole-history fit of a variant;
+``RatingPoint`` rows are its history (the fitted rating after each of its matches, as of the
+first refit that included it); ``RatingPool`` keeps each variant's refit requests and the last
+fit's figures.
+
+The tables keep the names they had when these models lived in the tournaments app
+(``db_table``; migration ``ratings.0001_initial`` moved the models without touching them).
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+from arena.matches.models import VARIANT_CHOICES
+
+
+class Rating(models.Model):
+    """One engine version's place in the latest rating fit of a variant (``ratings.stats.whr``).
+
+    Rewritten by every refit (``ratings.services.rating_refit``). ``rating``,
+    ``low`` and ``high`` (the 95% interval) are Elo; all three are None when the version is
+    not rated (``excluded_reason`` says why, e.g. not connected to the pool by games).
+    ``games``/``wins``/``draws``/``losses``/``points`` count its rated games (a draw is half a
+    point); ``provisional`` while the interval's half-width exceeds 100 Elo; ``prior`` when the
+    rating needed the weak prior (one virtual draw); ``superiority`` is the likelihood of
+    superiority over the next version down the variant's list (None for the last).
+    """
+
+    engine_version = models.ForeignKey(
+        "engines.EngineVersion", related_name="ratings", on_delete=models.CASCADE
+    )
+    variant = models.CharField(max_length=32, choices=VARIANT_CHOICES)
+    rating = models.FloatField(null=True, blank=True)
+    low = models.FloatField(null=True, blank=True)
+    high = models.FloatField(null=True, blank=True)
+    games = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)
+    draws = models.PositiveIntegerField(default=0)
+    losses = models.PositiveIntegerField(default=0)
+    provisional = models.BooleanField(default=True)
+    prior = models.BooleanField(default=False)
+    superiority = models.FloatField(null=True, blank=True)
+    excluded_reason = models.CharField(max_length=100, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "tournaments_rating"
+        ordering = ["variant", "-rating"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["engine_version", "variant"], name="rating_unique_version_variant"
+            ),
+        ]
+
+    @property
+    def points(self) -> float:
+        """Points scored in rated games (a draw is half a point)."""
+        return self.wins + self.draws / 2
+
+    def __str__(self) -> str:
+        shown = "not rated" if self.rating is None else f"{self.rating:.0f}"
+        return f"{self.engine_version} {self.variant} {shown}"
+
+
+class RatingPoint(models.Model):
+    """One point of a version's rating history: its fitted rating after one of its matches.
+
+    Written once, by the first refit whose fit includes the match and rates the version, and
+    never changed after (later refits move ``Rating``, not history). ``games``/``points`` are
+    this version's rated games and points in the match; ``rating``/``low``/``high`` in Elo;
+    ``finished_at`` is the match's end, the order of the history.
+    """
+
+    match = models.ForeignKey(
+        "matches.Match", related_name="rating_points", on_delete=models.CASCADE
+    )
+    engine_version = models.ForeignKey(
+        "engines.EngineVersion", related_name="rating_points", on_delete=models.CASCADE
+    )
+    opponent = models.ForeignKey(
+        "engines.EngineVersion", related_name="+", on_delete=models.CASCADE
+    )
+    variant = models.CharField(max_length=32, choices=VARIANT_CHOICES)
+    games = models.PositiveIntegerField()
+    points = models.FloatField()
+    rating = models.FloatField()
+    low = models.FloatField()
+    high = models.FloatField()
+    finished_at = models.DateTimeField()
+    fitted_at = models.DateTimeField()
+
+    class Meta:
+        db_table = "tournaments_ratingpoint"
+        ordering = ["finished_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["match", "engine_version"], name="rating_point_unique_match_version"
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["engine_version", "variant", "finished_at"],
+                name="rating_point_history_idx",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.engine_version} {self.rating:.0f} after match {self.match_id}"
+
+
+class RatingPool(models.Model):
+    """The refit bookkeeping of one variant (``ratings.services``).
+
+    ``requested`` counts refit requests (one per recorded rated match, after commit);
+    ``fitted`` is the request count the stored fit covers, so a refit that read older data
+    never overwrites a newer one. ``refit_queued`` (since ``queued_at``) is the debounce: one
+    refit task queued at a time. The other fields describe the last fit (engines rated and
+    excluded, games, time taken). ``ladder_paused``: the variant's ladder makes no match
+    (``ladder.services.ladder_pause``), in every process, whatever
+    ``BAO_LADDER_ENABLED`` says.
+    """
+
+    variant = models.CharField(max_length=32, choices=VARIANT_CHOICES, unique=True)
+    ladder_paused = models.BooleanField(default=False)
+    requested = models.PositiveBigIntegerField(default=0)
+    refit_queued = models.BooleanField(default=False)
+    queued_at = models.DateTimeField(null=True, blank=True)
+    fitted = models.PositiveBigIntegerField(default=0)
+    fitted_at = models.DateTimeField(null=True, blank=True)
+    games = models.PositiveIntegerField(default=0)
+    rated = models.PositiveIntegerField(default=0)
+    excluded = models.PositiveIntegerField(default=0)
+    fit_ms = models.FloatField(default=0.0)
+
+    class Meta:
+        db_table = "tournaments_ratingpool"
+
+    def __str__(self) -> str:
+        return f"{self.variant}: {self.rated} rated, {self.games} games"

@@ -1,0 +1,41 @@
+"""Whole-history maximum-likelihood Elo ratings: the pure fit (numpy/scipy, no Django) and
+its command line (``python -m ratings.stats.whr fit FILE``).
+
+``fit(games)`` takes ``(south, north, south_score)`` triples and returns a ``RatingFit``: the
+ratings best first with 95% intervals, the engines left out and why, and the likelihood of
+superiority between any two rated engines. The service (``ratings.services``), the
+command line and simulations call the same function. The model and its choices are in the
+docstring of ``ratings.stats.whr.fit``.
+"""
+
+from ratings.stats.whr.fit import (
+    NOT_CONNECTED,
+    POOL_MEAN,
+    PROVISIONAL_HALF_WIDTH,
+    SOUTH_SCORE,
+    Z_95,
+    EngineRating,
+    Excluded,
+    RatingFit,
+    WholeHistory,
+    expected_score,
+    fit,
+)
+
+#: This module's entry in the registry of rating methods (``ratings.stats.methods``).
+METHOD = WholeHistory()
+
+__all__ = [
+    "METHOD",
+    "NOT_CONNECTED",
+    "POOL_MEAN",
+    "PROVISIONAL_HALF_WIDTH",
+    "SOUTH_SCORE",
+    "Z_95",
+    "EngineRating",
+    "Excluded",
+    "RatingFit",
+    "WholeHistory",
+    "expected_score",
+    "fit",
+]

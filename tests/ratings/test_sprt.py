@@ -1,0 +1,161 @@
+"""The SPRT arithmetic (ratings.stats.sprt): figures pinned against values worked out by hand from
+the formulas in its docstring, the fits' constraints, and the command line."""
+
+import json
+import math
+
+import pytest
+
+from ratings.stats import sprt
+from ratings.stats.sprt import Decision, Model, SprtInputError, SprtParameters
+
+
+def test_the_bounds_are_log_beta_over_one_minus_alpha_and_back():
+    params = SprtParameters(0, 5)
+    assert params.lower == pytest.approx(-math.log(19))
+    assert params.upper == pytest.approx(math.log(19))
+    skewed = SprtParameters(0, 5, alpha=0.1, beta=0.2)
+    assert skewed.lower == pytest.approx(math.log(0.2 / 0.9))
+    assert skewed.upper == pytest.approx(math.log(0.8 / 0.1))
+
+
+def test_wins_and_losses_alone_give_the_binomial_llr():
+    # With no draws the trinomial fit is (nearly: the zero draw count becomes 0.001) a binomial
+    # one, whose LLR is W log(s1/s0) + L log((1-s1)/(1-s0)); s0 = 0.5, s1 = 1/(1+10^-0.025).
+    s1 = 1 / (1 + 10 ** (-10 / 400))
+    by_hand = 60 * math.log(s1 / 0.5) + 40 * math.log((1 - s1) / 0.5)
+    assert by_hand == pytest.approx(0.5342, abs=1e-4)
+    assert sprt.llr([40, 0, 60], SprtParameters(0, 10)) == pytest.approx(by_hand, abs=1e-3)
+
+
+def test_a_symmetric_record_favours_neither_of_two_symmetric_hypotheses():
+    for model in Model:
+        assert sprt.llr([10, 5, 2, 5, 10], SprtParameters(-5, 5, model=model)) == pytest.approx(
+            0, abs=1e-9
+        )
+
+
+def test_the_published_normalized_example_is_reproduced():
+    # fastchess printed LLR 2.96 for pentanomial [0, 0, 2, 0, 37] with nElo bounds [0, 20].
+    result = sprt.sprt([0, 0, 2, 0, 37], SprtParameters(0, 20, model=Model.NORMALIZED))
+    assert round(result.llr, 2) == 2.96
+    assert result.decision is Decision.H1
+
+
+def test_the_estimates_of_a_trinomial_record_are_those_worked_by_hand():
+    # L 20, D 20, W 60: mu 0.7, sigma 0.4, se 0.04.
+    elo, low, high, los = sprt.estimate([20, 20, 60], Model.LOGISTIC)
+    assert elo == pytest.approx(400 * math.log10(7 / 3))  # 147.19
+    mu_low, mu_high = 0.7 - 1.959964 * 0.04, 0.7 + 1.959964 * 0.04
+    assert low == pytest.approx(400 * math.log10(mu_low / (1 - mu_low)), abs=1e-3)
+    assert high == pytest.approx(400 * math.log10(mu_high / (1 - mu_high)), abs=1e-3)
+    assert los == pytest.approx(0.5 * (1 + math.erf(5 / math.sqrt(2))))
+    nelo, nlow, nhigh, _ = sprt.estimate([20, 20, 60], Model.NORMALIZED)
+    assert nelo == pytest.approx(0.5 * 800 / math.log(10))  # t = 0.2 / 0.4 per game
+    assert nlow == pytest.approx((mu_low - 0.5) / 0.4 * 800 / math.log(10), abs=1e-3)
+    assert nhigh == pytest.approx((mu_high - 0.5) / 0.4 * 800 / math.log(10), abs=1e-3)
+
+
+def test_pentanomial_nelo_is_per_game_so_a_pair_t_is_divided_by_root_two():
+    # Pairs scoring 2, 1 and 1 (counts 0, 0, 2, 0, 1 -> zeros become 0.001).
+    elo, _, _, _ = sprt.estimate([0, 0, 2, 0, 1], Model.NORMALIZED)
+    total = 3.003
+    pdf = [(0, 0.001), (0.25, 0.001), (0.5, 2), (0.75, 0.001), (1, 1)]
+    mu = sum(a * c for a, c in pdf) / total
+    sigma = math.sqrt(sum(c * (a - mu) ** 2 for a, c in pdf) / total)
+    assert elo == pytest.approx((mu - 0.5) / sigma / math.sqrt(2) * 800 / math.log(10))
+
+
+def test_the_constrained_fits_meet_their_constraints():
+    _, pdf = sprt._pdf([3, 10, 25, 12, 6])
+    outcomes = [a for a, _ in pdf]
+    q = sprt._fit_mean(pdf, 0.55)
+    assert sum(q) == pytest.approx(1)
+    assert sum(a * x for a, x in zip(outcomes, q, strict=True)) == pytest.approx(0.55)
+    q = sprt._fit_t(pdf, 0.1)
+    mu, sigma = sprt._moments(list(zip(outcomes, q, strict=True)))
+    assert sum(q) == pytest.approx(1)
+    assert (mu - 0.5) / sigma == pytest.approx(0.1)
+
+
+def test_decisions_follow_the_llr():
+    params = SprtParameters(0, 10)
+    assert sprt.sprt([0, 4, 20, 60, 120], params).decision is Decision.H1
+    assert sprt.sprt([120, 60, 20, 4, 0], params).decision is Decision.H0
+    assert sprt.sprt([1, 1, 1, 1, 1], params).decision is Decision.CONTINUE
+
+
+def test_no_games_means_no_evidence_and_no_estimate():
+    result = sprt.sprt([0, 0, 0, 0, 0], SprtParameters(0, 5))
+    assert result.llr == 0.0
+    assert result.decision is Decision.CONTINUE
+    assert (result.elo, result.ci_low, result.ci_high, result.los) == (None, None, None, None)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "code"),
+    [
+        ({"elo0": 5, "elo1": 5}, "invalid_sprt_bounds"),
+        ({"elo0": 5, "elo1": 0}, "invalid_sprt_bounds"),
+        ({"elo0": 0, "elo1": math.inf}, "invalid_sprt_bounds"),
+        ({"elo0": 0, "elo1": 5, "alpha": 0.5}, "invalid_sprt_error_rate"),
+        ({"elo0": 0, "elo1": 5, "beta": 0}, "invalid_sprt_error_rate"),
+    ],
+)
+def test_bad_parameters_raise_with_a_stable_code(kwargs, code):
+    with pytest.raises(SprtInputError) as caught:
+        SprtParameters(**kwargs)
+    assert caught.value.code == code
+
+
+@pytest.mark.parametrize("counts", [[1, 2], [1, 2, 3, 4], [1, -1, 3], [1, 2.5, 3]])
+def test_bad_counts_raise_with_a_stable_code(counts):
+    with pytest.raises(SprtInputError) as caught:
+        sprt.llr(counts, SprtParameters(0, 5))
+    assert caught.value.code == "invalid_sprt_counts"
+
+
+def test_the_command_prints_json_with_the_documented_keys(capsys):
+    argv = ["--elo0", "0", "--elo1", "10", "--model", "logistic", "--trinomial", "40,0,60"]
+    assert sprt.main([*argv, "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert set(payload) == {"llr", "lower", "upper", "decision", "elo", "ci_low", "ci_high", "los"}
+    assert payload["decision"] == "continue"
+    assert payload["llr"] == pytest.approx(0.5342, abs=1e-3)
+    assert payload["elo"] == pytest.approx(400 * math.log10(0.6 / 0.4), abs=0.1)
+
+
+def test_the_command_prints_a_readable_summary(capsys):
+    argv = ["--elo0", "0", "--elo1", "20", "--model", "normalized", "--pentanomial", "0,0,2,0,37"]
+    assert sprt.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "LLR 2.962 (-2.944, 2.944) [0, 20] normalized: H1" in out
+    assert "nElo" in out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--elo0", "5", "--elo1", "0", "--model", "logistic", "--trinomial", "1,1,1"],
+        [
+            "--elo0",
+            "0",
+            "--elo1",
+            "5",
+            "--alpha",
+            "0.7",
+            "--model",
+            "normalized",
+            "--trinomial",
+            "1,1,1",
+        ],
+        ["--elo0", "0", "--elo1", "5", "--model", "logistic", "--trinomial", "1,1"],
+        ["--elo0", "0", "--elo1", "5", "--model", "logistic", "--pentanomial", "1,1,1,1,x"],
+        ["--elo0", "0", "--elo1", "5", "--model", "elo", "--trinomial", "1,1,1"],
+    ],
+)
+def test_the_command_refuses_bad_input_with_status_two(argv, capsys):
+    with pytest.raises(SystemExit) as caught:
+        sprt.main(argv)
+    assert caught.value.code == 2
+    assert "error:" in capsys.readouterr().err

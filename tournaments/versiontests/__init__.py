@@ -1,6 +1,0 @@
-"""Version tests: "is my new engine version better than the old one?", answered by an SPRT.
-
-A Django app inside the tournaments package (label ``versiontests``): the statistics are the
-pure ``tournaments.sprt``; this app stores the tests, plays their game pairs through the
-matches app and counts each recorded pair once.
-"""
