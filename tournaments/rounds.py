@@ -29,7 +29,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from arena.matches.models import ENDED_STATUSES
-from arena.matches.services import matches_abort, matches_create
+from arena.matches.services import MatchSpec, matches_abort, matches_create
 from arena.openings import DEFAULT_SUITE, STANDARD
 from engines.consent import PairingKind, pairing_refusal
 from engines.models import EngineVersion
@@ -201,9 +201,9 @@ def _create_round(tournament: Tournament, entries: Sequence[TournamentEntry], st
 
 def _pair_round(
     tournament: Tournament, entries: Sequence[TournamentEntry], step: Round
-) -> list[dict[str, Any]]:
+) -> list[MatchSpec]:
     """Write round ``step``'s byes and forfeits and make it the current round; returns its
-    matches to create (``match_create`` arguments) for ``_create_matches``."""
+    matches to create for ``_create_matches``."""
     unplayed, specs = _round_rows(tournament, entries, step)
     for row in unplayed:
         UnplayedResult.objects.get_or_create(
@@ -216,9 +216,9 @@ def _pair_round(
 
 def _round_rows(
     tournament: Tournament, entries: Sequence[TournamentEntry], step: Round
-) -> tuple[list[UnplayedResult], list[dict[str, Any]]]:
+) -> tuple[list[UnplayedResult], list[MatchSpec]]:
     """Round ``step`` as rows, nothing written: its byes and forfeits (unsaved), and its
-    matches to create (``match_create`` arguments)."""
+    matches to create."""
     unplayed = [
         UnplayedResult(tournament=tournament, round=step.number, entry=entries[player],
                        kind=UnplayedResult.Kind.BYE)
@@ -229,12 +229,19 @@ def _round_rows(
         for p in step.forfeits
     ]  # fmt: skip
     specs = [
-        {"engine_a": entries[p.a].engine_version, "engine_b": entries[p.b].engine_version,
-         "variant": tournament.variant, "time_control": tournament.time_control,
-         "rated": tournament.rated, "tournament": tournament, "round": step.number,
-         "best_of": step.best_of, "start_suite": _start_suite(tournament, step)}
+        MatchSpec(
+            engine_a=entries[p.a].engine_version,
+            engine_b=entries[p.b].engine_version,
+            variant=tournament.variant,
+            time_control=tournament.time_control,
+            rated=tournament.rated,
+            tournament=tournament,
+            round=step.number,
+            best_of=step.best_of,
+            start_suite=_start_suite(tournament, step),
+        )
         for p in step.pairings
-    ]  # fmt: skip
+    ]
     return unplayed, specs
 
 
@@ -243,7 +250,7 @@ def _set_current_round(tournament: Tournament, number: int) -> None:
     tournament.current_round = number
 
 
-def _create_matches(tournament: Tournament, specs: list[dict[str, Any]]) -> int:
+def _create_matches(tournament: Tournament, specs: list[MatchSpec]) -> int:
     """Create the matches ``specs`` describes: one bulk insert, queued in one pass when the
     transaction commits (a 64-engine round robin writes 2,016 matches at its start). Returns
     the matches created."""
@@ -254,9 +261,9 @@ def _create_matches(tournament: Tournament, specs: list[dict[str, Any]]) -> int:
         logger.warning(
             "tournament %s round %s: %s vs %s not played: %s",
             tournament.pk,
-            spec["round"],
-            spec["engine_a"],
-            spec["engine_b"],
+            spec.round,
+            spec.engine_a,
+            spec.engine_b,
             exc,
         )
     return len(matches)
@@ -288,7 +295,7 @@ def start_rounds(tournament: Tournament) -> int:
     # Every round at once: one bulk insert of the byes and forfeits, one of the matches, and
     # the last round's number (a round adds no query).
     unplayed: list[UnplayedResult] = []
-    specs: list[dict[str, Any]] = []
+    specs: list[MatchSpec] = []
     steps = fmt.rounds_up_front(field_of(tournament, entries))
     for step in steps:
         round_unplayed, round_specs = _round_rows(tournament, entries, step)

@@ -248,22 +248,21 @@ def match_create(spec: MatchSpec) -> Match:
 
 
 def matches_create(
-    specs: Sequence[dict[str, Any]],
-) -> tuple[list[Match], list[tuple[dict[str, Any], errors.ApiError]]]:
-    """Create many pending matches at once (a tournament's rounds): each spec holds
-    ``match_create``'s keyword arguments (the fields of ``MatchSpec``) and is checked the same
-    way; the valid ones are
-    inserted in bulk and queued in one pass when the transaction commits. Returns (created
-    matches in spec order, [(spec, error)] for the refused ones)."""
+    specs: Sequence[MatchSpec],
+) -> tuple[list[Match], list[tuple[MatchSpec, errors.ApiError]]]:
+    """Create many pending matches at once (a tournament's rounds), each checked as
+    ``match_create`` checks one; the valid ones are inserted in bulk and queued in one pass
+    when the transaction commits. Returns (created matches in spec order, [(spec, error)] for
+    the refused ones)."""
     matches: list[Match] = []
-    refused: list[tuple[dict[str, Any], errors.ApiError]] = []
+    refused: list[tuple[MatchSpec, errors.ApiError]] = []
     checks: dict[tuple[Any, ...], Any] = {}
     # Queued as they are written: the wake-ups go out when the transaction commits
     # (``_wake_batch``), which takes ``queued_at`` back if the broker refuses them all.
     queued_at = timezone.now()
     for spec in specs:
         try:
-            match = new_match(MatchSpec(**spec), checks)
+            match = new_match(spec, checks)
         except errors.ApiError as exc:
             refused.append((spec, exc))
             continue

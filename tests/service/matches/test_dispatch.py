@@ -214,7 +214,7 @@ def test_a_cancelled_match_is_aborted_with_no_games(greedy, randomer) -> None:
 
 
 def _batch(a, b, count: int, capture, **kw):  # type: ignore[no-untyped-def]
-    specs = [{"engine_a": a, "engine_b": b, "variant": "kete", "time_control": "2+0.1"} | kw
+    specs = [services.MatchSpec(engine_a=a, engine_b=b, variant="kete", time_control="2+0.1", **kw)
              for _ in range(count)]  # fmt: skip
     with capture(execute=True):
         created, refused = services.matches_create(specs)
