@@ -1,9 +1,8 @@
-"""The ladder's rows: the matches it made and the older versions owners keep on it.
+"""The ladder's rows: each variant's ladder state (paused or not), the matches it made and the
+older versions owners keep on it.
 
-Models hold data only; the writes live in ``ladder.services``. Whether a variant's ladder is
-paused is stored on the variant's rating pool (``ratings.models.RatingPool.ladder_paused``).
-
-The tables keep the names they had when these models lived in the tournaments app
+Models hold data only; the writes live in ``ladder.services``. ``LadderMatch`` and
+``LadderKeep`` keep the table names they had when they lived in the tournaments app
 (``db_table``; migration ``ladder.0001_initial`` moved the models without touching them).
 """
 
@@ -12,6 +11,22 @@ from __future__ import annotations
 from django.db import models
 
 from arena.matches.models import VARIANT_CHOICES
+
+
+class LadderState(models.Model):
+    """The ladder of one variant. ``paused``: it makes no match (``ladder.services.ladder_pause``),
+    in every process, whatever ``BAO_LADDER_ENABLED`` says.
+
+    The row is also the ladder's lock: ``ladder_fill`` and ``ladder_pause`` take it with
+    ``select_for_update``, so fills of one variant run one at a time and none runs across a
+    pause. Made on first use (``get_or_create``); a variant without a row is not paused.
+    """
+
+    variant = models.CharField(max_length=32, choices=VARIANT_CHOICES, unique=True)
+    paused = models.BooleanField(default=False)
+
+    def __str__(self) -> str:
+        return f"ladder {self.variant}: {'paused' if self.paused else 'playing'}"
 
 
 class LadderMatch(models.Model):

@@ -33,8 +33,8 @@ from engines.errors import EngineNotFound, EngineNotYours, EngineVersionNotFound
 from engines.models import Engine, EngineVersion, RatedPairing
 from engines.selectors import engine_by_name
 from ladder.matchmaking import PLACEMENT_MATCHES, LadderEntry, choose_pairings
-from ladder.models import LadderKeep, LadderMatch
-from ratings.models import Rating, RatingPool
+from ladder.models import LadderKeep, LadderMatch, LadderState
+from ratings.models import Rating
 
 LOG = logging.getLogger(__name__)
 
@@ -197,7 +197,7 @@ def ladder_fill(variant: str, *, most: int | None = None) -> list[int]:
     """Create the ladder matches ``variant`` should have queued now (at most ``most``, when
     given); returns their match ids.
 
-    Serialized per variant (the variant's ``RatingPool`` row is locked), so two runs never pair
+    Serialized per variant (the variant's ``LadderState`` row is locked), so two runs never pair
     the same engine twice. A pairing the matches service refuses (an engine disabled a moment
     ago) is skipped and logged. Nothing is made while ``BAO_LADDER_ENABLED`` is off in this
     process, nor while the variant's ladder is paused (``ladder_pause``, read under the lock).
@@ -207,9 +207,9 @@ def ladder_fill(variant: str, *, most: int | None = None) -> list[int]:
     if not settings.BAO_LADDER_ENABLED:
         return []
     with transaction.atomic():
-        RatingPool.objects.get_or_create(variant=variant)
-        pool = RatingPool.objects.select_for_update().get(variant=variant)
-        if pool.ladder_paused:
+        LadderState.objects.get_or_create(variant=variant)
+        state = LadderState.objects.select_for_update().get(variant=variant)
+        if state.paused:
             return []
         wanted = ladder_wanted() if most is None else min(most, ladder_wanted())
         if wanted <= 0:
@@ -266,8 +266,8 @@ def ladder_pause(variant: str, *, paused: bool = True) -> None:
     """
     variant = ladder_variant(variant)
     with transaction.atomic():
-        RatingPool.objects.get_or_create(variant=variant)
-        RatingPool.objects.select_for_update().filter(variant=variant).update(ladder_paused=paused)
+        LadderState.objects.get_or_create(variant=variant)
+        LadderState.objects.select_for_update().filter(variant=variant).update(paused=paused)
 
 
 def ladder_enabled(variant: str) -> bool:
@@ -276,7 +276,7 @@ def ladder_enabled(variant: str) -> bool:
     variant = ladder_variant(variant)
     return (
         bool(settings.BAO_LADDER_ENABLED)
-        and not RatingPool.objects.filter(variant=variant, ladder_paused=True).exists()
+        and not LadderState.objects.filter(variant=variant, paused=True).exists()
     )
 
 

@@ -120,13 +120,10 @@ class RatingPool(models.Model):
     ``fitted`` is the request count the stored fit covers, so a refit that read older data
     never overwrites a newer one. ``refit_queued`` (since ``queued_at``) is the debounce: one
     refit task queued at a time. The other fields describe the last fit (engines rated and
-    excluded, games, time taken). ``ladder_paused``: the variant's ladder makes no match
-    (``ladder.services.ladder_pause``), in every process, whatever
-    ``BAO_LADDER_ENABLED`` says.
+    excluded, games, time taken).
     """
 
     variant = models.CharField(max_length=32, choices=VARIANT_CHOICES, unique=True)
-    ladder_paused = models.BooleanField(default=False)
     requested = models.PositiveBigIntegerField(default=0)
     refit_queued = models.BooleanField(default=False)
     queued_at = models.DateTimeField(null=True, blank=True)
