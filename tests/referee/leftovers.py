@@ -44,7 +44,12 @@ def _all() -> dict[int, tuple[list[str], int, int, int]]:
 
 
 def _runs(argv: list[str], script: str) -> bool:
-    return any(arg.endswith("/" + script) for arg in argv)
+    """Whether ``argv`` is the script's own process: the script is the program (``argv[0]``) or
+    its interpreter's first argument (``python3 /path/hang.py``, as a ``#!`` line runs it). Not
+    a process that merely names it further on: the referee (``-m arena.referee --engine
+    /path/hang.py``), its forks before they exec (the sandbox's probe runs ``true`` from one, as
+    the uid below the leased range), or the wrappers that start the engine (bwrap, prlimit)."""
+    return any(arg.endswith("/" + script) for arg in argv[:2])
 
 
 def uids_under(root: int, script: str) -> set[int]:
