@@ -23,13 +23,17 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING
 
 from arena.openings import STANDARD, OpeningError, match_start, start_choices
 from arena.rules import VARIANTS, InvalidPositionError, Position, UnknownVariantError, get_variant
 
 from .config import RefereeConfig, TimeControl, TimeControlError
+from .events import GameEnd, GameStart, RefereeEvent
 from .match import play_match
+
+if TYPE_CHECKING:
+    from engines.package import EnginePackage
 
 SANDBOX_MODES = ("auto", "bwrap", "fallback", "off")
 
@@ -73,19 +77,19 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _print_event(event: dict[str, Any]) -> None:
-    if event["event"] == "game_end":
-        g = _games[event["index"]]
+def _print_event(event: RefereeEvent) -> None:
+    if isinstance(event, GameEnd):
+        g = _games[event.index]
         print(
-            f"game {event['index']}: {g['south']} (S) - {g['north']} (N)  {event['result']}  "
-            f"{event['termination']}  {event['plies']} plies",
+            f"game {event.index}: {g.south} (S) - {g.north} (N)  {event.result}  "
+            f"{event.termination}  {event.plies} plies",
             flush=True,
         )
-    elif event["event"] == "game_start":
-        _games[event["index"]] = event
+    elif isinstance(event, GameStart):
+        _games[event.index] = event
 
 
-_games: dict[int, dict[str, Any]] = {}
+_games: dict[int, GameStart] = {}
 
 
 def _on_sigterm(signum: int, frame: FrameType | None) -> None:
@@ -95,7 +99,7 @@ def _on_sigterm(signum: int, frame: FrameType | None) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status (0 done, 2 user error, 130 interrupted)."""
     args = _parser().parse_args(argv)
-    loaded: list[Any] = []
+    loaded: list[EnginePackage] = []
     # Copies of executables and unpacked archives go here (directories are used in place).
     work = Path(tempfile.mkdtemp(prefix="bao-referee-"))
     os.chmod(work, 0o755)  # the sandbox's engine uid must be able to enter it

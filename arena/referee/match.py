@@ -20,7 +20,8 @@ from arena.rules import Position, Variant
 
 from .config import RefereeConfig, TimeControl
 from .control import MatchControl, MatchStopped
-from .game import Event, emit, play_game, resolve_variant
+from .events import EventHandler, MatchEnd
+from .game import emit, play_game, resolve_variant
 from .players import EngineSlot, close_all
 from .records import GameRecord, MatchRecord, match_score
 
@@ -55,7 +56,7 @@ def play_match(
     time_control: TimeControl,
     seed: int,
     config: RefereeConfig | None = None,
-    on_event: Event | None = None,
+    on_event: EventHandler | None = None,
     start: Position | str | None = None,
     best_of: int = GAMES,
     control: MatchControl | None = None,
@@ -135,13 +136,6 @@ def play_match(
         games=games,
         aborted=aborted,
     )
-    emit(
-        on_event,
-        {
-            "event": "match_end",
-            "score": record.score,
-            "winner": record.winner,
-            "aborted": record.aborted,
-        },
-    )
+    a, b = record.score
+    emit(on_event, MatchEnd(score=(a, b), winner=record.winner, aborted=record.aborted))
     return record
