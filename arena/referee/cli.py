@@ -34,6 +34,7 @@ from .match import play_match
 
 if TYPE_CHECKING:
     from engines.package import EnginePackage
+    from engines.sandbox import SandboxConfig
 
 SANDBOX_MODES = ("auto", "bwrap", "fallback", "off")
 
@@ -119,7 +120,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.json is not None:
                 _check_writable(args.json)  # before a match that could take minutes
             try:
-                config = _config(args.sandbox)
+                sandbox = _sandbox(args.sandbox)
+                config = RefereeConfig(sandbox=sandbox)
             except ValueError as exc:  # junk in BAO_SANDBOX_MODE / BAO_SANDBOX_REQUIRE_FULL
                 raise _Usage(str(exc)) from exc
             from engines.package import EnginePackageError, load_engine
@@ -140,7 +142,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         print(
             f"{variant.id}  {loaded[0].name} vs {loaded[1].name}  time {tc}  seed {seed}  "
-            f"sandbox {config.sandbox.mode}",
+            f"sandbox {sandbox.mode}",
             flush=True,
         )
         if start != variant.initial_position():
@@ -192,9 +194,9 @@ def _check_writable(path: Path) -> None:
         path.unlink(missing_ok=True)
 
 
-def _config(mode: str | None) -> RefereeConfig:
-    """The referee config of the sandbox ``mode`` asked for on the command line; without one,
-    the environment's (``BAO_SANDBOX_MODE``, ``BAO_SANDBOX_REQUIRE_FULL``), else ``auto``: the
+def _sandbox(mode: str | None) -> SandboxConfig:
+    """The sandbox config of the ``mode`` asked for on the command line; without one, the
+    environment's (``BAO_SANDBOX_MODE``, ``BAO_SANDBOX_REQUIRE_FULL``), else ``auto``: the
     flag overrides the environment, which overrides the default. Raises ``ValueError`` for a
     junk environment value."""
     from engines.sandbox import SandboxConfig
@@ -202,4 +204,4 @@ def _config(mode: str | None) -> RefereeConfig:
     sandbox = SandboxConfig.from_env()
     if mode is not None:
         sandbox = replace(sandbox, mode=mode)
-    return RefereeConfig(sandbox=sandbox)
+    return sandbox
