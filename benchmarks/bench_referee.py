@@ -53,6 +53,7 @@ from arena.referee import (  # noqa: E402
     play_game,
     play_match,
 )
+from arena.referee.events import MovePlayed, RefereeEvent  # noqa: E402
 from arena.rules import get_variant  # noqa: E402
 
 ENGINE = """#!/usr/bin/env python3
@@ -166,8 +167,8 @@ def measure_moves(
     slots = (EngineSlot(pkg, "a", config), EngineSlot(pkg, "b", config))
     stamps: list[tuple[str, int]] = []
 
-    def on_event(event: dict[str, Any]) -> None:
-        stamps.append((event["event"], time.monotonic_ns()))
+    def on_event(event: RefereeEvent) -> None:
+        stamps.append((event.kind, time.monotonic_ns()))
 
     tc = TimeControl.parse("600+0")
     overhead_us: list[float] = []
@@ -221,9 +222,9 @@ def profile_moves(variant_id: str, mode: str, games: int, work: Path, top: int) 
     profiler = cProfile.Profile()
     plies = 0
 
-    def count(event: dict[str, Any]) -> None:
+    def count(event: RefereeEvent) -> None:
         nonlocal plies
-        plies += event["event"] == "move"
+        plies += isinstance(event, MovePlayed)
 
     from engines.sandbox import SandboxConfig
 

@@ -25,7 +25,7 @@ import logging
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import DataError, transaction
@@ -35,6 +35,11 @@ from arena import terminations as T
 from arena.engine_text import storable, storable_text
 from arena.rules import VARIANTS
 from engines.models import EngineVersion
+
+if TYPE_CHECKING:
+    from arena.referee import RefereeConfig
+    from engines.package import EnginePackage
+    from engines.sandbox import SandboxConfig
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +77,7 @@ class Verdict:
     author: str = ""
 
 
-def sandbox_config() -> Any:
+def sandbox_config() -> SandboxConfig:
     """The ``SandboxConfig`` of this host's settings (``BAO_SANDBOX_MODE``,
     ``BAO_SANDBOX_REQUIRE_FULL``, the optional cgroup ``BAO_ENGINE_CGROUP_PARENT`` capped at
     ``BAO_ENGINE_MEMORY_BYTES``): validation and matches start engines alike."""
@@ -86,7 +91,7 @@ def sandbox_config() -> Any:
     )
 
 
-def referee_config() -> Any:
+def referee_config() -> RefereeConfig:
     """The ``RefereeConfig`` used for validation (sandbox from the settings, short ply cap)."""
     from arena.referee import RefereeConfig
 
@@ -97,7 +102,7 @@ def referee_config() -> Any:
     )
 
 
-def opponent_package(unpack_dir: Path) -> Any:
+def opponent_package(unpack_dir: Path) -> EnginePackage:
     """The bundled random engine (``engines/bundled/random``), copied into ``unpack_dir``."""
     from engines.package import load_engine
 
@@ -107,7 +112,12 @@ def opponent_package(unpack_dir: Path) -> Any:
     )
 
 
-def check_package(package: Any, *, config: Any = None, opponent: Any = None) -> Verdict:
+def check_package(
+    package: EnginePackage,
+    *,
+    config: RefereeConfig | None = None,
+    opponent: EnginePackage | None = None,
+) -> Verdict:
     """Handshake with ``package`` (an ``EnginePackage``), then one short game against
     ``opponent`` (default: the bundled random engine). Never raises for engine misbehaviour.
     ``config``: a ``RefereeConfig`` (default ``referee_config()``)."""
@@ -195,7 +205,7 @@ def _reject(code: str, detail: str, stderr: str) -> Verdict:
     return Verdict(ok=False, code=code, reason=reason, log=log)
 
 
-def validate_version_now(version_id: int, *, config: Any = None) -> str:
+def validate_version_now(version_id: int, *, config: RefereeConfig | None = None) -> str:
     """Validate version ``version_id`` in this process; returns its status afterwards.
 
     Idempotent: a version already ``active`` or ``rejected`` is left alone (its status is

@@ -30,11 +30,13 @@ from django.db import close_old_connections, connection
 from django.utils import timezone
 
 from arena.matches.models import ENDED_STATUSES, LiveGame, Match
+from arena.referee.events import GameEnd, GameStart, MovePlayed, RefereeEvent
 from arena.referee.match import engine_names
 
 log = logging.getLogger(__name__)
 
-_STOP = {"event": "_stop"}
+#: What ``LivePublisher.stop`` queues after the last event: the writer ends once it is written.
+_STOP = None
 #: Seconds ``LivePublisher.stop`` waits for the writer to finish the last events.
 STOP_TIMEOUT_S = 10.0
 
@@ -96,7 +98,7 @@ class LivePublisher:
         name_a, name_b = engine_names(str(match.engine_a), str(match.engine_b))
         self.match_id = match.pk
         self._versions = {name_a: match.engine_a_id, name_b: match.engine_b_id}
-        self._queue: queue.SimpleQueue[dict[str, Any]] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[RefereeEvent | None] = queue.SimpleQueue()
         self._thread = threading.Thread(
             target=self._run, name=f"live-match-{match.pk}", daemon=True
         )
@@ -104,7 +106,7 @@ class LivePublisher:
         self._moves: list[dict[str, Any]] = []
         self.enabled = False
 
-    def on_event(self, event: dict[str, Any]) -> None:
+    def on_event(self, event: RefereeEvent) -> None:
         """The referee's callback: queue the event (constant time, never blocks)."""
         if self.enabled:
             self._queue.put(event)
@@ -142,36 +144,30 @@ class LivePublisher:
         finally:
             connection.close()
 
-    def _write(self, batch: list[dict[str, Any]]) -> None:
+    def _write(self, batch: list[RefereeEvent | None]) -> None:
         moved = False
         for event in batch:
-            kind = event.get("event")
-            if kind == "game_start":
+            if isinstance(event, GameStart):
                 if moved:
                     self._flush()
                     moved = False
                 self._moves = []
                 live = live_game_start(
                     self.match_id,
-                    int(event["index"]),
-                    self._versions[str(event["south"])],
-                    self._versions[str(event["north"])],
-                    str(event.get("start_position", "")),
+                    event.index,
+                    self._versions[event.south],
+                    self._versions[event.north],
+                    event.start_position,
                 )
                 self._live_id = live.pk
-            elif kind == "move" and self._live_id is not None:
-                self._moves.append({key: event.get(key) for key in _MOVE_KEYS if key in event})
+            elif isinstance(event, MovePlayed) and self._live_id is not None:
+                self._moves.append(_live_move(event))
                 moved = True
-            elif kind == "game_end" and self._live_id is not None:
+            elif isinstance(event, GameEnd) and self._live_id is not None:
                 if moved:
                     self._flush()
                     moved = False
-                live_game_end(
-                    self._live_id,
-                    str(event.get("result", "")),
-                    str(event.get("termination", "")),
-                    str(event.get("detail", "")),
-                )
+                live_game_end(self._live_id, event.result, str(event.termination), event.detail)
                 self._live_id = None
         if moved:
             self._flush()
@@ -181,5 +177,15 @@ class LivePublisher:
             live_game_moves(self._live_id, list(self._moves))
 
 
-#: The keys of a referee move event kept in ``LiveGame.moves`` (the ``Game.moves`` shape).
-_MOVE_KEYS = ("ply", "side", "move", "time_ms", "clock_ms", "position", "info")
+def _live_move(event: MovePlayed) -> dict[str, Any]:
+    """A move event as an entry of ``LiveGame.moves`` (the ``Game.moves`` shape, JSON):
+    ``{"ply", "side", "move", "time_ms", "clock_ms", "position", "info"}``."""
+    return {
+        "ply": event.ply,
+        "side": event.side,
+        "move": event.move,
+        "time_ms": event.time_ms,
+        "clock_ms": event.clock_ms,
+        "position": event.position,
+        "info": list(event.info),
+    }

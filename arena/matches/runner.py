@@ -33,7 +33,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from django.conf import settings
 from django.db import DataError, InterfaceError, OperationalError, close_old_connections, connection
@@ -67,6 +67,7 @@ from arena.referee import (
     TimeControl,
     play_match,
 )
+from arena.referee.events import EventHandler
 from arena.terminations import Termination
 from engines.storage import checkout
 
@@ -128,7 +129,7 @@ def _play(
     match: Match,
     config: RefereeConfig,
     control: MatchControl,
-    on_event: Callable[[dict[str, Any]], None] | None = None,
+    on_event: EventHandler | None = None,
 ) -> MatchRecord:
     # Packages run from this host's cache, fetched from the package storage by content hash
     # and kept there for the whole match; they are named "<engine> v<n>".

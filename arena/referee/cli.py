@@ -23,13 +23,18 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING
 
 from arena.openings import STANDARD, OpeningError, match_start, start_choices
 from arena.rules import VARIANTS, InvalidPositionError, Position, UnknownVariantError, get_variant
 
 from .config import RefereeConfig, TimeControl, TimeControlError
+from .events import GameEnd, GameStart, RefereeEvent
 from .match import play_match
+
+if TYPE_CHECKING:
+    from engines.package import EnginePackage
+    from engines.sandbox import SandboxConfig
 
 SANDBOX_MODES = ("auto", "bwrap", "fallback", "off")
 
@@ -73,19 +78,19 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _print_event(event: dict[str, Any]) -> None:
-    if event["event"] == "game_end":
-        g = _games[event["index"]]
+def _print_event(event: RefereeEvent) -> None:
+    if isinstance(event, GameEnd):
+        g = _games[event.index]
         print(
-            f"game {event['index']}: {g['south']} (S) - {g['north']} (N)  {event['result']}  "
-            f"{event['termination']}  {event['plies']} plies",
+            f"game {event.index}: {g.south} (S) - {g.north} (N)  {event.result}  "
+            f"{event.termination}  {event.plies} plies",
             flush=True,
         )
-    elif event["event"] == "game_start":
-        _games[event["index"]] = event
+    elif isinstance(event, GameStart):
+        _games[event.index] = event
 
 
-_games: dict[int, dict[str, Any]] = {}
+_games: dict[int, GameStart] = {}
 
 
 def _on_sigterm(signum: int, frame: FrameType | None) -> None:
@@ -95,7 +100,7 @@ def _on_sigterm(signum: int, frame: FrameType | None) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status (0 done, 2 user error, 130 interrupted)."""
     args = _parser().parse_args(argv)
-    loaded: list[Any] = []
+    loaded: list[EnginePackage] = []
     # Copies of executables and unpacked archives go here (directories are used in place).
     work = Path(tempfile.mkdtemp(prefix="bao-referee-"))
     os.chmod(work, 0o755)  # the sandbox's engine uid must be able to enter it
@@ -115,7 +120,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.json is not None:
                 _check_writable(args.json)  # before a match that could take minutes
             try:
-                config = _config(args.sandbox)
+                sandbox = _sandbox(args.sandbox)
+                config = RefereeConfig(sandbox=sandbox)
             except ValueError as exc:  # junk in BAO_SANDBOX_MODE / BAO_SANDBOX_REQUIRE_FULL
                 raise _Usage(str(exc)) from exc
             from engines.package import EnginePackageError, load_engine
@@ -136,7 +142,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         print(
             f"{variant.id}  {loaded[0].name} vs {loaded[1].name}  time {tc}  seed {seed}  "
-            f"sandbox {config.sandbox.mode}",
+            f"sandbox {sandbox.mode}",
             flush=True,
         )
         if start != variant.initial_position():
@@ -188,9 +194,9 @@ def _check_writable(path: Path) -> None:
         path.unlink(missing_ok=True)
 
 
-def _config(mode: str | None) -> RefereeConfig:
-    """The referee config of the sandbox ``mode`` asked for on the command line; without one,
-    the environment's (``BAO_SANDBOX_MODE``, ``BAO_SANDBOX_REQUIRE_FULL``), else ``auto``: the
+def _sandbox(mode: str | None) -> SandboxConfig:
+    """The sandbox config of the ``mode`` asked for on the command line; without one, the
+    environment's (``BAO_SANDBOX_MODE``, ``BAO_SANDBOX_REQUIRE_FULL``), else ``auto``: the
     flag overrides the environment, which overrides the default. Raises ``ValueError`` for a
     junk environment value."""
     from engines.sandbox import SandboxConfig
@@ -198,4 +204,4 @@ def _config(mode: str | None) -> RefereeConfig:
     sandbox = SandboxConfig.from_env()
     if mode is not None:
         sandbox = replace(sandbox, mode=mode)
-    return RefereeConfig(sandbox=sandbox)
+    return sandbox

@@ -7,9 +7,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING
 
+from .process import Starter, TransportFactory
 from .transport import DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_STDOUT_BYTES
+
+if TYPE_CHECKING:
+    from engines.sandbox import SandboxConfig
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +117,7 @@ def _seconds(ms: int) -> str:
     return f"{ms // 1000}.{ms % 1000:03d}".rstrip("0").rstrip(".")
 
 
-def _default_sandbox() -> Any:
+def _default_sandbox() -> SandboxConfig | None:
     try:
         from engines.sandbox import SandboxConfig
     except ImportError:  # the sandbox module is optional for protocol-only use
@@ -135,8 +139,11 @@ class RefereeConfig:
     ``engine_options``: ``setoption`` values sent before each game to every engine that declared
     that option. ``seed_option``: an engine that declares an option of this name gets a per-game
     seed derived from the match seed (reproducible, varied matches of randomised engines); None
-    disables it. ``starter``/``transport_factory``: how engines are started and connected
-    (default: ``engines.sandbox.start_engine`` and ``PipeTransport``; tests swap them).
+    disables it. ``sandbox``: the ``engines.sandbox.SandboxConfig`` engines start under (None,
+    also where the sandbox module is missing: the starter is called without one).
+    ``starter``/``transport_factory``: how engines are started and connected (``process.Starter``
+    and ``process.TransportFactory``; default: ``engines.sandbox.start_engine`` and
+    ``PipeTransport``; tests swap them).
     ``memory_cap_bytes``: the most memory one engine may hold, all its processes and its tmpfs
     together (``watchdog.MemoryWatchdog`` samples it every ``memory_interval_ms``, 1 to 20, and
     kills it at the cap: ``memory_limit``); None: no cap. ``on_metric``: called with
@@ -145,7 +152,7 @@ class RefereeConfig:
     ``go`` to ``bestmove``); the worker feeds them to Prometheus (``arena.metrics``).
     """
 
-    sandbox: Any = field(default_factory=_default_sandbox)
+    sandbox: SandboxConfig | None = field(default_factory=_default_sandbox)
     handshake_timeout_ms: int = 5000
     ready_timeout_ms: int = 2000
     grace_ms: int = 50
@@ -156,8 +163,8 @@ class RefereeConfig:
     quit_timeout_ms: int = 200
     engine_options: dict[str, str] = field(default_factory=dict)
     seed_option: str | None = "Seed"
-    starter: Callable[..., Any] | None = None
-    transport_factory: Callable[..., Any] | None = None
+    starter: Starter | None = None
+    transport_factory: TransportFactory | None = None
     memory_cap_bytes: int | None = DEFAULT_MEMORY_CAP_BYTES
     memory_interval_ms: int = 20
     on_metric: Callable[[str, float], None] | None = None

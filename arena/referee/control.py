@@ -20,7 +20,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any
+from collections.abc import Callable
+
+from .process import Killable
 
 log = logging.getLogger(__name__)
 
@@ -39,11 +41,11 @@ class MatchControl:
     ``clock`` (seconds, monotonic) is swappable for tests.
     """
 
-    def __init__(self, clock: Any = time.monotonic) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
         self._stop = threading.Event()
         self._lock = threading.Lock()
-        self._processes: list[Any] = []
+        self._processes: list[Killable] = []
         self.reason = ""
         self.last_check = clock()
 
@@ -55,7 +57,7 @@ class MatchControl:
         if self._stop.is_set():
             raise MatchStopped(self.reason)
 
-    def attach(self, process: Any) -> None:
+    def attach(self, process: Killable) -> None:
         """Register an engine process (anything with ``kill()``) to kill on a stop. A process
         attached after the stop is killed at once."""
         with self._lock:
@@ -89,7 +91,7 @@ class MatchControl:
         return max(0.0, float(self._clock()) - float(self.last_check))
 
 
-def _kill(process: Any) -> None:
+def _kill(process: Killable) -> None:
     try:
         process.kill()
     except Exception:  # one engine's failure to die must not keep the other alive

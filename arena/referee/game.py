@@ -27,7 +27,6 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from arena import terminations as T
 from arena.rules import (
@@ -45,16 +44,15 @@ from arena.terminations import Termination
 from .client import MS, EngineFault
 from .config import RefereeConfig, TimeControl
 from .control import MatchControl, MatchStopped
+from .events import EventHandler, GameEnd, GameStart, MovePlayed, RefereeEvent
 from .hostload import host_load
 from .players import EngineSlot, StartError
 from .records import GameRecord, MoveRecord, TimeLoss
 
 log = logging.getLogger(__name__)
 
-Event = Callable[[dict[str, Any]], None]
 
-
-def emit(on_event: Event | None, event: dict[str, Any]) -> None:
+def emit(on_event: EventHandler | None, event: RefereeEvent) -> None:
     """Call the optional progress callback; its failures never disturb the game."""
     if on_event is None:
         return
@@ -79,7 +77,7 @@ def play_game(
     index: int = 1,
     start: Position | str | None = None,
     seed: int | None = None,
-    on_event: Event | None = None,
+    on_event: EventHandler | None = None,
     control: MatchControl | None = None,
 ) -> GameRecord:
     """Play one game, ``south`` moving first from ``start`` (default: the start position).
@@ -103,13 +101,7 @@ def play_game(
     began = time.monotonic_ns()
     emit(
         on_event,
-        {
-            "event": "game_start",
-            "index": index,
-            "south": south.name,
-            "north": north.name,
-            "start_position": start_position,
-        },
+        GameStart(index=index, south=south.name, north=north.name, start_position=start_position),
     )
     played = _Played(index)
     try:
@@ -158,15 +150,14 @@ def play_game(
     )
     emit(
         on_event,
-        {
-            "event": "game_end",
-            "index": index,
-            "result": record.result,
-            "winner": record.winner,
-            "termination": record.termination,
-            "plies": record.plies,
-            "detail": record.detail,
-        },
+        GameEnd(
+            index=index,
+            result=record.result,
+            winner=record.winner,
+            termination=record.termination,
+            plies=record.plies,
+            detail=record.detail,
+        ),
     )
     return record
 
@@ -239,7 +230,7 @@ def _run(
     config: RefereeConfig,
     played: _Played,
     options: dict[str, str],
-    on_event: Event | None,
+    on_event: EventHandler | None,
     control: MatchControl | None = None,
 ) -> _Ending:
     # Prepare both engines (start or restart if needed, resync, newgame); a fault here loses
@@ -287,7 +278,7 @@ def _play_plies(
     tc: TimeControl,
     config: RefereeConfig,
     played: _Played,
-    on_event: Event | None,
+    on_event: EventHandler | None,
     watch: Callable[[], None],
 ) -> _Ending:
     """Plays until the game is over or an engine faults; returns how it ended (the rules'
@@ -388,20 +379,19 @@ def _play_plies(
             config.metric(
                 "move_overhead_seconds", (time.monotonic_ns() - ply_began - elapsed) / 1e9
             )
-        if on_event is not None:  # the event dict is not built for nobody
+        if on_event is not None:  # the event is not built for nobody
             emit(
                 on_event,
-                {
-                    "event": "move",
-                    "index": played.index,
-                    "ply": entry.ply,
-                    "side": side,
-                    "move": entry.move,
-                    "time_ms": entry.time_ms,
-                    "clock_ms": entry.clock_ms,
-                    "position": entry.position,
-                    "info": list(entry.info),
-                },
+                MovePlayed(
+                    index=played.index,
+                    ply=entry.ply,
+                    side=side,
+                    move=entry.move,
+                    time_ms=entry.time_ms,
+                    clock_ms=entry.clock_ms,
+                    position=entry.position,
+                    info=tuple(entry.info),
+                ),
             )
     outcome = game.outcome
     winner = None if outcome.winner is None else slots[outcome.winner].name

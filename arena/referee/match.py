@@ -13,26 +13,30 @@ process is killed on every exit path, including ``KeyboardInterrupt`` and errors
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import TYPE_CHECKING
 
 from arena import terminations as T
 from arena.rules import Position, Variant
 
 from .config import RefereeConfig, TimeControl
 from .control import MatchControl, MatchStopped
-from .game import Event, emit, play_game, resolve_variant
+from .events import EventHandler, MatchEnd
+from .game import emit, play_game, resolve_variant
 from .players import EngineSlot, close_all
 from .records import GameRecord, MatchRecord, match_score
+
+if TYPE_CHECKING:
+    from engines.package import EnginePackage
 
 #: Games in a match: best of three.
 GAMES = 3
 
 
-def engine_names(a: Any, b: Any) -> tuple[str, str]:
-    """Display names of the two packages, made distinct (``"x"`` vs ``"x (2)"``) so a record
-    stays unambiguous when an engine meets itself."""
-    name_a = str(getattr(a, "name", a))
-    name_b = str(getattr(b, "name", b))
+def engine_names(a: EnginePackage | str, b: EnginePackage | str) -> tuple[str, str]:
+    """Display names of the two packages (or of two names), made distinct (``"x"`` vs
+    ``"x (2)"``) so a record stays unambiguous when an engine meets itself."""
+    name_a = a if isinstance(a, str) else a.name
+    name_b = b if isinstance(b, str) else b.name
     if name_a == name_b:
         name_b = f"{name_b} (2)"
     return name_a, name_b
@@ -49,13 +53,13 @@ def game_seed(seed: int, index: int) -> int:
 
 
 def play_match(
-    engine_a: Any,
-    engine_b: Any,
+    engine_a: EnginePackage,
+    engine_b: EnginePackage,
     variant: str | Variant,
     time_control: TimeControl,
     seed: int,
     config: RefereeConfig | None = None,
-    on_event: Event | None = None,
+    on_event: EventHandler | None = None,
     start: Position | str | None = None,
     best_of: int = GAMES,
     control: MatchControl | None = None,
@@ -135,13 +139,6 @@ def play_match(
         games=games,
         aborted=aborted,
     )
-    emit(
-        on_event,
-        {
-            "event": "match_end",
-            "score": record.score,
-            "winner": record.winner,
-            "aborted": record.aborted,
-        },
-    )
+    a, b = record.score
+    emit(on_event, MatchEnd(score=(a, b), winner=record.winner, aborted=record.aborted))
     return record

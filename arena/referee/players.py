@@ -14,7 +14,7 @@ import logging
 import signal
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from arena import terminations as T
 from arena.engine_text import clean_engine_text
@@ -22,8 +22,12 @@ from arena.engine_text import clean_engine_text
 from .client import EngineClient, EngineFault, EngineId
 from .config import RefereeConfig
 from .control import MatchControl
-from .transport import PipeTransport
+from .process import EngineProcessLike, Starter
+from .transport import EngineProcessPipes, PipeTransport, Transport
 from .watchdog import MemoryWatchdog
+
+if TYPE_CHECKING:
+    from engines.package import EnginePackage
 
 log = logging.getLogger(__name__)
 
@@ -38,11 +42,14 @@ class StartError(RuntimeError):
 
 
 class EngineSlot:
-    """A named engine package taking part in a match (``name`` is unique within the match)."""
+    """A named engine package taking part in a match (``name`` is unique within the match).
+
+    ``process``: the running engine (``engines.sandbox.EngineProcess``, or what the config's
+    starter returns), None between a kill and the next start."""
 
     def __init__(
         self,
-        package: Any,
+        package: EnginePackage,
         name: str,
         config: RefereeConfig,
         control: MatchControl | None = None,
@@ -51,7 +58,7 @@ class EngineSlot:
         self.name = name
         self.config = config
         self.control = control
-        self.process: Any = None
+        self.process: EngineProcessLike | None = None
         self.client: EngineClient | None = None
         self.ident: EngineId | None = None
         self.watchdog: MemoryWatchdog | None = None  # of the current process, if it has a cap
@@ -74,7 +81,7 @@ class EngineSlot:
         self._oom_check_due = 0
         self._last_stderr = ""
         began = time.monotonic()
-        starter = self.config.starter
+        starter: Starter | None = self.config.starter
         if starter is None:
             try:
                 from engines.sandbox import start_engine
@@ -83,29 +90,33 @@ class EngineSlot:
             starter = start_engine
         try:
             if self.config.sandbox is None:
-                self.process = starter(self.package)
+                process = starter(self.package)
             else:
-                self.process = starter(self.package, self.config.sandbox)
+                process = starter(self.package, self.config.sandbox)
         except Exception as exc:  # SandboxError and anything else the starter raises: ours
             raise StartError(f"cannot start {self.name}: {type(exc).__name__}: {exc}") from exc
+        self.process = process
         self.starts += 1
         if self.control is not None:
-            self.control.attach(self.process)  # a stop kills it from any thread
+            self.control.attach(process)  # a stop kills it from any thread
             self.control.check()  # stopped while it started: it is dead already
         cap = self.config.memory_cap_bytes
-        if cap is not None and MemoryWatchdog.supports(self.process):
+        if cap is not None and MemoryWatchdog.supports(process):
             self.watchdog = MemoryWatchdog(
-                self.process, cap, interval_ms=self.config.memory_interval_ms
+                process, cap, interval_ms=self.config.memory_interval_ms
             ).start()
         factory = self.config.transport_factory
+        transport: Transport
         if factory is None:
+            # The pipes of the default starter's EngineProcess; a starter whose processes have
+            # none comes with its transport_factory.
             transport = PipeTransport.for_process(
-                self.process,
+                cast("EngineProcessPipes", process),
                 max_line_bytes=self.config.max_line_bytes,
                 max_stdout_bytes=self.config.max_stdout_bytes,
             )
         else:
-            transport = factory(self.process)
+            transport = factory(process)
         # The handshake already watches stderr: an engine flooding it instead of answering
         # is an output_limit at once, not a handshake_failed at the timeout.
         self.client = EngineClient(transport, watch=self.watch)
@@ -289,7 +300,8 @@ def close_all(slots: Sequence[EngineSlot]) -> None:
         if quitting:
             deadline = time.monotonic() + max(s.config.quit_timeout_ms for s in quitting) / 1000
             for slot in quitting:
-                slot.process.wait(max(0.0, deadline - time.monotonic()))
+                if slot.process is not None:
+                    slot.process.wait(max(0.0, deadline - time.monotonic()))
     finally:
         for slot in slots:
             slot.kill()

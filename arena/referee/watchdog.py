@@ -21,12 +21,24 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any
+from typing import Protocol, TypeGuard
 
 log = logging.getLogger(__name__)
 
 #: Longest allowed sampling interval, ms (see the module docstring).
 MAX_INTERVAL_MS = 20
+
+
+class WatchedProcess(Protocol):
+    """What the watchdog needs of an engine (``engines.sandbox.EngineProcess`` has it)."""
+
+    def memory_bytes(self) -> int:
+        """Memory the engine holds now, in bytes: all its processes and its tmpfs."""
+        ...
+
+    def sigkill_all(self) -> None:
+        """SIGKILL every process of the engine at once (no reaping)."""
+        ...
 
 
 class MemoryWatchdog:
@@ -35,7 +47,9 @@ class MemoryWatchdog:
     reached the cap (None while under it); ``peak_bytes``: the largest sample; ``samples``:
     how many were taken. Raises ``ValueError`` for a cap or interval out of range."""
 
-    def __init__(self, process: Any, cap_bytes: int, *, interval_ms: int = MAX_INTERVAL_MS):
+    def __init__(
+        self, process: WatchedProcess, cap_bytes: int, *, interval_ms: int = MAX_INTERVAL_MS
+    ):
         if cap_bytes <= 0:
             raise ValueError(f"cap_bytes must be positive, not {cap_bytes}")
         if not 1 <= interval_ms <= MAX_INTERVAL_MS:
@@ -52,7 +66,7 @@ class MemoryWatchdog:
         )
 
     @classmethod
-    def supports(cls, process: Any) -> bool:
+    def supports(cls, process: object) -> TypeGuard[WatchedProcess]:
         """Whether ``process`` can be watched (has ``memory_bytes`` and ``sigkill_all``)."""
         return callable(getattr(process, "memory_bytes", None)) and callable(
             getattr(process, "sigkill_all", None)

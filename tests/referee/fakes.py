@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from arena.referee import FakeTransport, RefereeConfig
@@ -24,6 +25,7 @@ from arena.rules import (
 )
 from arena.rules.base import other
 from arena.rules.trace import END, LIFT, SowingTrace, Step
+from engines.package import EnginePackage
 
 _TOKEN = re.compile(r"^t[1-3]$")
 
@@ -189,15 +191,16 @@ class Launcher:
         self.makers = makers
         self.started: list[tuple[str, FakeProcess]] = []
 
-    def __call__(self, package: Any, *args: Any) -> FakeProcess:
+    def __call__(self, package: EnginePackage, *args: Any) -> FakeProcess:
         process = self.makers[package.name]()
         self.started.append((package.name, process))
         return process
 
 
-@dataclass(frozen=True)
-class Pkg:
-    name: str
+def Pkg(name: str) -> EnginePackage:
+    """An engine package named ``name`` for a ``Launcher``, which starts it by name alone
+    (its root and command are never run)."""
+    return EnginePackage(name=name, root=Path("/nonexistent"), argv=("fake-engine",))
 
 
 def fake_config(launcher: Launcher, **kw: Any) -> RefereeConfig:

@@ -8,6 +8,7 @@ import pytest
 
 from arena import terminations as T
 from arena.referee import TimeControl, play_match
+from arena.referee.events import GameEnd, GameStart, MatchEnd, MovePlayed, RefereeEvent
 from arena.referee.match import game_seed, third_game_south
 from arena.rules import InvalidPositionError
 
@@ -118,8 +119,8 @@ def test_a_sandbox_failure_aborts_the_match_unrated_and_without_winner() -> None
 def test_an_interrupt_kills_every_engine_process() -> None:
     launcher = _launcher(lambda: FakeProcess(Bot()), lambda: FakeProcess(Bot()))
 
-    def interrupt(event: dict[str, Any]) -> None:
-        if event["event"] == "move" and event["ply"] == 3:
+    def interrupt(event: RefereeEvent) -> None:
+        if isinstance(event, MovePlayed) and event.ply == 3:
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
@@ -128,20 +129,45 @@ def test_an_interrupt_kills_every_engine_process() -> None:
 
 
 def test_events_report_progress_and_a_failing_callback_changes_nothing() -> None:
-    events: list[dict[str, Any]] = []
+    events: list[RefereeEvent] = []
     launcher = _launcher(lambda: FakeProcess(Bot(choose=optimal_move)), lambda: FakeProcess(Bot()))
     play_match(Pkg("A"), Pkg("B"), TOY, TC, 1, fake_config(launcher), on_event=events.append)
-    kinds = [e["event"] for e in events]
+    kinds = [e.kind for e in events]
     assert kinds[0] == "game_start" and kinds[-1] == "match_end"
     # Moves: t1 t1 t2 t1 t2, then t1 t1 t1 t1 t1 t2.
     assert kinds.count("game_end") == 2 and kinds.count("move") == 5 + 6
 
-    def broken(event: dict[str, Any]) -> None:
+    def broken(event: RefereeEvent) -> None:
         raise ValueError("display went away")
 
     launcher = _launcher(lambda: FakeProcess(Bot(choose=optimal_move)), lambda: FakeProcess(Bot()))
     record = play_match(Pkg("A"), Pkg("B"), TOY, TC, 1, fake_config(launcher), on_event=broken)
     assert record.winner == "A"
+
+
+def test_events_are_typed_and_carry_what_the_record_holds() -> None:
+    events: list[RefereeEvent] = []
+    launcher = _launcher(lambda: FakeProcess(Bot(choose=optimal_move)), lambda: FakeProcess(Bot()))
+    record = play_match(
+        Pkg("A"), Pkg("B"), TOY, TC, 1, fake_config(launcher), on_event=events.append
+    )
+    starts = [e for e in events if isinstance(e, GameStart)]
+    ends = [e for e in events if isinstance(e, GameEnd)]
+    moves = [e for e in events if isinstance(e, MovePlayed)]
+    assert [(s.index, s.south, s.north) for s in starts] == [(1, "A", "B"), (2, "B", "A")]
+    assert starts[0].start_position == record.games[0].start_position
+    assert [(e.index, e.result, e.termination, e.plies) for e in ends] == [
+        (g.index, g.result, g.termination, g.plies) for g in record.games
+    ]
+    first = record.games[0].moves[0]
+    assert (moves[0].index, moves[0].ply, moves[0].move, moves[0].position) == (
+        1,
+        1,
+        first.move,
+        first.position,
+    )
+    assert moves[0].info == tuple(first.info) and moves[0].info
+    assert events[-1] == MatchEnd(score=(2.0, 0.0), winner="A", aborted=False)
 
 
 def test_engines_declaring_a_seed_option_get_a_per_game_seed() -> None:

@@ -8,9 +8,11 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from arena import terminations as T
 from arena.matches import runner
 from arena.matches.live import LivePublisher, live_game_moves, live_game_start
 from arena.matches.models import Game, LiveGame, Match
+from arena.referee.events import GameEnd, GameStart, MovePlayed
 
 
 def _match(a: Any, b: Any, **kw: Any) -> Match:
@@ -49,35 +51,29 @@ def test_the_publisher_never_blocks_the_referee_and_writes_in_order(greedy, rand
     publisher.start()
     start = "4,4,4,4,4,4/4,4,4,4,4,4 S 0:0 0"
     publisher.on_event(
-        {
-            "event": "game_start",
-            "index": 1,
-            "south": "greedy v1",
-            "north": "random v1",
-            "start_position": start,
-        }
+        GameStart(index=1, south="greedy v1", north="random v1", start_position=start)
     )
-    move = {
-        "event": "move",
-        "index": 1,
-        "ply": 1,
-        "side": "S",
-        "move": "c1",
-        "time_ms": 3,
-        "clock_ms": 2097,
-        "position": "1,0,6,6,0,1/6,6,2,7,0,6 N 7:0 1",
-        "info": ["x"],
-    }
+    move = MovePlayed(
+        index=1,
+        ply=1,
+        side="S",
+        move="c1",
+        time_ms=3,
+        clock_ms=2097,
+        position="1,0,6,6,0,1/6,6,2,7,0,6 N 7:0 1",
+        info=("x",),
+    )
     for _ in range(200):  # a burst: queued at once, written in batches
         publisher.on_event(move)
     publisher.on_event(
-        {
-            "event": "game_end",
-            "index": 1,
-            "result": "1-0",
-            "termination": "score",
-            "detail": "score",
-        }
+        GameEnd(
+            index=1,
+            result="1-0",
+            winner="greedy v1",
+            termination=T.SCORE,
+            plies=200,
+            detail="score",
+        )
     )
     publisher.stop()
     live = LiveGame.objects.get(match=match, index=1)
@@ -89,9 +85,7 @@ def test_the_publisher_never_blocks_the_referee_and_writes_in_order(greedy, rand
 def test_inside_a_transaction_the_publisher_stays_off(greedy, randomer) -> None:
     publisher = LivePublisher(_match(greedy, randomer))
     publisher.start()
-    publisher.on_event(
-        {"event": "game_start", "index": 1, "south": "greedy v1", "north": "random v1"}
-    )
+    publisher.on_event(GameStart(index=1, south="greedy v1", north="random v1", start_position=""))
     publisher.stop()
     assert publisher.enabled is False and not LiveGame.objects.exists()
 
