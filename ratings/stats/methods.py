@@ -1,15 +1,18 @@
 """The registry of rating methods: one small strategy module per method (pure: no Django).
 
-A rating method turns a pool's rated games into ratings: ``fit(games)`` takes ``(south,
-north, south_score)`` triples (the score 1, 0.5 or 0 from South's side; engines keyed by name
-or by engine version id) and returns a ``RatingFit`` (``ratings.stats.whr.fit``): the ratings
-best first with 95% intervals in Elo, the engines left out and why, and the likelihood of
-superiority between any two rated engines. Those are the figures the service stores in
-``ratings.models.Rating`` and ``RatingPoint``, whatever the method.
+A rating method turns a pool's rated games into ratings: ``fit(games)`` takes ``(south, north,
+south_score)`` triples (the score 1, 0.5 or 0 from South's side; engines keyed by name or by
+engine version id) in the order the games were played (the service passes them by game id; no
+clock times: a method that needs rating periods cuts them from that order), and returns a
+``RatingFit`` (``ratings.stats.whr.fit``): the ratings best first with 95% intervals in Elo, the
+engines left out and why, and the likelihood of superiority between any two rated engines. Those
+are the figures the service stores in ``ratings.models.Rating`` and ``RatingPoint``, whatever
+the method.
 
 ``get_method(id)`` is the one place the service dispatches on a method; adding a method is one
 new module (e.g. ``ratings/stats/glicko.py`` with its ``METHOD``) and one line in ``METHODS``.
-The service fits with ``DEFAULT_METHOD``.
+The service fits with ``DEFAULT_METHOD`` (``ratings.services.RATING_METHOD``), the one place
+that chooses; after changing it, ``manage.py refit_ratings`` refits every pool at once.
 """
 
 from __future__ import annotations
@@ -39,7 +42,13 @@ class RatingMethod(Protocol):
 
 
 #: Method id -> strategy.
-METHODS: dict[str, RatingMethod] = {m.id: m for m in (whr.METHOD,)}
+#: One entry a line, so that a new method adds one line.
+METHODS: dict[str, RatingMethod] = {
+    m.id: m
+    for m in [
+        whr.METHOD,
+    ]
+}
 
 #: The method the service rates every variant's pool with.
 DEFAULT_METHOD = whr.METHOD.id

@@ -36,8 +36,16 @@ __all__ = [
 ]
 
 #: Format id -> strategy, in the order the API lists them.
+#: One entry a line, so that a new format adds one line.
 FORMATS: dict[str, TournamentFormat] = {
-    f.id: f for f in (RoundRobin(), DoubleRoundRobin(), Gauntlet(), Swiss(), Knockout())
+    f.id: f
+    for f in (
+        RoundRobin(),
+        DoubleRoundRobin(),
+        Gauntlet(),
+        Swiss(),
+        Knockout(),
+    )
 }
 
 
