@@ -41,14 +41,13 @@ class RatingMethod(Protocol):
     def fit(self, games: Iterable[tuple[K, K, float]]) -> RatingFit[K]: ...
 
 
+#: The registered methods, one entry a line, so that a new method adds one line.
+_REGISTERED: list[RatingMethod] = [
+    whr.METHOD,
+]
+
 #: Method id -> strategy.
-#: One entry a line, so that a new method adds one line.
-METHODS: dict[str, RatingMethod] = {
-    m.id: m
-    for m in [
-        whr.METHOD,
-    ]
-}
+METHODS: dict[str, RatingMethod] = {m.id: m for m in _REGISTERED}
 
 #: The method the service rates every variant's pool with.
 DEFAULT_METHOD = whr.METHOD.id
