@@ -161,7 +161,8 @@ class LivePublisher:
                 )
                 self._live_id = live.pk
             elif isinstance(event, MovePlayed) and self._live_id is not None:
-                self._moves.append(_live_move(event))
+                # The ``Game.moves`` shape, without the lines the referee ignored.
+                self._moves.append(event.record.to_dict(ignored=False))
                 moved = True
             elif isinstance(event, GameEnd) and self._live_id is not None:
                 if moved:
@@ -175,17 +176,3 @@ class LivePublisher:
     def _flush(self) -> None:
         if self._live_id is not None:
             live_game_moves(self._live_id, list(self._moves))
-
-
-def _live_move(event: MovePlayed) -> dict[str, Any]:
-    """A move event as an entry of ``LiveGame.moves`` (the ``Game.moves`` shape, JSON):
-    ``{"ply", "side", "move", "time_ms", "clock_ms", "position", "info"}``."""
-    return {
-        "ply": event.ply,
-        "side": event.side,
-        "move": event.move,
-        "time_ms": event.time_ms,
-        "clock_ms": event.clock_ms,
-        "position": event.position,
-        "info": list(event.info),
-    }

@@ -17,6 +17,8 @@ from typing import ClassVar
 
 from arena.terminations import Termination
 
+from .records import MoveRecord
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GameStart:
@@ -33,20 +35,13 @@ class GameStart:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MovePlayed:
-    """Ply ``ply`` of game ``index``: the fields of its ``MoveRecord`` but ``ignored``
-    (``side`` ``"S"``/``"N"``, ``time_ms`` from ``go`` to ``bestmove``, ``clock_ms`` the
-    mover's clock after the move, ``position`` the text after it, ``info`` its info lines)."""
+    """A move of game ``index``: ``record`` is the ``MoveRecord`` the game's record holds for
+    it (the same object: its ply, side, token, times, position after it and info lines)."""
 
     kind: ClassVar[str] = "move"
 
     index: int
-    ply: int
-    side: str
-    move: str
-    time_ms: int
-    clock_ms: int
-    position: str
-    info: tuple[str, ...] = ()
+    record: MoveRecord
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -382,16 +382,7 @@ def _play_plies(
         if on_event is not None:  # the event is not built for nobody
             emit(
                 on_event,
-                MovePlayed(
-                    index=played.index,
-                    ply=entry.ply,
-                    side=side,
-                    move=entry.move,
-                    time_ms=entry.time_ms,
-                    clock_ms=entry.clock_ms,
-                    position=entry.position,
-                    info=tuple(entry.info),
-                ),
+                MovePlayed(index=played.index, record=entry),
             )
     outcome = game.outcome
     winner = None if outcome.winner is None else slots[outcome.winner].name

@@ -38,7 +38,8 @@ class MoveRecord:
     info: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, *, ignored: bool = True) -> dict[str, Any]:
+        """The JSON form; ``ignored=False`` leaves the ignored lines out (the live pages)."""
         d: dict[str, Any] = {
             "ply": self.ply,
             "side": self.side,
@@ -48,7 +49,7 @@ class MoveRecord:
             "position": self.position,
             "info": list(self.info),
         }
-        if self.ignored:
+        if ignored and self.ignored:
             d["ignored"] = list(self.ignored)
         return d
 

@@ -120,7 +120,7 @@ def test_an_interrupt_kills_every_engine_process() -> None:
     launcher = _launcher(lambda: FakeProcess(Bot()), lambda: FakeProcess(Bot()))
 
     def interrupt(event: RefereeEvent) -> None:
-        if isinstance(event, MovePlayed) and event.ply == 3:
+        if isinstance(event, MovePlayed) and event.record.ply == 3:
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
@@ -160,13 +160,8 @@ def test_events_are_typed_and_carry_what_the_record_holds() -> None:
         (g.index, g.result, g.termination, g.plies) for g in record.games
     ]
     first = record.games[0].moves[0]
-    assert (moves[0].index, moves[0].ply, moves[0].move, moves[0].position) == (
-        1,
-        1,
-        first.move,
-        first.position,
-    )
-    assert moves[0].info == tuple(first.info) and moves[0].info
+    assert (moves[0].index, moves[0].record.ply) == (1, 1)
+    assert moves[0].record == first and moves[0].record.info
     assert events[-1] == MatchEnd(score=(2.0, 0.0), winner="A", aborted=False)
 
 

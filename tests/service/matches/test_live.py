@@ -13,6 +13,7 @@ from arena.matches import runner
 from arena.matches.live import LivePublisher, live_game_moves, live_game_start
 from arena.matches.models import Game, LiveGame, Match
 from arena.referee.events import GameEnd, GameStart, MovePlayed
+from arena.referee.records import MoveRecord
 
 
 def _match(a: Any, b: Any, **kw: Any) -> Match:
@@ -55,13 +56,16 @@ def test_the_publisher_never_blocks_the_referee_and_writes_in_order(greedy, rand
     )
     move = MovePlayed(
         index=1,
-        ply=1,
-        side="S",
-        move="c1",
-        time_ms=3,
-        clock_ms=2097,
-        position="1,0,6,6,0,1/6,6,2,7,0,6 N 7:0 1",
-        info=("x",),
+        record=MoveRecord(
+            ply=1,
+            side="S",
+            move="c1",
+            time_ms=3,
+            clock_ms=2097,
+            position="1,0,6,6,0,1/6,6,2,7,0,6 N 7:0 1",
+            info=["x"],
+            ignored=["noise"],
+        ),
     )
     for _ in range(200):  # a burst: queued at once, written in batches
         publisher.on_event(move)
@@ -79,6 +83,7 @@ def test_the_publisher_never_blocks_the_referee_and_writes_in_order(greedy, rand
     live = LiveGame.objects.get(match=match, index=1)
     assert len(live.moves) == 200 and live.moves[0]["info"] == ["x"]
     assert "event" not in live.moves[0] and live.status == "finished"
+    assert "ignored" not in live.moves[0]
 
 
 @pytest.mark.django_db
