@@ -1,6 +1,6 @@
 """Writes of ratings: refit a variant's whole history after matches are recorded.
 
-The fit itself is pure: the rating method ``RATING_METHOD`` of the registry
+The fit itself is pure: the rating method ``DEFAULT_METHOD`` of the registry
 ``ratings.stats.methods`` (the whole-history fit, ``ratings.stats.whr.fit``). This module feeds
 it the variant's rated games from the database and stores the result:
 
@@ -49,8 +49,6 @@ logger = logging.getLogger(__name__)
 
 #: The task that refits a variant (``tournaments.tasks.refit_ratings``), sent by name.
 REFIT_TASK = "tournaments.tasks.refit_ratings"
-#: The rating method every refit fits with (``ratings.stats.methods``).
-RATING_METHOD = DEFAULT_METHOD
 #: Seconds between the first request and its refit: matches finishing together share one fit.
 REFIT_DELAY_SECONDS = 2.0
 #: Requests older than this with no fit are refitted by the minute job even if a task is queued.
@@ -140,7 +138,7 @@ def rating_refit(variant: str) -> bool:
     started = time.perf_counter()
     games = rated_games(variant)
     read = time.perf_counter()
-    result = get_method(RATING_METHOD).fit((g.south, g.north, g.score) for g in games)
+    result = get_method(DEFAULT_METHOD).fit((g.south, g.north, g.score) for g in games)
     fitted = time.perf_counter()
     fit_ms = (fitted - read) * 1000
     now = timezone.now()

@@ -10,9 +10,9 @@ are the figures the service stores in ``ratings.models.Rating`` and ``RatingPoin
 the method.
 
 ``get_method(id)`` is the one place the service dispatches on a method; adding a method is one
-new module (e.g. ``ratings/stats/glicko.py`` with its ``METHOD``) and one line in ``METHODS``.
-The service fits with ``DEFAULT_METHOD`` (``ratings.services.RATING_METHOD``), the one place
-that chooses; after changing it, ``manage.py refit_ratings`` refits every pool at once.
+new module (e.g. ``ratings/stats/glicko.py`` with its ``METHOD``) and one line in the list
+``_REGISTERED``. The service fits with ``DEFAULT_METHOD``, the one place that chooses; after
+changing it, ``manage.py refit_ratings`` refits every pool at once.
 """
 
 from __future__ import annotations
