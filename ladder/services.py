@@ -207,9 +207,7 @@ def ladder_fill(variant: str, *, most: int | None = None) -> list[int]:
     if not settings.BAO_LADDER_ENABLED:
         return []
     with transaction.atomic():
-        LadderState.objects.get_or_create(variant=variant)
-        state = LadderState.objects.select_for_update().get(variant=variant)
-        if state.paused:
+        if _locked_state(variant).paused:
             return []
         wanted = ladder_wanted() if most is None else min(most, ladder_wanted())
         if wanted <= 0:
@@ -266,8 +264,16 @@ def ladder_pause(variant: str, *, paused: bool = True) -> None:
     """
     variant = ladder_variant(variant)
     with transaction.atomic():
-        LadderState.objects.get_or_create(variant=variant)
-        LadderState.objects.select_for_update().filter(variant=variant).update(paused=paused)
+        state = _locked_state(variant)
+        state.paused = paused
+        state.save(update_fields=["paused"])
+
+
+def _locked_state(variant: str) -> LadderState:
+    """The ``LadderState`` row of ``variant`` (made if missing), locked until the transaction
+    ends: the lock that serializes a variant's fills and its pause."""
+    LadderState.objects.get_or_create(variant=variant)
+    return LadderState.objects.select_for_update().get(variant=variant)
 
 
 def ladder_enabled(variant: str) -> bool:
