@@ -13,7 +13,7 @@ for pair in make:make gcc:gcc cargo:cargo rustc:rustc node:nodejs javac:default-
 done
 [ -z "$missing" ] && exit 0
 
-if [ "$(id -u)" -ne 0 ]; then
+if [ "$(id -u)" != 0 ]; then
     echo "install-toolchains: missing$missing and we are not root; run: apt-get install -y$missing" >&2
     exit 1
 fi
