@@ -5,6 +5,7 @@ the page prints them. The blocks are read by ``arena.web.rules_examples``, as th
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -99,3 +100,16 @@ def test_the_format_rejects_an_unknown_key_and_a_move_without_next() -> None:
     block = "example: X\nposition: p\nlegal:\nmove: a1\nnext: q\noutcome: 1-0 score 30:18\n"
     (move,) = parse_example(block).moves
     assert (move.move, move.next, move.outcome) == ("a1", "q", "1-0 score 30:18")
+
+
+def test_every_decision_label_the_code_cites_is_on_a_rule_page() -> None:
+    root = PAGES.parents[1]
+    label = re.compile(r"\b(?:[AKLG]-[0-9]+|D[1-3])\b")
+    cited = {
+        found
+        for folder in ("arena", "engines")
+        for path in (root / folder).rglob("*.py")
+        for found in label.findall(path.read_text())
+    }
+    documented = {found for page in PAGES.glob("*.md") for found in label.findall(page.read_text())}
+    assert len(cited) > 20 and cited <= documented, sorted(cited - documented)
