@@ -134,7 +134,13 @@ def test_the_upload_page_links_the_protocol_and_the_rules(alice: Any) -> None:
 
 
 @pytest.mark.django_db
-def test_the_replay_links_the_rules_of_its_variant(make_game: Any) -> None:
+def test_the_replay_and_live_pages_link_the_rules_of_their_variant(
+    make_game: Any, world: Any
+) -> None:
     game = make_game("bao-kingulu", plies=4)
     html = _get(f"/games/{game.pk}/")
     assert 'href="/rules/bao-kingulu/">The rules of bao-kingulu</a>' in html
+    live = world(2)["live"]
+    html = _get(f"/live/{live.pk}/")
+    variant = live.match.variant
+    assert f'href="/rules/{variant}/">The rules of {variant}</a>' in html
