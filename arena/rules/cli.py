@@ -1,6 +1,6 @@
 """Command line of the rules engine: ``python -m arena.rules <command> ...``.
 
-Commands (positions in BPN/KPN, README 5; moves as tokens, README 4)::
+Commands (positions in BPN/KPN, rules 7; moves as tokens, rules 6)::
 
     legal    --variant V [--position TEXT]           the legal tokens, space-separated, one line
     apply    --variant V [--position TEXT] MOVE...   the position after each move, one per line
@@ -85,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     selfplay.add_argument("--variant", required=True)
     selfplay.add_argument("--games", required=True, type=_positive)
     selfplay.add_argument("--seed", required=True, type=_seed)
-    selfplay.add_argument("--ply-cap", type=_positive, help="default: the variant's (README 6.3)")
+    selfplay.add_argument("--ply-cap", type=_positive, help="default: the variant's (rules 9.1)")
     return parser
 
 
