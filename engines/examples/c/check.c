@@ -6,7 +6,12 @@
  * those listed, the move played leads to `next`, and the outcome (rules endings, and the
  * third repetition and ply cap counted over the game the line belongs to) is the one given.
  * Stops at the first mismatch (exit status 1), else prints the number of lines (status 0).
- * The JSON reader knows only the shape of these lines (no escapes in strings). */
+ *
+ *     ./check-rules --perft perft.json [MAX_DEPTH]
+ *
+ * compares the perft counts of every position of the table (to MAX_DEPTH plies, default all).
+ * The JSON reader knows only the shape of these files (no escapes in strings, one perft row
+ * a line). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +35,12 @@ static const char *value_of(const char *line, const char *key)
     char pattern[64];
     snprintf(pattern, sizeof pattern, "\"%s\":", key);
     const char *at = strstr(line, pattern);
-    return at ? at + strlen(pattern) : NULL;
+    if (!at)
+        return NULL;
+    at += strlen(pattern);
+    while (*at == ' ')
+        at++;
+    return at;
 }
 
 /* Copy the JSON string at `v` into out (size n); returns 0, or -1 if it is not a string. */
@@ -114,8 +124,69 @@ static void key_of(const char *text, char *out, size_t n)
         *space = '\0';
 }
 
+static void perft(const Position *p, int level, int depth, long *counts)
+{
+    Move moves[MAX_MOVES];
+    int n = legal_moves(p, moves);
+    counts[level] += n;
+    if (level + 1 < depth)
+        for (int i = 0; i < n; i++)
+            perft(&moves[i].after, level + 1, depth, counts);
+}
+
+/* Lines `  "<variant id>": [` start a variant, lines with "position" and "counts" are rows. */
+static int check_perft(const char *path, int max_depth)
+{
+    static char line[LINE_SIZE], text[512];
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        perror(path);
+        return 2;
+    }
+    int variant = -1, rows = 0;
+    while (fgets(line, sizeof line, f)) {
+        line_no++;
+        for (int v = 0; v < VARIANT_COUNT; v++) {
+            char head[64];
+            snprintf(head, sizeof head, "\"%s\": [", VARIANT_IDS[v]);
+            if (strstr(line, head))
+                variant = v;
+        }
+        const char *counts = value_of(line, "counts");
+        if (!counts || variant < 0 || read_string(value_of(line, "position"), text, sizeof text))
+            continue;
+        long want[32], got[32] = {0};
+        int depth = 0;
+        for (const char *c = strchr(counts, '[') + 1; depth < 32 && *c && *c != ']'; depth++) {
+            want[depth] = strtol(c, (char **)&c, 10);
+            while (*c == ',' || *c == ' ')
+                c++;
+        }
+        if (max_depth > 0 && depth > max_depth)
+            depth = max_depth;
+        Position p;
+        if (parse_position(variant, text, &p))
+            fail("perft position (cannot parse)", text, "-");
+        perft(&p, 0, depth, got);
+        for (int d = 0; d < depth; d++) {
+            if (got[d] != want[d]) {
+                char a[32], b[32];
+                snprintf(a, sizeof a, "%ld at depth %d", want[d], d + 1);
+                snprintf(b, sizeof b, "%ld", got[d]);
+                fail(text, a, b);
+            }
+        }
+        rows++;
+    }
+    fclose(f);
+    printf("perft: %d positions ok\n", rows);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 3 && strcmp(argv[1], "--perft") == 0)
+        return check_perft(argv[2], argc > 3 ? atoi(argv[3]) : 0);
     int variant = -1;
     for (int v = 0; argc == 2 && v < VARIANT_COUNT; v++)
         if (strcmp(argv[1], VARIANT_IDS[v]) == 0)
