@@ -7,7 +7,7 @@ Commands (positions in BPN/KPN, README 5; moves as tokens, README 4)::
     perft    --variant V --depth N [--position TEXT] "<depth> <count>" for depth 1..N
     selfplay --variant V --games N --seed S [--ply-cap P]
                                                     random games: one line per game, then turns/s
-    conformance --variant V --out FILE [--seed S] [--lines N]
+    conformance --variant V --out FILE [--seed S] [--lines N] [--games G]
                                                     write a conformance file (gzip JSONL), print
                                                     its rule coverage; exit 1 if a rule is missed
     perft-table --out FILE [--variant V]            perft of several positions per variant (JSON)
@@ -112,10 +112,12 @@ def build_parser() -> argparse.ArgumentParser:
     conformance.add_argument("--seed", type=_seed, default=DEFAULT_SEED)
     conformance.add_argument(
         "--lines",
-        "--games",
         type=_positive,
         default=DEFAULT_LINES,
         help=f"at least this many lines (default {DEFAULT_LINES})",
+    )
+    conformance.add_argument(
+        "--games", type=_positive, default=1, help="at least this many games from the start"
     )
 
     table = commands.add_parser("perft-table", help="perft of the conformance positions")
@@ -183,7 +185,7 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
 def _cmd_conformance(args: argparse.Namespace) -> int:
     variant = _variant(args.variant)
     try:
-        lines, coverage = generate(variant.id, seed=args.seed, lines=args.lines)
+        lines, coverage = generate(variant.id, seed=args.seed, lines=args.lines, games=args.games)
     except CoverageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_COVERAGE

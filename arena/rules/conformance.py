@@ -36,7 +36,7 @@ from .bao import BaoLaKete, BaoLaKiswahili, _Bao
 from .bao_board import SQUARES, BaoPosition
 from .bao_moves import MoveRunner, RawResult, Sow
 from .bao_sowing import FRONT_ROW_EMPTIED, NEVER_ENDING, sow_move
-from .kingulu import _FIRST_LAP, _NEVER_ENDING, KinguluPosition, _sow_move
+from .kingulu import _FIRST_LAP, _NEVER_ENDING, BaoKingulu, KinguluPosition, _sow_move
 from .kingulu_trace import T_CAPTURE, T_LAP, T_MTOTO, T_RESERVED
 
 #: Lines written per variant by default.
@@ -380,9 +380,12 @@ _Observer = _BaoObserver | _KinguluObserver
 
 
 def _observer(variant: Variant) -> _Observer:
+    """The observer of ``variant``'s rules; raises ``ValueError`` for a variant without one."""
     if isinstance(variant, _Bao):
         return _BaoObserver(variant)
-    return _KinguluObserver()
+    if isinstance(variant, BaoKingulu):
+        return _KinguluObserver()
+    raise ValueError(f"no conformance observer for {variant.id}")
 
 
 # --------------------------------------------------------------------------- policies
@@ -599,17 +602,17 @@ def _special_games(
 
 
 def generate(
-    variant_name: str, *, seed: int = DEFAULT_SEED, lines: int = DEFAULT_LINES
+    variant_name: str, *, seed: int = DEFAULT_SEED, lines: int = DEFAULT_LINES, games: int = 0
 ) -> tuple[list[Line], Coverage]:
     """The lines of the conformance file of a variant, and their coverage.
 
     ``variant_name``: a variant id or alias. ``seed``: any int (the games are a pure function
-    of it). ``lines``: games from the start position are played until at least this many
-    lines are written; then the games of ``STARTS``, ``CYCLE_STARTS`` and ply-cap games are
-    added while they reach a rule still missing, then more games from the start position (at
-    most ``MAX_EXTRA_GAMES``, kept while they reach a rule seen in fewer than ``MIN_LINES``
-    lines). Raises ``UnknownVariantError`` and ``CoverageError`` (a rule
-    of ``RULES`` still not reached).
+    of it). ``lines``, ``games``: games from the start position are played until at least
+    this many lines and games are written; then the games of ``STARTS``, ``CYCLE_STARTS`` and
+    ply-cap games are added while they reach a rule still missing, then more games from the
+    start position (at most ``MAX_EXTRA_GAMES``, kept while they reach a rule seen in fewer
+    than ``MIN_LINES`` lines). Raises ``UnknownVariantError`` and ``CoverageError`` (a rule of
+    ``RULES`` still not reached).
     """
     variant = get_variant(variant_name)
     observer = _observer(variant)
@@ -630,7 +633,7 @@ def generate(
     def adds_a_rule(game: tuple[list[Line], list[set[str]]]) -> bool:
         return bool(set().union(*game[1]) & set(coverage.missing()))
 
-    while len(out) < lines:
+    while len(out) < lines or coverage.games < games:
         keep(_play(variant, observer, rng))
     for start, script in _special_games(variant, rng, list(out)):
         if not coverage.missing():

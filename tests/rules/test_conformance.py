@@ -18,6 +18,7 @@ from arena.rules.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "docs" / "rules" / "conformance"
+KINGULU_START = "4,4,4,4,4,4/4,4,4,4,4,4 S 0:0 0"
 
 
 def _lines(variant_id: str) -> list[C.Line]:
@@ -202,3 +203,10 @@ def test_perft_table_writes_the_json_it_prints(
             },
         ]
     }
+
+
+def test_games_asks_for_at_least_that_many_games() -> None:
+    lines, coverage = C.generate("bao-kingulu", seed=1, lines=1, games=40)
+    from_start = [i for i, line in enumerate(lines) if line.position == KINGULU_START]
+    assert len(from_start) >= 40
+    assert coverage.lines == len(lines)
