@@ -72,6 +72,12 @@ AUTHOR_DOCS: dict[str, DocPage] = {
         "The sandbox",
         "what an engine process may do: files, memory, time, network",
     ),
+    "conformance": DocPage(
+        "rules/conformance.md",
+        "/docs/conformance/",
+        "Conformance data for porters",
+        "positions with their legal moves and successors, perft tables: check a move generator",
+    ),
 }
 _SERVED = {
     page.path: page.url for page in (RULES_INDEX, *RULE_PAGES.values(), *AUTHOR_DOCS.values())
