@@ -43,6 +43,7 @@ more than 400 Elo in one step) from all-equal ratings, on games aggregated per p
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -55,7 +56,11 @@ from scipy.linalg import cho_factor, cho_solve
 from scipy.sparse import coo_array
 from scipy.sparse.csgraph import connected_components
 from scipy.special import expit, log_expit
-from threadpoolctl import threadpool_limits
+
+try:
+    from threadpoolctl import threadpool_limits
+except ImportError:  # optional: the service installs it; bao-match's own install need not
+    threadpool_limits = None
 
 from arena.rules import SOUTH_POINTS
 
@@ -213,7 +218,12 @@ def fit(
     problem = _Problem.build(tally, pool)
     # One BLAS thread: an m x m solve (m <= a few thousand) gains little from threads, and on a
     # busy worker machine spinning BLAS threads made the fit ten times slower (bench_ratings).
-    with threadpool_limits(limits=1, user_api="blas"):
+    limits = (
+        threadpool_limits(limits=1, user_api="blas")
+        if threadpool_limits is not None
+        else contextlib.nullcontext()
+    )
+    with limits:
         r, iterations = problem.maximise()
         covariance = problem.covariance(r)
     if anchor is not None:
