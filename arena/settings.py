@@ -24,7 +24,7 @@ Environment variables:
   BAO_S3_PREFIX), BAO_ENGINE_CACHE_BYTES (per-host package cache cap, bytes),
   BAO_LADDER_TIME_CONTROL (the ladder's time control, default 10+0.1), BAO_LADDER_ENABLED
   (bool, default on),
-  BAO_THROTTLE_CHALLENGES / _UPLOADS / _TOURNAMENTS / _TESTS / _REGISTER / _LOGIN
+  BAO_THROTTLE_CHALLENGES / _UPLOADS / _TOURNAMENTS / _TESTS / _REGISTER / _LOGIN / _EXPORT
   ('<n>/<period>' or 'off'), BAO_VERSION_TEST_PAIRS (pairs of a version test kept queued; 0:
   one per worker slot), BAO_CACHE_URL ("locmem" default, or redis://host:port/db shared by
   web processes),
@@ -264,6 +264,8 @@ BAO_THROTTLE_RATES: dict[str, str | None] = {
     "tests": env_rate("BAO_THROTTLE_TESTS", "20/hour"),
     "register": env_rate("BAO_THROTTLE_REGISTER", "20/hour"),
     "login": env_rate("BAO_THROTTLE_LOGIN", "60/hour"),
+    # Reads of GET /api/games/export/ (up to 10 000 games each), per user or client IP.
+    "export": env_rate("BAO_THROTTLE_EXPORT", "120/hour"),
 }
 _CACHE_URL = env_str("BAO_CACHE_URL", "locmem").strip()
 if _CACHE_URL == "locmem":
