@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ratings.stats.methods import DEFAULT_METHOD, get_method
 from ratings.stats.sprt import Decision, Model, SprtParameters, SprtResult, estimate, sprt
-from ratings.stats.whr.cli import ratings_json, ratings_table
-from ratings.stats.whr.fit import RatingFit
 
 from .tally import Tally
+
+if TYPE_CHECKING:
+    from ratings.stats.whr.fit import RatingFit
+
+# The rating fit (numpy, scipy: over a second to import on a busy machine) is imported where
+# it is used, for three or more engines only: a two-engine run starts without it.
 
 RULE = "-" * 50
 
@@ -158,6 +161,8 @@ def termination_lines(tally: Tally) -> list[str]:
 
 def rating_fit(tally: Tally) -> RatingFit[str]:
     """The service's rating method fitted to every game with a result."""
+    from ratings.stats.methods import DEFAULT_METHOD, get_method
+
     return get_method(DEFAULT_METHOD).fit(tally.results)
 
 
@@ -169,6 +174,8 @@ def unrated(tally: Tally, fit: RatingFit[str]) -> list[str]:
 
 def ratings_lines(tally: Tally) -> list[str]:
     """The ratings table of ``python -m ratings.stats.whr fit`` over the run's games."""
+    from ratings.stats.whr.cli import ratings_table
+
     fit = rating_fit(tally)
     return ratings_table(fit, unrated(tally, fit)).rstrip("\n").split("\n")
 
@@ -206,6 +213,8 @@ def summary_json(
     if len(engines) != 2:
         for key in ("elo", "ci_low", "ci_high", "los"):
             out[key] = None
+        from ratings.stats.whr.cli import ratings_json
+
         fit = rating_fit(tally)
         out["ratings"] = ratings_json(fit, unrated(tally, fit))
     out["terminations"] = {n: dict(sorted(c.items())) for n, c in tally.terminations.items()}
