@@ -119,7 +119,23 @@ def test_the_command_prints_json_with_the_documented_keys(capsys):
     argv = ["--elo0", "0", "--elo1", "10", "--model", "logistic", "--trinomial", "40,0,60"]
     assert sprt.main([*argv, "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
-    assert set(payload) == {"llr", "lower", "upper", "decision", "elo", "ci_low", "ci_high", "los"}
+    assert list(payload) == [
+        "games",
+        "wdl",
+        "pentanomial",
+        "llr",
+        "lower",
+        "upper",
+        "decision",
+        "elo",
+        "ci_low",
+        "ci_high",
+        "los",
+        "ci_note",
+        "llr_note",
+    ]
+    assert (payload["games"], payload["wdl"], payload["pentanomial"]) == (100, [60, 0, 40], None)
+    assert (payload["ci_note"], payload["llr_note"]) == (None, None)
     assert payload["decision"] == "continue"
     assert payload["llr"] == pytest.approx(0.5342, abs=1e-3)
     assert payload["elo"] == pytest.approx(400 * math.log10(0.6 / 0.4), abs=0.1)
@@ -158,4 +174,5 @@ def test_the_command_refuses_bad_input_with_status_two(argv, capsys):
     with pytest.raises(SystemExit) as caught:
         sprt.main(argv)
     assert caught.value.code == 2
-    assert "error:" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("python -m ratings.stats.sprt: error: ")
