@@ -200,24 +200,46 @@ class _Infeasible(ValueError):
 def _tilt(pdf: Sequence[tuple[float, float]], d: Sequence[float]) -> list[float]:
     """``q_i = p_i / (1 + lambda d_i)`` with ``lambda`` such that the ``q_i`` sum to 1, i.e. the
     root of ``f(lambda) = sum p_i d_i / (1 + lambda d_i)`` (strictly decreasing) on the interval
-    where every ``1 + lambda d_i`` is positive. Raises ``_Infeasible`` when every ``d_i`` has one
-    sign (no distribution on these outcomes has ``sum q_i d_i = 0``)."""
+    ``(-1 / d_max, -1 / d_min)`` where every ``1 + lambda d_i`` is positive. Raises
+    ``_Infeasible`` when every ``d_i`` has one sign (no distribution on these outcomes has
+    ``sum q_i d_i = 0``).
+
+    The root is bisected as its distance from the nearer end of that interval, where
+    ``1 + lambda d_i`` is computed without cancellation: a record of one outcome puts the root
+    within 1e-8 of an end, and there bisecting ``lambda`` itself leaves the ``q_i`` uncertain
+    by 1e-8, more than the LLR of a large record can bear."""
     d_max, d_min = max(d), min(d)
     if not (d_max > 0 > d_min):
         raise _Infeasible("the constraint lies outside the range of the outcomes")
-    lo, hi = -1 / d_max, -1 / d_min
     probs = [p for _, p in pdf]
-    for _ in range(200):
+    width = 1 / d_max - 1 / d_min
+
+    def from_low(x: float) -> list[float]:  # lambda = -1/d_max + x
+        return [(1 - di / d_max) + x * di for di in d]
+
+    def from_high(y: float) -> list[float]:  # lambda = -1/d_min - y
+        return [(1 - di / d_min) - y * di for di in d]
+
+    def f(z: Sequence[float]) -> float:
+        return sum(p * di / zi for p, di, zi in zip(probs, d, z, strict=True))
+
+    # f falls from +inf at the low end to -inf at the high end.
+    upper_half = f(from_low(width / 2)) > 0
+    point = from_high if upper_half else from_low
+    lo, hi = 0.0, width / 2
+    for _ in range(1100):
         mid = (lo + hi) / 2
-        f = sum(p * di / (1 + mid * di) for p, di in zip(probs, d, strict=True))
-        if f > 0:
+        if mid in (lo, hi):
+            break
+        # From the high end, a larger y moves lambda down, where f is larger.
+        if (f(point(mid)) > 0) != upper_half:
             lo = mid
         else:
             hi = mid
-        if hi - lo < 1e-15 * max(1.0, abs(mid)):
-            break
-    lam = (lo + hi) / 2
-    return [p / (1 + lam * di) for p, di in zip(probs, d, strict=True)]
+    z = point((lo + hi) / 2)
+    q = [p / zi for p, zi in zip(probs, z, strict=True)]
+    total = sum(q)
+    return [x / total for x in q]
 
 
 def _fit_mean(pdf: Sequence[tuple[float, float]], score: float) -> list[float]:
@@ -269,8 +291,15 @@ def _fit_moments(
     Newton steps did not reach it: its constraints not met to 1e-10), and its multipliers:
     ``q_i = p_i / (1 + l1 (a_i - mean) + l2 ((a_i - mean)^2 - var))``, ``(l1, l2)`` the
     maximum of the concave ``sum p_i log(1 + l1 h1_i + l2 h2_i)`` (the dual of the fit), found
-    by damped Newton steps from ``start`` (or from 0 if ``start`` is out of the domain).
+    by damped Newton steps from ``start`` (or from 0 if ``start`` is out of the domain). With
+    three outcomes (trinomial counts) the mean and the variance fix ``q`` alone.
     The caller makes sure the pair is feasible (:func:`_feasible_means`)."""
+    if len(pdf) == 3:
+        # Three outcomes 0, 1/2, 1: the mean and the variance fix the distribution.
+        middle = 4 * (mean - mean * mean - var)
+        top = mean - middle / 2
+        q = [1 - middle - top, middle, top]
+        return (q if min(q) > 0 else None), start
     probs = [p for _, p in pdf]
     h = [(a - mean, (a - mean) ** 2 - var) for a, _ in pdf]
 
