@@ -3,7 +3,9 @@
 Pure arithmetic on counts (standard library only), used by the version-test service and by the
 command line ``python -m ratings.stats.sprt``. Written from the published formulas of the
 generalized SPRT as used by fishtest (M. Van den Bergh, "GSPRT approximating the SPRT", and his
-notes on the pentanomial model and normalized Elo); no code was copied.
+notes on the pentanomial model and normalized Elo) and fishtest's ``LLRcalc``; no code was
+copied. ``tests/ratings/test_sprt_fishtest.py`` compares the LLR and the estimates with
+fishtest's own on 300 count vectors (docs/version-tests.md, "The statistics").
 
 Counts, always from the **new** version's side:
 
@@ -25,9 +27,13 @@ the form ``q_i = p_i / (1 + lambda * d_i)`` (a Lagrange multiplier ``lambda`` ch
   ``s = 1 / (1 + 10^(-elo/400))``, and ``d_i = a_i - s``;
 - *normalized* bounds use the t-value statistic ``t = (mu - 1/2) / sigma`` of the fitted
   distribution, and ``d_i = a_i - 1/2 - (t * sigma / 2) * (1 + ((a_i - mu) / sigma)^2)``, with
-  ``mu`` and ``sigma`` those of ``q`` itself (solved by fixed-point iteration). Normalized Elo is
+  ``mu`` and ``sigma`` those of ``q`` itself: a fixed point started from the uniform
+  distribution, as fishtest's; where it finds no tilt or does not settle (fishtest raises), a
+  direct search of the same constrained maximum (:func:`_fit_t_search`). Normalized Elo is
   per game as fishtest defines it: ``t = nElo / (800 / ln 10)`` for trinomial counts and
   ``t = sqrt(2) * nElo / (800 / ln 10)`` for pentanomial counts.
+
+The LLR is finite for every record and every pair of finite bounds, 0 for no counts.
 
 The test stops when the LLR leaves ``[log(beta / (1 - alpha)), log((1 - beta) / alpha)]``: below,
 ``H0`` is accepted (the new version is not better by ``elo1``); above, ``H1``.
@@ -35,8 +41,9 @@ The test stops when the LLR leaves ``[log(beta / (1 - alpha)), log((1 - beta) / 
 Estimates: ``mu`` and ``sigma`` of the empirical distribution, standard error
 ``sigma / sqrt(N)``; the Elo estimate maps ``mu`` (logistic: ``-400 log10(1/mu - 1)``;
 normalized: ``(mu - 1/2) / sigma`` in nElo), and the 95% interval maps ``mu -+ 1.96 * se`` the
-same way. The likelihood of superiority is ``Phi((mu - 1/2) / se)``, the normal approximation of
-the probability that the new version's true score exceeds 1/2.
+same way; a logistic end whose score reaches 0 or 1 is unbounded (None, ``ci_note``). The
+likelihood of superiority is ``Phi((mu - 1/2) / se)``, the normal approximation of the
+probability that the new version's true score exceeds 1/2.
 """
 
 from __future__ import annotations
