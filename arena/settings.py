@@ -26,7 +26,8 @@ Environment variables:
   (bool, default on),
   BAO_THROTTLE_CHALLENGES / _UPLOADS / _TOURNAMENTS / _TESTS / _REGISTER / _LOGIN / _EXPORT
   ('<n>/<period>' or 'off'), BAO_VERSION_TEST_PAIRS (pairs of a version test kept queued; 0:
-  one per worker slot), BAO_CACHE_URL ("locmem" default, or redis://host:port/db shared by
+  one per worker slot), BAO_TEST_BREAK_SPRT (bool, tests only: every version-test LLR
+  fails), BAO_CACHE_URL ("locmem" default, or redis://host:port/db shared by
   web processes),
   BAO_WORKER_METRICS_PORT (a worker's Prometheus port, 0 = off), PROMETHEUS_MULTIPROC_DIR
   (default <BAO_VAR_DIR>/metrics).
@@ -350,6 +351,9 @@ BAO_WORKER_SLOTS_FORCE = env_bool("BAO_WORKER_SLOTS_FORCE", False)
 CELERY_WORKER_CONCURRENCY = BAO_WORKER_SLOTS
 # Game pairs of one running version test kept queued or playing; 0: one per live worker slot.
 BAO_VERSION_TEST_PAIRS = env_int("BAO_VERSION_TEST_PAIRS", 0, minimum=0)
+# TEST ONLY: make every SPRT computation of a version test fail (versiontests.selectors), so
+# that a test on a real worker can prove a pair's games are stored and counted all the same.
+BAO_TEST_BREAK_SPRT = env_bool("BAO_TEST_BREAK_SPRT", False)
 # The ladder's time control (docs/ladder.md), "<base s>+<increment s>", checked against each
 # variant's limits when a ladder match is made.
 BAO_LADDER_TIME_CONTROL = env_str("BAO_LADDER_TIME_CONTROL", "10+0.1")
