@@ -14,7 +14,15 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ratings.stats.sprt import Decision, Model, SprtParameters, SprtResult, estimate, sprt
+from ratings.stats.sprt import (
+    Decision,
+    Model,
+    SprtParameters,
+    SprtResult,
+    estimate,
+    interval_note,
+    sprt,
+)
 
 from .tally import Tally
 
@@ -58,12 +66,19 @@ def elo_estimate(tally: Tally, model: Model = Model.LOGISTIC) -> Estimate:
 def sprt_result(tally: Tally, params: SprtParameters) -> SprtResult:
     """``ratings.stats.sprt.sprt`` over the pentanomial counts (game pairs, as version
     tests count them)."""
-    return sprt(tally.pentanomial, params)
+    w, d, loss = tally.pair_wdl
+    return sprt(tally.pentanomial, params, wdl=(w, d, loss))
+
+
+def _llr(r: SprtResult) -> str:
+    return "-" if r.llr is None else f"{r.llr:.2f}"
 
 
 def _pm(e: Estimate, digits: int = 2) -> str:
-    if e.elo is None or e.half_width is None:
+    if e.elo is None:
         return "-"
+    if e.half_width is None:  # an end of the interval is unbounded (ci_note)
+        return f"{e.elo:.{digits}f} +/- inf"
     return f"{e.elo:.{digits}f} +/- {e.half_width:.{digits}f}"
 
 
@@ -76,8 +91,11 @@ def _duration(seconds: float) -> str:
     return f"{s // 60}m{s % 60:02d}s"
 
 
-def llr_percent(result: SprtResult) -> float:
-    """How far the LLR went towards the bound on its side, in % (negative towards H0)."""
+def llr_percent(result: SprtResult) -> float | None:
+    """How far the LLR went towards the bound on its side, in % (negative towards H0); None
+    while the LLR is unknown."""
+    if result.llr is None:
+        return None
     if result.llr >= 0:
         return 100 * result.llr / result.upper
     return -100 * result.llr / result.lower
@@ -103,7 +121,7 @@ def progress_line(
         parts.append(f"Elo {_pm(elo_estimate(tally), 1)}")
         if params is not None:
             r = sprt_result(tally, params)
-            parts.append(f"LLR {r.llr:.2f} ({r.lower:.2f}, {r.upper:.2f})")
+            parts.append(f"LLR {_llr(r)} ({r.lower:.2f}, {r.upper:.2f})")
     parts.append(f"{rate:.2f} games/s")
     left = (total - tally.games) / rate if rate > 0 else math.inf
     parts.append(f"left {_duration(left)}")
@@ -130,10 +148,14 @@ def pair_summary(tally: Tally, heading: str, params: SprtParameters | None) -> l
     ]
     if params is not None:
         r = sprt_result(tally, params)
+        percent = llr_percent(r)
+        reached = "-" if percent is None else f"{percent:.1f}%"
         lines.append(
-            f"LLR: {r.llr:.2f} ({llr_percent(r):.1f}%) ({r.lower:.2f}, {r.upper:.2f}) "
+            f"LLR: {_llr(r)} ({reached}) ({r.lower:.2f}, {r.upper:.2f}) "
             f"[{params.elo0:.2f}, {params.elo1:.2f}]"
         )
+        if r.llr_note:
+            lines.append(f"LLR note: {r.llr_note}")
     lines.append(RULE)
     return lines
 
@@ -143,7 +165,7 @@ def sprt_verdict(tally: Tally, params: SprtParameters) -> str:
     r = sprt_result(tally, params)
     bounds = f"[{params.elo0:.2f}, {params.elo1:.2f}]"
     if r.decision is Decision.CONTINUE:
-        return f"SPRT ({bounds}) not decided: LLR {r.llr:.2f} in ({r.lower:.2f}, {r.upper:.2f})"
+        return f"SPRT ({bounds}) not decided: LLR {_llr(r)} in ({r.lower:.2f}, {r.upper:.2f})"
     return f"SPRT ({bounds}) completed - {r.decision} was accepted"
 
 
@@ -183,50 +205,50 @@ def ratings_lines(tally: Tally) -> list[str]:
 def summary_json(
     tally: Tally, params: SprtParameters | None, *, stopped: str, engines: list[str]
 ) -> dict[str, Any]:
-    """The ``--json`` summary: the keys of ``python -m ratings.stats.sprt --json`` (``games``,
-    ``wdl``, ``pentanomial``, ``llr``, ``lower``, ``upper``, ``decision``, ``elo``,
-    ``ci_low``, ``ci_high``, ``los``, ``ci_note``, ``llr_note``; the SPRT's figures None
-    without ``--sprt``, the estimates None with fewer than two engines' games), and
-    ``terminations`` (engine name -> termination -> games), ``engines``, ``stopped`` (why the
-    run ended: ``finished``, ``sprt``, ``interrupted``, ``failures``) and, for three or more
-    engines, ``ratings`` (``python -m ratings.stats.whr fit --json``'s object)."""
-    est = elo_estimate(tally, params.model if params is not None else Model.LOGISTIC)
-    out: dict[str, Any] = {
-        "games": tally.games,
-        "wdl": list(tally.wdl),
-        "pentanomial": list(tally.pentanomial),
-        "llr": None,
-        "lower": None,
-        "upper": None,
-        "decision": None,
-        "elo": est.elo,
-        "ci_low": est.low,
-        "ci_high": est.high,
-        "los": est.los,
-        "ci_note": _ci_note(tally),
-        "llr_note": "game pairs (pentanomial), from the first engine's side",
-    }
+    """The ``--json`` summary. With ``--sprt``: the object of ``python -m ratings.stats.sprt
+    --json`` for the run's pentanomial counts (``SprtResult.to_dict()``: ``games`` (those of
+    the counted pairs), ``wdl``, ``pentanomial``, ``llr``, ``lower``, ``upper``, ``decision``,
+    ``elo``, ``ci_low``, ``ci_high``, ``los``, ``ci_note``, ``llr_note``). Without: the same
+    keys, the estimates of ``ratings.stats.sprt.estimate`` over ``counts(tally)`` (logistic),
+    the SPRT's null. With three or more engines the estimates are null. Then
+    ``games_played`` (every game, aborted and lone ones too), ``terminations`` (engine name ->
+    termination -> games), ``engines``, ``stopped`` (why the run ended: ``finished``,
+    ``sprt``, ``interrupted``, ``failures``) and, for three or more engines, ``ratings`` (the
+    object of ``python -m ratings.stats.whr fit --json``)."""
+    out: dict[str, Any]
     if params is not None:
-        r = sprt_result(tally, params)
-        out.update(llr=r.llr, lower=r.lower, upper=r.upper, decision=str(r.decision))
-        out.update(elo=r.elo, ci_low=r.ci_low, ci_high=r.ci_high, los=r.los)
+        out = sprt_result(tally, params).to_dict()
+    else:
+        used = counts(tally)
+        est = Estimate(*estimate(used, Model.LOGISTIC))
+        paired = sum(tally.pentanomial) > 0
+        out = {
+            "games": sum(used) * (2 if paired else 1),
+            "wdl": list(tally.pair_wdl if paired else tally.wdl),
+            "pentanomial": list(tally.pentanomial),
+            "llr": None,
+            "lower": None,
+            "upper": None,
+            "decision": None,
+            "elo": est.elo,
+            "ci_low": est.low,
+            "ci_high": est.high,
+            "los": est.los,
+            "ci_note": interval_note(used, Model.LOGISTIC),
+            "llr_note": "no --sprt",
+        }
     if len(engines) != 2:
-        for key in ("elo", "ci_low", "ci_high", "los"):
-            out[key] = None
         from ratings.stats.whr.cli import ratings_json
 
+        for key in ("elo", "ci_low", "ci_high", "los"):
+            out[key] = None
         fit = rating_fit(tally)
         out["ratings"] = ratings_json(fit, unrated(tally, fit))
+    out["games_played"] = tally.games
     out["terminations"] = {n: dict(sorted(c.items())) for n, c in tally.terminations.items()}
     out["engines"] = list(engines)
     out["stopped"] = stopped
     return out
-
-
-def _ci_note(tally: Tally) -> str:
-    if sum(tally.pentanomial):
-        return "95% interval from the pentanomial counts (game pairs)"
-    return "95% interval from the W/D/L counts (no complete pair yet)"
 
 
 def _percent(x: float | None) -> str:

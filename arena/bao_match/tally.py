@@ -42,6 +42,8 @@ class Tally:
     games: int = 0
     wdl: list[int] = field(default_factory=lambda: [0, 0, 0])
     pentanomial: list[int] = field(default_factory=lambda: [0, 0, 0, 0, 0])
+    #: The first engine's wins, draws and losses in the pairs of ``pentanomial``.
+    pair_wdl: list[int] = field(default_factory=lambda: [0, 0, 0])
     terminations: dict[str, Counter[str]] = field(default_factory=dict)
     failures: int = 0
     #: (south name, north name, south score) of every game with a result, in order.
@@ -83,14 +85,16 @@ class Tally:
         return south_points if game.south == 0 else 1.0 - south_points
 
     def _count_pair(self, pair: list[Finished]) -> None:
-        total = 0.0
+        firsts: list[float] = []
         for game in pair:
             points = SOUTH_POINTS.get(game.result)
             first = None if points is None else self._first_points(game, points)
             if first is None:
                 return
-            total += first
-        self.pentanomial[round(total * 2)] += 1
+            firsts.append(first)
+        self.pentanomial[round(sum(firsts) * 2)] += 1
+        for first in firsts:
+            self.pair_wdl[{1.0: 0, 0.5: 1, 0.0: 2}[first]] += 1
 
     @property
     def trinomial(self) -> list[int]:

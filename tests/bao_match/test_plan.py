@@ -92,6 +92,7 @@ def test_the_tally_counts_pairs_from_the_first_engines_side() -> None:
     assert tally.wdl == [1, 1, 1]
     assert tally.trinomial == [1, 1, 1]
     assert tally.pentanomial == [0, 0, 0, 1, 0]
+    assert tally.pair_wdl == [1, 1, 0]
     assert tally.terminations["new"] == {"time_forfeit": 1, "aborted": 1}
     assert tally.terminations["base"] == {"aborted": 1}
     assert tally.failures == 1
