@@ -76,6 +76,9 @@ def test_pip_install_gives_bao_match_without_django(tmp_path: Path) -> None:
             str(bundled / "greedy"),
             "--engine",
             str(bundled / "random"),
+            # A third engine: a round robin, rated by the fit (without threadpoolctl here).
+            "--engine",
+            str(bundled / "greedy"),
             "--time",
             "movetime=10",
             "--pairs",
@@ -86,5 +89,6 @@ def test_pip_install_gives_bao_match_without_django(tmp_path: Path) -> None:
         **run,
     )
     assert match.returncode == 0, match.stderr
-    assert "Results of greedy vs random" in match.stdout
-    assert json.loads(summary.read_text())["games"] == 2
+    assert "Ratings after 6 games" in match.stdout
+    ratings = json.loads(summary.read_text())["ratings"]["ratings"]
+    assert sorted(r["name"] for r in ratings) == ["greedy", "greedy-2", "random"]
