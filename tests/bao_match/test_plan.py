@@ -97,3 +97,41 @@ def test_the_tally_counts_pairs_from_the_first_engines_side() -> None:
     assert tally.terminations["base"] == {"aborted": 1}
     assert tally.failures == 1
     assert tally.results == [("new", "base", 1.0), ("base", "new", 0.5), ("new", "base", 0.0)]
+
+
+def test_a_terminal_gets_one_status_line_rewritten_in_place_and_a_pipe_plain_lines() -> None:
+    import io
+
+    from arena.bao_match.cli import Display
+
+    tty = io.StringIO()
+    shown = Display(tty, tty=True)
+    shown.update("games 1/4")
+    shown.line("game 2 ...")
+    shown.update("games 2/4")
+    shown.end()
+    assert tty.getvalue() == (
+        "\r\x1b[Kgames 1/4" + "\r\x1b[Kgame 2 ...\ngames 1/4" + "\r\x1b[Kgames 2/4" + "\n"
+    )
+    pipe = io.StringIO()
+    plain = Display(pipe, tty=False)
+    plain.update("games 1/4")
+    plain.line("game 2 ...")
+    plain.end()
+    assert pipe.getvalue() == "games 1/4\ngame 2 ...\n"
+
+
+def test_the_progress_line_shows_counts_elo_llr_rate_and_time_left() -> None:
+    from arena.bao_match.report import progress_line
+    from ratings.stats.sprt import SprtParameters, sprt
+
+    tally = Tally(["new", "base"])
+    for job in range(1, 4):
+        tally.add(Finished(job, 0, 1, "1-0", "bao_hamna", None), 2)
+        tally.add(Finished(job, 1, 0, "1/2-1/2", "repetition", None), 2)
+    params = SprtParameters(0, 10)
+    line = progress_line(tally, total=12, played=6, elapsed_s=3.0, params=params)
+    llr = sprt([0, 0, 0, 3, 0], params).llr
+    assert llr is not None
+    assert line.startswith("games 6/12  W/D/L 3/3/0  ptnml [0, 0, 0, 3, 0]  Elo ")
+    assert f"LLR {llr:.2f} (-2.94, 2.94)  2.00 games/s  left 0m03s" in line
