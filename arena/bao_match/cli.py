@@ -6,7 +6,8 @@ directory or an archive with ``bao-engine.json``), plans the jobs (``plan``), pl
 end, and prints the summary (``report``). docs/bao-match.md is the user's page.
 
 Exit status: 0 the run finished (every game played, or the SPRT decided); 1 engines failed
-more than ``--max-failures`` times (crashes, failed handshakes, aborted games); 2 a bad
+more than ``--max-failures`` times (crashes, failed handshakes, aborted games), or the run
+stopped on an error of its own (``--out`` could not be written, a bug: logged); 2 a bad
 argument (one line on stderr, before any engine starts); 130 interrupted (Ctrl-C or SIGTERM:
 the engines are killed, the summary so far printed, ``--out`` and ``--json`` written).
 """
@@ -37,7 +38,7 @@ from ratings.stats.sprt import Decision, Model, SprtInputError, SprtParameters
 from . import output, report
 from .plan import EngineSpec, Job, PlanError, job_start, parse_option, schedule, start_order
 from .plan import start_positions as plan_starts
-from .runner import Played, Runner
+from .runner import INTERNAL_ERROR, Played, Runner
 from .tally import Finished, Tally
 
 if TYPE_CHECKING:
@@ -302,10 +303,12 @@ class _Run:
 
     def on_game(self, played: Played) -> None:
         r = played.record
-        self.count(output.finished(played, self.names))
         if self.out is not None:
+            # Written before it is counted: a game the file lacks is not in the summary either
+            # (a --resume plays it again).
             line = output.game_line(played, self.names, self.variant.id, str(self.tc))
             output.write_line(self.out, line)
+        self.count(output.finished(played, self.names))
         south, north = self.names[played.south], self.names[played.north]
         text = (
             f"game {played.number} (pair {played.job.number}): {south} (S) - {north} (N)  "
@@ -511,6 +514,8 @@ def _play(args: argparse.Namespace, s: _Setup) -> int:
             out.close()
     if decided:
         run.stopped = "sprt"
+    if runner.stop_reason == INTERNAL_ERROR:
+        run.stopped = "error"
     _summary(run, s, interrupted)
     if args.json is not None:
         payload = report.summary_json(
@@ -527,6 +532,12 @@ def _play(args: argparse.Namespace, s: _Setup) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERRUPTED
+    if runner.stop_reason == INTERNAL_ERROR:
+        print(
+            "bao-match: stopped by an error of its own (above); the summary is of the games so far",
+            file=sys.stderr,
+        )
+        return EXIT_FAILURES
     if run.stopped == "failures":
         print(
             f"bao-match: stopped: {run.tally.failures} crashes, failed handshakes or aborted "

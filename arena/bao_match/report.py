@@ -213,8 +213,8 @@ def summary_json(
     the SPRT's null. With three or more engines the estimates are null. Then
     ``games_played`` (every game, aborted and lone ones too), ``terminations`` (engine name ->
     termination -> games), ``engines``, ``stopped`` (why the run ended: ``finished``,
-    ``sprt``, ``interrupted``, ``failures``) and, for three or more engines, ``ratings`` (the
-    object of ``python -m ratings.stats.whr fit --json``)."""
+    ``sprt``, ``interrupted``, ``failures``, ``error``) and, for three or more engines,
+    ``ratings`` (the object of ``python -m ratings.stats.whr fit --json``)."""
     out: dict[str, Any]
     if params is not None:
         out = sprt_result(tally, params).to_dict()

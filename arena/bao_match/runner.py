@@ -44,6 +44,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: The stop reason after an error of our own (a bug, or ``--out`` that cannot be written).
+INTERNAL_ERROR = "internal error"
+
 
 @dataclass(frozen=True)
 class Played:
@@ -208,7 +211,7 @@ class Runner:
         except Exception:
             # Our own bug must not leave engines running nor hang the run.
             log.exception("a bao-match thread failed")
-            self.stop("internal error (see the log)")
+            self.stop(INTERNAL_ERROR)
         finally:
             close_all(list(slots.values()))
 

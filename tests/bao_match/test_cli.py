@@ -349,3 +349,20 @@ def test_ctrl_c_kills_every_engine_and_prints_the_summary_so_far(tmp_path: Path)
     assert leftovers("slow.py", uids, before=ended) == []
     assert leftovers("steady.py", steady_uids, before=ended) == []
     assert out_file.read_text() == ""
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_an_out_file_that_cannot_be_written_stops_the_run_with_exit_status_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = [
+        "--variant", "kingulu", "--engine", STEADY, "--engine", STEADY, "--time", "5+0.1",
+        "--pairs", "3", "--concurrency", "1", "--out", "/dev/full",
+        "--json", str(tmp_path / "summary.json"),
+    ]  # fmt: skip
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "stopped by an error of its own" in err
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["stopped"] == "error"
+    assert summary["games_played"] == 0  # its line could not be written: not counted
