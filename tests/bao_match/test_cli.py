@@ -366,3 +366,15 @@ def test_an_out_file_that_cannot_be_written_stops_the_run_with_exit_status_1(
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["stopped"] == "error"
     assert summary["games_played"] == 0  # its line could not be written: not counted
+
+
+def test_an_option_the_engine_did_not_declare_is_not_sent_and_said_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = [
+        "--variant", "kingulu", "--engine", "one=" + STEADY, "--engine", "two=" + STEADY,
+        "--time", "5+0.1", "--pairs", "1", "--concurrency", "1", "--option", "one.Depth=3",
+    ]  # fmt: skip
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.count("bao-match: warning: one declares no option Depth: not sent") == 1
