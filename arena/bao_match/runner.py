@@ -3,8 +3,8 @@
 Each thread takes the next job (a game pair, ``plan.Job``) from one queue and plays its games
 with the referee's ``play_game`` on engine slots it keeps between jobs, so an engine process
 serves game after game (``resync`` and ``newgame`` between them, a restart only after a
-fault) instead of starting per match as ``python -m arena.referee`` does. A thread closes
-the slots of the engines its next job does not need.
+fault) instead of starting per match as ``python -m arena.referee`` does. A thread keeps up
+to ``MAX_OPEN_ENGINES`` engines running, closing the one it used longest ago past that.
 
 Stopping: ``stop(reason)`` asks every thread's ``MatchControl`` to stop (``arena.referee.
 control``): the engines' process groups are killed at once, the games being played are dropped
@@ -43,6 +43,11 @@ if TYPE_CHECKING:
     from engines.package import EnginePackage
 
 log = logging.getLogger(__name__)
+
+#: Engine processes one thread keeps open between jobs (a round robin's thread meets every
+#: engine in turn: up to this many stay running instead of restarting at each pairing); past
+#: it, the one used longest ago is closed.
+MAX_OPEN_ENGINES = 4
 
 #: The stop reason after an error of our own (a bug, or ``--out`` that cannot be written).
 INTERNAL_ERROR = "internal error"
@@ -193,18 +198,21 @@ class Runner:
                     job = self._jobs.get_nowait()
                 except queue.Empty:
                     return
-                for index in [i for i in slots if i not in (job.a, job.b)]:
-                    close_all([slots.pop(index)])
                 for index in (job.a, job.b):
-                    if index not in slots:
-                        slots[index] = _Slot(
-                            self.packages[index],
-                            self.names[index],
-                            self.config,
-                            control,
-                            self.options[index],
-                            self.warn,
-                        )
+                    if index in slots:
+                        slots[index] = slots.pop(index)  # the most recently used go last
+                        continue
+                    if len(slots) >= MAX_OPEN_ENGINES:
+                        oldest = next(i for i in slots if i not in (job.a, job.b))
+                        close_all([slots.pop(oldest)])
+                    slots[index] = _Slot(
+                        self.packages[index],
+                        self.names[index],
+                        self.config,
+                        control,
+                        self.options[index],
+                        self.warn,
+                    )
                 self._play(job, slots, control)
         except MatchStopped:
             pass
