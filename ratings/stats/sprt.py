@@ -282,82 +282,119 @@ def _fit_t(pdf: Sequence[tuple[float, float]], t: float) -> list[float]:
             new = _tilt(pdf, d)
         except _Infeasible:
             break
-        if max(abs(x - y) for x, y in zip(new, q, strict=True)) < FIXED_POINT_TOLERANCE:
-            return new
+        change = max(abs(x - y) for x, y in zip(new, q, strict=True))
         q = new
+        if change < FIXED_POINT_TOLERANCE:
+            return _polish(pdf, t, q, change)
     return _fit_t_search(pdf, t)
 
 
-def _fit_moments(
-    pdf: Sequence[tuple[float, float]],
-    mean: float,
-    var: float,
-    start: tuple[float, float] = (0.0, 0.0),
-) -> tuple[list[float] | None, tuple[float, float]]:
-    """The distribution of largest likelihood with the given mean and variance (None if the
-    Newton steps did not reach it: its constraints not met to 1e-10), and its multipliers:
-    ``q_i = p_i / (1 + l1 (a_i - mean) + l2 ((a_i - mean)^2 - var))``, ``(l1, l2)`` the
-    maximum of the concave ``sum p_i log(1 + l1 h1_i + l2 h2_i)`` (the dual of the fit), found
-    by damped Newton steps from ``start`` (or from 0 if ``start`` is out of the domain). With
-    three outcomes (trinomial counts) the mean and the variance fix ``q`` alone.
-    The caller makes sure the pair is feasible (:func:`_feasible_means`)."""
-    if len(pdf) == 3:
-        # Three outcomes 0, 1/2, 1: the mean and the variance fix the distribution.
-        middle = 4 * (mean - mean * mean - var)
-        top = mean - middle / 2
-        q = [1 - middle - top, middle, top]
-        return (q if min(q) > 0 else None), start
+def _polish(
+    pdf: Sequence[tuple[float, float]], t: float, q: list[float], change: float
+) -> list[float]:
+    """A few more steps of :func:`_fit_t`'s fixed point once it has settled, while they still
+    move it (to 1e-15): the LLR of a record of N pairs moves by about N times the change, so at
+    200 000 pairs a change of 1e-11 is 2e-6 of LLR."""
+    outcomes = [a for a, _ in pdf]
+    for _ in range(10):
+        if change <= 1e-15:
+            break
+        mu, sigma = _moments(list(zip(outcomes, q, strict=True)))
+        d = [a - 0.5 - (t * sigma / 2) * (1 + ((a - mu) / sigma) ** 2) for a in outcomes]
+        try:
+            new = _tilt(pdf, d)
+        except _Infeasible:
+            break
+        new_change = max(abs(x - y) for x, y in zip(new, q, strict=True))
+        if new_change >= change:  # rounding: it no longer converges
+            break
+        q, change = new, new_change
+    return q
+
+
+def _moment_vertices(outcomes: Sequence[float], mean: float, second: float) -> list[list[float]]:
+    """The distributions on at most three of ``outcomes`` with the given mean and second moment
+    ``E[a^2]`` (the vertices of the polytope of all such distributions): for each three
+    outcomes, the solution of the 3 x 3 system by Lagrange's formula, kept if non-negative."""
+    vertices = []
+    n = len(outcomes)
+    for trio in itertools.combinations(range(n), 3):
+        q = [0.0] * n
+        for i in trio:
+            j, k = (x for x in trio if x != i)
+            aj, ak, ai = outcomes[j], outcomes[k], outcomes[i]
+            q[i] = (second - (aj + ak) * mean + aj * ak) / ((ai - aj) * (ai - ak))
+        if min(q) >= 0:
+            vertices.append(q)
+    return vertices
+
+
+def _fit_moments(pdf: Sequence[tuple[float, float]], mean: float, var: float) -> list[float] | None:
+    """The distribution of largest likelihood (maximal ``sum p_i log q_i``) with the given mean
+    and variance, or None if no distribution with every probability positive has them.
+
+    Solved in the primal, where no probability is computed by cancellation: an interior start
+    (the average of the polytope's vertices, :func:`_moment_vertices`, positive wherever any
+    feasible distribution is), then Newton steps within the constraints along the null space of
+    the moment equations (for equally spaced outcomes, spanned by the third differences) until
+    the Newton decrement is below 1e-24. Three outcomes: the vertex is the answer."""
+    outcomes = [a for a, _ in pdf]
     probs = [p for _, p in pdf]
-    h = [(a - mean, (a - mean) ** 2 - var) for a, _ in pdf]
+    vertices = _moment_vertices(outcomes, mean, var + mean * mean)
+    if not vertices:
+        return None
+    n = len(outcomes)
+    q = [sum(v[i] for v in vertices) / len(vertices) for i in range(n)]
+    if min(q) <= 0:
+        return None
+    # The third differences (-1, 3, -3, 1) at each offset: orthogonal to 1, a and a^2.
+    basis = [[0.0] * k + [-1.0, 3.0, -3.0, 1.0] + [0.0] * (n - 4 - k) for k in range(n - 3)]
+    if not basis:
+        return q
 
-    def phi(x: float, y: float) -> float:
-        total = 0.0
-        for p, (u, w) in zip(probs, h, strict=True):
-            z = 1 + x * u + y * w
-            if z <= 0:
-                return -math.inf
-            total += p * math.log(z)
-        return total
+    def value(x: Sequence[float]) -> float:
+        return sum(p * math.log(xi) for p, xi in zip(probs, x, strict=True))
 
-    l1, l2 = start
-    value = phi(l1, l2)
-    if not math.isfinite(value):
-        l1 = l2 = value = 0.0
+    current = value(q)
     for _ in range(200):
-        g1 = g2 = h11 = h12 = h22 = 0.0
-        for p, (u, w) in zip(probs, h, strict=True):
-            z = 1 + l1 * u + l2 * w
-            g1 += p * u / z
-            g2 += p * w / z
-            h11 += p * u * u / (z * z)
-            h12 += p * u * w / (z * z)
-            h22 += p * w * w / (z * z)
-        det = h11 * h22 - h12 * h12
-        if not det > 0:
+        w = [p / x for p, x in zip(probs, q, strict=True)]
+        g = [sum(u[i] * w[i] for i in range(n)) for u in basis]
+        h = [[sum(u[i] * v[i] * w[i] / q[i] for i in range(n)) for v in basis] for u in basis]
+        step = _solve(h, g)
+        decrement = sum(a * b for a, b in zip(g, step, strict=True))
+        if not decrement > 1e-24:
             break
-        # The Newton step to the maximum: H^-1 g, H the negated Hessian.
-        s1 = (h22 * g1 - h12 * g2) / det
-        s2 = (h11 * g2 - h12 * g1) / det
-        # Damped: halve the step until it stays in the domain and does not lose (up to the
-        # rounding of phi, which near the maximum is as large as the gain).
-        slack = 1e-14 * (1 + abs(value))
-        step = 1.0
-        candidate = phi(l1 + s1, l2 + s2)
-        while candidate < value - slack and step > 1e-12:
-            step /= 2
-            candidate = phi(l1 + step * s1, l2 + step * s2)
-        if candidate < value - slack:
+        direction = [sum(step[k] * basis[k][i] for k in range(len(basis))) for i in range(n)]
+        accepted: tuple[list[float], float] | None = None
+        size = 1.0
+        while accepted is None and size > 1e-15:
+            trial = [x + size * d for x, d in zip(q, direction, strict=True)]
+            if min(trial) > 0 and value(trial) >= current - 1e-15 * abs(current):
+                accepted = trial, value(trial)
+            size /= 2
+        if accepted is None:
             break
-        l1, l2, value = l1 + step * s1, l2 + step * s2, candidate
-        if abs(step * s1) + abs(step * s2) < 1e-14 * (1 + abs(l1) + abs(l2)):
-            break
-    q = [p / (1 + l1 * u + l2 * w) for p, (u, w) in zip(probs, h, strict=True)]
-    met = (
-        abs(sum(q) - 1) < 1e-10
-        and abs(sum(x * u for x, (u, _) in zip(q, h, strict=True))) < 1e-10
-        and abs(sum(x * w for x, (_, w) in zip(q, h, strict=True))) < 1e-10
-    )
-    return (q if met and min(q) > 0 else None), (l1, l2)
+        q, current = accepted
+    return q
+
+
+def _solve(matrix: Sequence[Sequence[float]], rhs: Sequence[float]) -> list[float]:
+    """``matrix^-1 rhs`` for a small symmetric positive definite matrix (Gaussian elimination)."""
+    n = len(rhs)
+    a = [[*row, rhs[i]] for i, row in enumerate(matrix)]
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(a[r][col]))
+        a[col], a[pivot] = a[pivot], a[col]
+        if a[col][col] == 0:
+            return [0.0] * n
+        for r in range(col + 1, n):
+            factor = a[r][col] / a[col][col]
+            for c in range(col, n + 1):
+                a[r][c] -= factor * a[col][c]
+    x = [0.0] * n
+    for r in reversed(range(n)):
+        x[r] = (a[r][n] - sum(a[r][c] * x[c] for c in range(r + 1, n))) / a[r][r]
+    return x
 
 
 def _feasible_means(outcomes: Sequence[float], t: float) -> list[tuple[float, float]]:
@@ -423,15 +460,13 @@ def _fit_t_search(pdf: Sequence[tuple[float, float]], t: float) -> list[float]:
         return _fit_mean(pdf, 0.5)
     outcomes = [a for a, _ in pdf]
     probs = [p for _, p in pdf]
-    multipliers = (0.0, 0.0)
     best_q: list[float] | None = None
     best = -math.inf
 
     def loglik(m: float) -> float:
-        nonlocal multipliers, best_q, best
-        q, multipliers = _fit_moments(pdf, m, ((m - 0.5) / t) ** 2, multipliers)
+        nonlocal best_q, best
+        q = _fit_moments(pdf, m, ((m - 0.5) / t) ** 2)
         if q is None:
-            multipliers = (0.0, 0.0)
             return -math.inf
         value = sum(p * math.log(x) for p, x in zip(probs, q, strict=True))
         if value > best:

@@ -4,8 +4,8 @@
 ``LLR_normalized`` and ``stat_util.get_elo`` (official-stockfish/fishtest b8eecff) beside the
 project on trinomial and pentanomial records: the issue 26 edge records (straight lost and won
 pairs, all-draw games, all 1-1 pairs), a few small ones and 250 random ones of 1 to 200 000
-pairs, each with 6 logistic and 10 normalized pairs of bounds, ordinary to extreme. Only the
-inputs and fishtest's outputs are stored.
+pairs (298 non-empty, 166 pentanomial), each with 6 logistic and 10 normalized pairs of bounds,
+ordinary to extreme. Only the inputs and fishtest's outputs are stored.
 """
 
 from __future__ import annotations
@@ -30,14 +30,19 @@ def _llr(counts: list[int], model: str, elo0: float, elo1: float) -> float:
 
 
 def test_the_data_holds_a_few_hundred_records_and_fishtest_refuses_some():
-    assert len(DATA) == 300
-    assert len(ANSWERED) > 3500 and len(REFUSED) > 500
+    assert len(DATA) == 300 and sum(1 for row in DATA if not sum(row["counts"])) == 2
+    assert len(ANSWERED) == 3862 and len(REFUSED) == 912
     assert {len(row["counts"]) for row in DATA} == {3, 5}
 
 
 def test_the_llr_equals_fishtests_wherever_fishtest_answers():
-    worst = max(abs(_llr(c, m, e0, e1) - ref) for c, m, e0, e1, ref, *_ in ANSWERED)
-    assert worst < 1e-6
+    # To 1e-6, or 1e-10 of the LLR: on [23226, 105352, 71422, 0, 0] with nElo [0, 50] (LLR
+    # -28921.5) the two differ by 1.6e-6 because fishtest's own fit of H1 misses its constraints
+    # (its probabilities sum to 1 - 3.1e-6, its t-value is off by 9e-6), while this one meets
+    # them to 1e-16 and so has the larger likelihood.
+    for counts, model, elo0, elo1, ref, *_ in ANSWERED:
+        value = _llr(counts, model, elo0, elo1)
+        assert abs(value - ref) < max(1e-6, 1e-10 * abs(ref)), (counts, model, elo0, elo1)
 
 
 def test_the_issues_records_have_fishtests_llr():
@@ -74,4 +79,4 @@ def test_the_estimate_equals_fishtests_fixed_sample_one():
             if abs(high) < 1199 and abs(low) < 1199:
                 assert (high - low) / 2 == pytest.approx(half_ref, abs=1e-6)
                 compared += 1
-    assert compared > 150
+    assert compared > 200
