@@ -351,3 +351,30 @@ def test_a_newcomer_changes_no_established_rating_or_interval() -> None:
         # One opponent only: the newcomer adds nothing to the others' information.
         assert after[name].rating == pytest.approx(r.rating, abs=1e-6)
         assert after[name].half_width == pytest.approx(r.half_width, rel=2e-3)
+
+
+def test_the_sparse_and_the_dense_factorisations_give_the_same_fit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Pools of up to 1,000 engines are factorised dense; a large sparse one (a ladder of
+    # neighbours) with SuperLU. Forced here on a small pool, the two must agree.
+    from ratings.stats.whr import likelihood
+
+    rng = random.Random(11)
+    names = [f"e{i:02d}" for i in range(40)]
+    games: list[Game] = []
+    for i, name in enumerate(names):
+        for other in names[i + 1 : i + 4]:  # a ladder: each meets its next three
+            games += [(name, other, rng.choice((1.0, 0.5, 0.0))) for _ in range(8)]
+    dense_fit = fit(games)
+    dense = {r.engine: r for r in dense_fit.ratings}
+    monkeypatch.setattr(likelihood, "_DENSE_ENGINES", 0)
+    monkeypatch.setattr(likelihood, "_DENSE_SHARE", 1.0)
+    sparse = fit(games)
+    assert sparse._errors is not None and sparse._errors._h._lu is not None  # SuperLU used
+    for r in sparse.ratings:
+        assert r.rating == pytest.approx(dense[r.engine].rating, abs=1e-6)
+        assert r.half_width == pytest.approx(dense[r.engine].half_width, rel=1e-9)
+    assert sparse.superiority("e00", "e01") == pytest.approx(
+        dense_fit.superiority("e00", "e01"), rel=1e-9
+    )
