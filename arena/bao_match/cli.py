@@ -429,7 +429,9 @@ def _setup(args: argparse.Namespace) -> _Setup:
                 raise _Usage(f"--option {text}: no engine named {engine} ({', '.join(s.names)})")
             s.options[s.names.index(engine)][key] = value
         if args.resume:
-            s.resumed = output.read_lines(args.out, s.jobs, s.names, s.variant.id, str(s.tc))
+            s.resumed = output.read_lines(
+                args.out, s.jobs, s.names, s.variant.id, str(s.tc), s.starts
+            )
     except BaseException:
         shutil.rmtree(s.work, ignore_errors=True)
         s.work = None

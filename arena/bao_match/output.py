@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 from arena.matches.gameline import EngineRef, GameLine
+from arena.rules import Position
 from arena.rules.terminations import ENGINE_FAULTS, RATED_TERMINATIONS
 
 from .plan import Job, PlanError
@@ -114,10 +115,17 @@ def expected_sides(jobs: Sequence[Job]) -> dict[int, tuple[Job, int, int, int]]:
 
 
 def read_lines(
-    path: Path, jobs: Sequence[Job], names: Sequence[str], variant: str, time_control: str
+    path: Path,
+    jobs: Sequence[Job],
+    names: Sequence[str],
+    variant: str,
+    time_control: str,
+    starts: Mapping[int, Position] | None = None,
 ) -> Resumed:
     """The games already in ``path`` (``--resume``). Raises ``PlanError`` for a line that
-    does not parse (but a cut last line) or does not fit this run's schedule."""
+    does not parse (but a cut last line) or does not fit this run's schedule: another
+    variant, time control, engine order or (with ``starts``, job number -> position) start
+    position."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -143,7 +151,7 @@ def read_lines(
         where = f"--resume: {path}:{number}"
         if line.id not in expected:
             raise PlanError(f"{where}: game {line.id} is not in this run's schedule")
-        _job, _index, south, north = expected[line.id]
+        job, _index, south, north = expected[line.id]
         if (line.variant, line.time_control) != (variant, time_control):
             raise PlanError(
                 f"{where}: a {line.variant} {line.time_control} game, this run plays "
@@ -153,6 +161,11 @@ def read_lines(
             raise PlanError(
                 f"{where}: {line.south.engine} - {line.north.engine}, this run's game "
                 f"{line.id} is {names[south]} - {names[north]}"
+            )
+        if starts is not None and line.start_position != starts[job.number].to_text():
+            raise PlanError(
+                f"{where}: game {line.id} started from another position than this run's "
+                "(another --start or --seed?)"
             )
         if line.id in games:
             raise PlanError(f"{where}: game {line.id} twice")

@@ -181,6 +181,8 @@ def test_resume_plays_only_the_games_not_in_the_out_file(
     # A file of another run is refused, in one line.
     assert main([*_match(tmp_path, 3, "--resume"), "--time", "6+0.1"]) == 2
     assert "this run plays bao-kingulu 6+0.1" in capsys.readouterr().err
+    assert main([*_match(tmp_path, 3, "--resume"), "--start", "balanced"]) == 2
+    assert "started from another position" in capsys.readouterr().err
 
 
 def test_an_sprt_stops_at_its_decision_with_the_version_tests_arithmetic(
