@@ -19,7 +19,7 @@ and after (the figures mean little on a busy machine).
 
 Usage::
 
-    python benchmarks/bench_bao_match.py [--games 8] [--time movetime=20]
+    python benchmarks/bench_bao_match.py [--games 16] [--time movetime=20]
         [--variant bao-la-kete] [--sandbox auto]
 """
 
@@ -95,7 +95,7 @@ def _row(name: str, wall: float, games: int, engine_ms: int, concurrency: int) -
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    p.add_argument("--games", type=int, default=8, help="games per configuration")
+    p.add_argument("--games", type=int, default=16, help="games per configuration")
     p.add_argument("--time", default="movetime=20")
     p.add_argument("--variant", default="bao-la-kete")
     p.add_argument("--sandbox", default="auto", choices=["auto", "bwrap", "fallback", "off"])
