@@ -24,9 +24,10 @@ Environment variables:
   BAO_S3_PREFIX), BAO_ENGINE_CACHE_BYTES (per-host package cache cap, bytes),
   BAO_LADDER_TIME_CONTROL (the ladder's time control, default 10+0.1), BAO_LADDER_ENABLED
   (bool, default on),
-  BAO_THROTTLE_CHALLENGES / _UPLOADS / _TOURNAMENTS / _TESTS / _REGISTER / _LOGIN
+  BAO_THROTTLE_CHALLENGES / _UPLOADS / _TOURNAMENTS / _TESTS / _REGISTER / _LOGIN / _EXPORT
   ('<n>/<period>' or 'off'), BAO_VERSION_TEST_PAIRS (pairs of a version test kept queued; 0:
-  one per worker slot), BAO_CACHE_URL ("locmem" default, or redis://host:port/db shared by
+  one per worker slot), BAO_TEST_BREAK_SPRT (bool, tests only: every version-test LLR
+  fails), BAO_CACHE_URL ("locmem" default, or redis://host:port/db shared by
   web processes),
   BAO_WORKER_METRICS_PORT (a worker's Prometheus port, 0 = off), PROMETHEUS_MULTIPROC_DIR
   (default <BAO_VAR_DIR>/metrics).
@@ -264,6 +265,8 @@ BAO_THROTTLE_RATES: dict[str, str | None] = {
     "tests": env_rate("BAO_THROTTLE_TESTS", "20/hour"),
     "register": env_rate("BAO_THROTTLE_REGISTER", "20/hour"),
     "login": env_rate("BAO_THROTTLE_LOGIN", "60/hour"),
+    # Reads of GET /api/games/export/ (up to 10 000 games each), per user or client IP.
+    "export": env_rate("BAO_THROTTLE_EXPORT", "120/hour"),
 }
 _CACHE_URL = env_str("BAO_CACHE_URL", "locmem").strip()
 if _CACHE_URL == "locmem":
@@ -348,6 +351,9 @@ BAO_WORKER_SLOTS_FORCE = env_bool("BAO_WORKER_SLOTS_FORCE", False)
 CELERY_WORKER_CONCURRENCY = BAO_WORKER_SLOTS
 # Game pairs of one running version test kept queued or playing; 0: one per live worker slot.
 BAO_VERSION_TEST_PAIRS = env_int("BAO_VERSION_TEST_PAIRS", 0, minimum=0)
+# TEST ONLY: make every SPRT computation of a version test fail (versiontests.selectors), so
+# that a test on a real worker can prove a pair's games are stored and counted all the same.
+BAO_TEST_BREAK_SPRT = env_bool("BAO_TEST_BREAK_SPRT", False)
 # The ladder's time control (docs/ladder.md), "<base s>+<increment s>", checked against each
 # variant's limits when a ladder match is made.
 BAO_LADDER_TIME_CONTROL = env_str("BAO_LADDER_TIME_CONTROL", "10+0.1")

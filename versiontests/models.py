@@ -36,7 +36,8 @@ class VersionTest(models.Model):
     Counts, from the new version's side: ``pentanomial[k]`` pairs scored ``k / 2`` points
     (0, 1/2, 1, 3/2, 2); ``wins``/``draws``/``losses`` over the counted pairs' games;
     ``pairs_void`` pairs not counted (a game aborted by an infrastructure fault);
-    ``llr_history[i]`` the LLR after the (i+1)-th counted pair, ``llr`` the last one.
+    ``llr_history[i]`` the LLR after the (i+1)-th counted pair, ``llr`` the last one (None
+    where it could not be computed: the pair is counted all the same, the test runs on).
 
     ``status`` ``running`` until ``decision`` is known: ``H1`` (the new version is better by at
     least ``elo1``), ``H0`` (not better by ``elo1``; status ``finished``), ``inconclusive`` (the
@@ -94,7 +95,7 @@ class VersionTest(models.Model):
     losses = models.PositiveIntegerField(default=0)
     pairs_void = models.PositiveIntegerField(default=0)
     pairs_created = models.PositiveIntegerField(default=0)
-    llr = models.FloatField(default=0.0)
+    llr = models.FloatField(default=0.0, null=True, blank=True)
     llr_history = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import logging
+
+from django.conf import settings
 from django.db.models import Q, QuerySet
 
+from ratings.stats.sprt import Decision, SprtParameters, SprtResult, sprt
 from ratings.stats.sprt import Model as SprtModel
-from ratings.stats.sprt import SprtParameters, SprtResult, sprt
 from versiontests.models import VersionTest, VersionTestPair
 
 
@@ -21,10 +24,41 @@ def version_test_parameters(test: VersionTest) -> SprtParameters:
     )
 
 
+log = logging.getLogger(__name__)
+
+
 def version_test_figures(test: VersionTest) -> SprtResult:
     """LLR, bounds, decision so far, Elo estimate with its 95% interval and the likelihood of
-    superiority, from the test's pentanomial counts (pairs from the new version's side)."""
-    return sprt(list(test.pentanomial), version_test_parameters(test))
+    superiority, from the test's pentanomial counts (pairs from the new version's side) and
+    W/D/L.
+
+    Never raises: the statistics must not cost a played game (``services._count`` calls this
+    while a pair is recorded). If the figures cannot be computed, the answer has ``llr`` and
+    the estimates None, ``llr_note`` saying why, and decision ``continue``; the error is
+    logged. ``settings.BAO_TEST_BREAK_SPRT`` (tests only) makes that happen every time.
+    """
+    params = version_test_parameters(test)
+    counts = list(test.pentanomial)
+    try:
+        if getattr(settings, "BAO_TEST_BREAK_SPRT", False):
+            raise ArithmeticError("BAO_TEST_BREAK_SPRT is set (a test's injected failure)")
+        return sprt(counts, params, wdl=(test.wins, test.draws, test.losses))
+    except Exception as exc:
+        log.exception("version test %s: the SPRT figures failed for %s", test.pk, counts)
+        return SprtResult(
+            games=2 * sum(counts),
+            wdl=(test.wins, test.draws, test.losses),
+            pentanomial=tuple(counts),
+            llr=None,
+            lower=params.lower,
+            upper=params.upper,
+            decision=Decision.CONTINUE,
+            elo=None,
+            ci_low=None,
+            ci_high=None,
+            los=None,
+            llr_note=f"the LLR could not be computed: {type(exc).__name__}: {exc}"[:200],
+        )
 
 
 def version_test_list(

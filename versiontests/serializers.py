@@ -61,10 +61,12 @@ def _time(value: Any) -> str | None:
 
 
 def version_test_data(test: VersionTest, *, detail: bool = False) -> dict[str, Any]:
-    """The JSON of a test: settings, status, decision and the SPRT figures (LLR and its bounds;
-    ``elo`` with ``ci_low``/``ci_high``, the 95% interval, in the model's unit, and ``los``, the
-    likelihood of superiority in [0, 1], all None before the first pair). ``detail`` adds the
-    pentanomial, W/D/L, the LLR after each pair (``llr_history``) and the pairs in flight."""
+    """The JSON of a test: settings, status, decision and the SPRT figures (LLR and its bounds,
+    ``llr`` None with ``llr_note`` if it cannot be computed; ``elo`` with ``ci_low``/``ci_high``,
+    the 95% interval, in the model's unit, an end None when unbounded with ``ci_note`` saying
+    why, and ``los``, the likelihood of superiority in [0, 1], all None before the first pair).
+    ``detail`` adds the pentanomial, W/D/L, the LLR after each pair (``llr_history``) and the
+    pairs in flight."""
     figures = version_test_figures(test)
     data: dict[str, Any] = {
         "id": test.pk,
@@ -87,11 +89,13 @@ def version_test_data(test: VersionTest, *, detail: bool = False) -> dict[str, A
         "stop_reason": test.stop_reason,
         "pairs": test.pairs_counted,
         "llr": figures.llr,
+        "llr_note": figures.llr_note,
         "lower": figures.lower,
         "upper": figures.upper,
         "elo": figures.elo,
         "ci_low": figures.ci_low,
         "ci_high": figures.ci_high,
+        "ci_note": figures.ci_note,
         "los": figures.los,
         "created_at": _time(test.created_at),
         "finished_at": _time(test.finished_at),

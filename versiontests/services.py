@@ -47,17 +47,21 @@ from arena.terminations import ABORTED
 from engines.consent import PairingKind, check_pairing, pairing_refusal
 from engines.models import EngineVersion
 from engines.selectors import engine_named, playability_error
-from ratings.stats.sprt import Decision, SprtInputError, SprtParameters, sprt
+from ratings.stats.sprt import Decision, SprtInputError, SprtParameters
 from ratings.stats.sprt import Model as SprtModel
 from versiontests import errors
 from versiontests.models import VersionTest, VersionTestPair
-from versiontests.selectors import version_test_parameters
+from versiontests.selectors import version_test_figures
 
 log = logging.getLogger(__name__)
 
 #: The cap on game pairs when the request names none, and the largest cap accepted.
 DEFAULT_MAX_PAIRS = 1000
 MAX_PAIRS_LIMIT = 100_000
+#: The largest |elo0| and |elo1| a test may ask for, in its model's unit (Elo or nElo): beyond
+#: it a hypothesis says nothing a version test can use. A policy of the service, not of the
+#: arithmetic (``ratings.stats.sprt`` answers for any finite bounds).
+BOUND_LIMIT = 1000
 #: The fields a count or a decision changes (saved together).
 _COUNT_FIELDS = [
     "status",
@@ -173,6 +177,7 @@ def version_test_create(
     its first game pairs.
 
     ``elo0 < elo1`` in the units of ``model`` (``logistic`` Elo or ``normalized`` Elo per game),
+    both within ``[-BOUND_LIMIT, BOUND_LIMIT]``,
     ``alpha``, ``beta`` in (0, 0.5); ``max_pairs`` (1 to ``MAX_PAIRS_LIMIT``) caps the counted
     pairs; ``start_suite`` a suite of start positions (pairs walk it in order from a random
     offset) or ``"standard"``; ``rated``: whether its games count for ratings (off by default).
@@ -196,6 +201,12 @@ def version_test_create(
         params = SprtParameters(
             float(elo0), float(elo1), float(alpha), float(beta), SprtModel(model)
         )
+        if max(abs(params.elo0), abs(params.elo1)) > BOUND_LIMIT:
+            raise SprtInputError(
+                "invalid_sprt_bounds",
+                f"the bounds must lie in [-{BOUND_LIMIT}, {BOUND_LIMIT}] {params.model} Elo, "
+                f"got {params.elo0:g} and {params.elo1:g}",
+            )
     except SprtInputError as exc:
         raise errors.sprt_error(exc, bounds) from None
     try:
@@ -321,16 +332,21 @@ def _pair_points(test: VersionTest, match: Match) -> list[float] | None:
 
 
 def _count(test: VersionTest, points: list[float]) -> None:
-    """Add one pair to the counts, append the LLR, and decide (H1, H0, or inconclusive at the
-    cap)."""
+    """Add one pair to the counts, append the LLR (None if it cannot be computed), and decide
+    (H1, H0, or inconclusive at the cap). Never raises for a figure: whatever the statistics
+    do, the pair is counted."""
     test.pentanomial[round(2 * sum(points))] += 1
     test.wins += sum(1 for p in points if p == 1.0)
     test.draws += sum(1 for p in points if p == 0.5)
     test.losses += sum(1 for p in points if p == 0.0)
-    params: SprtParameters = version_test_parameters(test)
-    result = sprt(list(test.pentanomial), params)
+    # version_test_figures never raises: a figure that cannot be computed is None (with a
+    # note) and the pair stays counted; only a known LLR decides.
+    result = version_test_figures(test)
     test.llr = result.llr
-    test.llr_history = [*test.llr_history, round(result.llr, 6)]
+    test.llr_history = [
+        *test.llr_history,
+        None if result.llr is None else round(result.llr, 6),
+    ]
     if result.decision is Decision.H1:
         _end(test, VersionTest.Decision.H1)
     elif result.decision is Decision.H0:

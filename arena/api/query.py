@@ -61,7 +61,8 @@ def documented_operations() -> _Operations:
                         if isinstance(op, dict)
                     },
                 )
-                for path, item in schema["paths"].items()
+                # Literal paths first: /api/games/export/ is not /api/games/{id}/.
+                for path, item in sorted(schema["paths"].items(), key=lambda p: p[0].count("{"))
             ]
         return _operations
 

@@ -1,4 +1,5 @@
-"""Rate limits of the API's writes (challenges, uploads, tournaments, registration, login).
+"""Rate limits of the API's writes (challenges, uploads, tournaments, registration, login) and of
+its one costly read, the bulk game export (``ReadRateThrottle``).
 
 A view opts in with ``throttle_classes = (WriteRateThrottle,)`` and a ``throttle_scope`` naming
 a rate of ``settings.BAO_THROTTLE_RATES`` (``"<count>/<second|minute|hour|day>"``, or None for
@@ -38,6 +39,18 @@ class WriteRateThrottle(ScopedRateThrottle):
         if self.scope not in rates:
             raise KeyError(f"no rate in settings.BAO_THROTTLE_RATES for scope {self.scope!r}")
         return rates[self.scope]
+
+
+class ReadRateThrottle(WriteRateThrottle):
+    """A rate for a read that costs as much as many writes (the bulk game export): every
+    method counts, per user or, for anonymous clients, per client IP; staff are exempt. Over
+    the rate: 429 ``throttled`` as for writes."""
+
+    def allow_request(self, request: Request, view: Any) -> bool:
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated and user.is_staff:
+            return True
+        return ScopedRateThrottle.allow_request(self, request, view)
 
 
 def check_write_rate(request: HttpRequest, scope: str) -> None:

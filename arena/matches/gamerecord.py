@@ -1,101 +1,72 @@
-"""A game as a text record (``GET /api/games/{id}/record.txt``), in the manner of PGN.
-
-Layout: a block of tag pairs (``[Name "value"]``, one per line, values with ``\\`` and ``"``
-escaped), a blank line, the numbered move list in the notation of ``docs/rules/README.md``
-section 6 (``1. f2- e3+ 2. ...``, wrapped at 79 columns, ending with the result), a blank line and
-the final position (BPN/KPN, rules 7) on a line of its own after ``Final position:``.
-"""
+"""A stored game as a ``GameLine`` (``arena.matches.gameline``): its export line and its text
+record (``GET /api/games/{id}/record.txt``, in the manner of PGN; the layout is described in
+``arena.matches.gameline``)."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
+from arena.matches.gameline import EngineRef, GameLine, move_number, move_tokens, record_text
 from arena.matches.models import Game
+from engines.models import EngineVersion
 
-LINE_WIDTH = 79
-
-
-def _tag(name: str, value: object) -> str:
-    text = str(value).replace("\\", "\\\\").replace('"', '\\"')
-    return f'[{name} "{text}"]'
+__all__ = ["game_line", "game_record_text", "move_number", "move_tokens"]
 
 
-def _tags(game: Game) -> list[str]:
+def _ref(version: EngineVersion) -> EngineRef:
+    return EngineRef(
+        id=version.pk, engine=version.engine.name, version=version.number, label=str(version)
+    )
+
+
+def _event(game: Game) -> str:
     match = game.match
     if match.tournament is not None:
-        event = match.tournament.name
-    else:
-        event = "Bao Arena challenge" if match.challenger_id else "Bao Arena match"
-    date = (game.started_at or game.finished_at).strftime("%Y.%m.%d")
-    tags = [
-        _tag("Event", event),
-        _tag("Site", "Bao Arena"),
-        _tag("Date", date),
-        _tag("Round", match.round if match.round is not None else "-"),
-        _tag("Match", match.pk),
-        _tag("Game", game.index),
-        _tag("Variant", match.variant),
-        _tag("South", game.south),
-        _tag("North", game.north),
-        _tag("Result", game.result),
-        _tag("Termination", game.termination),
-        _tag("TimeControl", match.time_control),
-        _tag("Seed", match.seed),
-        _tag("Rated", "yes" if game.rated else "no"),
-        _tag("Plies", game.plies),
-        _tag("StartPosition", game.start_position),
-    ]
-    if game.scores is not None:
-        tags.append(_tag("Scores", "-".join(str(s) for s in game.scores)))
-    if game.seeds_in_hand:
-        tags.append(_tag("SeedsInHand", game.seeds_in_hand))
-    if game.detail:
-        tags.append(_tag("Detail", game.detail))
-    return tags
+        return match.tournament.name
+    return "Bao Arena challenge" if match.challenger_id else "Bao Arena match"
 
 
-def move_number(move: dict[str, Any], previous_side: str | None) -> str:
-    """The label printed before ``move`` (a stored move: ``ply``, ``side``): ``"3."`` before a
-    South move, ``"3..."`` before a North move that does not follow a South move, else ``""``.
-    Moves are numbered in pairs, South's first (ply 5 and 6 are move 3). The web replay uses
-    the same labels."""
-    number = (int(move["ply"]) + 1) // 2
-    if move["side"] == "S":
-        return f"{number}."
-    return f"{number}..." if previous_side != "S" else ""
+def _iso(value: object) -> str | None:
+    isoformat = getattr(value, "isoformat", None)
+    return isoformat() if callable(isoformat) else None
 
 
-def move_tokens(moves: list[dict[str, Any]]) -> list[str]:
-    """``["1.", "f2-", "e3+", "2.", ...]``: a number before each South move, and ``"1..."`` style
-    before a North move that does not follow a South move (a record starting with North)."""
-    tokens: list[str] = []
-    previous_side = None
-    for move in moves:
-        label = move_number(move, previous_side)
-        if label:
-            tokens.append(label)
-        tokens.append(str(move["move"]))
-        previous_side = move["side"]
-    return tokens
-
-
-def _wrap(tokens: list[str]) -> list[str]:
-    lines: list[str] = []
-    current = ""
-    for token in tokens:
-        candidate = f"{current} {token}" if current else token
-        if len(candidate) > LINE_WIDTH and current:
-            lines.append(current)
-            current = token
-        else:
-            current = candidate
-    if current:
-        lines.append(current)
-    return lines
+def game_line(game: Game, engine_errors: Mapping[str, str] | None = None) -> GameLine:
+    """The ``GameLine`` of ``game`` (its match, tournament and the three engine versions
+    loaded: ``selectors.game_queryset``). ``engine_errors``: the stderr tails the reader may
+    see (``selectors.game_visible_engine_errors``); None shows none."""
+    match = game.match
+    return GameLine(
+        id=game.pk,
+        match=match.pk,
+        index=game.index,
+        event=_event(game),
+        round=match.round,
+        variant=match.variant,
+        time_control=match.time_control,
+        seed=match.seed,
+        south=_ref(game.south),
+        north=_ref(game.north),
+        winner=_ref(game.winner) if game.winner is not None else None,
+        result=game.result,
+        termination=game.termination,
+        rated=game.rated,
+        plies=game.plies,
+        start_position=game.start_position,
+        final_position=game.final_position,
+        moves=list(game.moves or []),
+        scores=game.scores,
+        seeds_in_hand=game.seeds_in_hand,
+        engine_errors=dict(engine_errors or {}),
+        detail=game.detail,
+        time_loss=game.time_loss,
+        started_at=_iso(game.started_at),
+        duration_ms=game.duration_ms,
+        finished_at=_iso(game.finished_at),
+    )
 
 
 def game_record_text(game: Game) -> str:
-    """The text record of ``game`` (module docstring); ends with a newline."""
-    movetext = _wrap([*move_tokens(list(game.moves or [])), game.result])
-    parts = [*_tags(game), "", *movetext, "", f"Final position: {game.final_position}"]
-    return "\n".join(parts) + "\n"
+    """The text record of ``game`` (``arena.matches.gameline.record_text``); ends with a
+    newline."""
+    return record_text(game_line(game))

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from arena.matches.dispatch import queue_order
 from arena.matches.models import Game, LiveGame, Match, WorkerNode
+from engines.selectors import engine_version_ids
 
 DRAW = "1/2-1/2"
 
@@ -112,6 +113,56 @@ def game_queryset() -> QuerySet[Game]:
     return Game.objects.select_related(
         "match", "match__tournament", "south__engine", "north__engine", "winner__engine"
     )
+
+
+#: The most games one page of the export holds (``GET /api/games/export/``), and its default.
+EXPORT_MAX_GAMES = 10_000
+
+
+@dataclass(frozen=True)
+class ExportQuery:
+    """What an export page asks for: games of ``engine`` (a name, any case, either side),
+    ``tournament``, version ``test`` (ids) and ``variant`` (an id), each None for any; with an
+    id above ``since``; at most ``limit``."""
+
+    engine: str | None = None
+    tournament: int | None = None
+    test: int | None = None
+    variant: str | None = None
+    since: int = 0
+    limit: int = EXPORT_MAX_GAMES
+
+
+def games_export_ids(query: ExportQuery) -> tuple[list[int], bool]:
+    """The ids of the page's games in id order, and whether more games follow it. One query
+    on ids alone (``limit`` + 1 of them), so the page's size is known before any game is read.
+    ``test`` follows the reverse relation that version tests declare on the match
+    (``VersionTestPair.match``, related name ``version_test_pair``): a lookup by name, not an
+    import of the app above this one."""
+    games = Game.objects.filter(id__gt=query.since)
+    if query.engine is not None:
+        versions = engine_version_ids(query.engine)
+        games = games.filter(Q(south_id__in=versions) | Q(north_id__in=versions))
+    if query.tournament is not None:
+        games = games.filter(match__tournament_id=query.tournament)
+    if query.test is not None:
+        games = games.filter(match__version_test_pair__test_id=query.test)
+    if query.variant is not None:
+        games = games.filter(match__variant=query.variant)
+    ids = list(games.order_by("id").values_list("id", flat=True)[: query.limit + 1])
+    return ids[: query.limit], len(ids) > query.limit
+
+
+def games_by_ids(ids: list[int], chunk: int = 200) -> Iterator[Game]:
+    """The games of ``ids`` (in that order) with what a replay shows, read ``chunk`` at a time
+    so that a page of 10 000 games is never held in memory at once."""
+    for start in range(0, len(ids), chunk):
+        part = ids[start : start + chunk]
+        by_id = game_queryset().in_bulk(part)
+        for game_id in part:
+            game = by_id.get(game_id)
+            if game is not None:
+                yield game
 
 
 def game_visible_engine_errors(

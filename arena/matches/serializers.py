@@ -8,11 +8,15 @@ from django.db.models import Model
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from arena.api.filters import VariantField
+from arena.api.filters import MAX_ID, VariantField
 from arena.api.serializers import BodySerializer
 from arena.matches.models import Game, LiveGame, Match
 from arena.matches.replay import moves_with_traces
-from arena.matches.selectors import game_visible_engine_errors, queue_position
+from arena.matches.selectors import (
+    EXPORT_MAX_GAMES,
+    game_visible_engine_errors,
+    queue_position,
+)
 
 
 class EngineVersionRefOutput(serializers.Serializer[Any]):
@@ -196,6 +200,33 @@ class GameReplayOutput(serializers.ModelSerializer[Game]):
     def get_engine_errors(self, game: Game) -> dict[str, Any]:
         request = self.context.get("request")
         return game_visible_engine_errors(game, getattr(request, "user", None))
+
+
+class GameExportQuery(serializers.Serializer[Any]):
+    """The query of ``GET /api/games/export/`` (every parameter optional)."""
+
+    engine = serializers.CharField(
+        required=False, max_length=64, help_text="engine name (either side, any case)"
+    )
+    tournament = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID)
+    test = serializers.IntegerField(
+        required=False, min_value=1, max_value=MAX_ID, help_text="version test id"
+    )
+    variant = VariantField(required=False)
+    since = serializers.IntegerField(
+        required=False,
+        default=0,
+        min_value=0,
+        max_value=MAX_ID,
+        help_text="only games with an id above this one (the last id of the previous page)",
+    )
+    limit = serializers.IntegerField(
+        required=False,
+        default=EXPORT_MAX_GAMES,
+        min_value=1,
+        max_value=EXPORT_MAX_GAMES,
+        help_text=f"at most this many games (default and most: {EXPORT_MAX_GAMES})",
+    )
 
 
 class ChallengeInput(BodySerializer):

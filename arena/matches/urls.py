@@ -9,6 +9,7 @@ urlpatterns = [
     path("matches/<int:pk>/", views.MatchDetailView.as_view(), name="match-detail"),
     path("matches/<int:pk>/cancel/", views.MatchCancelView.as_view(), name="match-cancel"),
     path("queue/", views.QueueView.as_view(), name="queue"),
+    path("games/export/", views.GameExportView.as_view(), name="game-export"),
     path("games/<int:pk>/", views.GameDetailView.as_view(), name="game-detail"),
     path("games/<int:pk>/record.txt", views.GameRecordView.as_view(), name="game-record"),
     path("live/", views.LiveGameListView.as_view(), name="live-list"),

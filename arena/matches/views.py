@@ -6,22 +6,25 @@ Reads are open to everyone; a challenge needs a logged-in user (token or session
 from __future__ import annotations
 
 from django.db.models import QuerySet
-from django.http import HttpResponse
+from django.http import HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from django.utils.cache import patch_vary_headers
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, permissions, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from arena.api.auth import request_user
-from arena.api.throttling import WriteRateThrottle
-from arena.matches import selectors, timeloss
+from arena.api.filters import variant_id
+from arena.api.throttling import ReadRateThrottle, WriteRateThrottle
+from arena.matches import export, selectors, timeloss
 from arena.matches.filters import MatchFilter
 from arena.matches.gamerecord import game_record_text
 from arena.matches.models import Game, LiveGame, Match
 from arena.matches.serializers import (
     ChallengeInput,
+    GameExportQuery,
     GameReplayOutput,
     LiveGameInput,
     LiveGameListOutput,
@@ -126,6 +129,60 @@ class GameRecordView(APIView):
         response = HttpResponse(game_record_text(game), content_type="text/plain; charset=utf-8")
         filename = f"bao-match{game.match_id}-game{game.index}.txt"
         response["Content-Disposition"] = f'attachment; filename="{filename}"'
+        return response
+
+
+class GameExportView(APIView):
+    """``GET /api/games/export/``: finished games as JSON lines (``application/x-ndjson``),
+    one game a line in the format of ``arena.matches.gameline`` (the replay's fields and the
+    text record; ``bao-match --out`` writes the same), in id order after ``since``, at most
+    ``limit``; filters ``engine``, ``tournament``, ``test``, ``variant``. While more games
+    follow, a ``Link: <...>; rel="next"`` header names the next page (``since`` set to this
+    page's last id). gzip-encoded when ``Accept-Encoding`` allows it. Rate-limited per user or
+    client IP (``BAO_THROTTLE_EXPORT``; 429 ``throttled``)."""
+
+    throttle_classes = [ReadRateThrottle]
+    throttle_scope = "export"
+
+    @extend_schema(
+        parameters=[GameExportQuery],
+        responses={
+            (200, "application/x-ndjson"): OpenApiResponse(
+                response=str,
+                description="One JSON object a line: id, match, index, event, round, variant,"
+                " time_control, seed, south, north, winner, result, termination, rated,"
+                " plies, start_position, final_position, moves, scores, seeds_in_hand,"
+                " engine_errors, detail, time_loss, started_at, duration_ms, finished_at,"
+                " record (the text record of record.txt). Header Link rel=next while more"
+                " games follow.",
+            )
+        },
+    )
+    def get(self, request: Request) -> HttpResponseBase:
+        data = GameExportQuery(data=request.query_params)
+        data.is_valid(raise_exception=True)
+        q = data.validated_data
+        variant = q.get("variant")
+        query = selectors.ExportQuery(
+            engine=q.get("engine"),
+            tournament=q.get("tournament"),
+            test=q.get("test"),
+            variant=variant_id(variant) if variant else None,
+            since=q["since"],
+            limit=q["limit"],
+        )
+        ids, more = selectors.games_export_ids(query)
+        lines = export.lines(selectors.games_by_ids(ids), request.user)
+        gzipped = export.accepts_gzip(request.headers.get("Accept-Encoding", ""))
+        response = StreamingHttpResponse(
+            export.gzip_stream(lines) if gzipped else lines,
+            content_type=export.CONTENT_TYPE,
+        )
+        if gzipped:
+            response["Content-Encoding"] = "gzip"
+        patch_vary_headers(response, ["Accept-Encoding"])
+        if more:
+            response["Link"] = f'<{export.next_url(request, ids[-1])}>; rel="next"'
         return response
 
 

@@ -120,7 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.json is not None:
                 _check_writable(args.json)  # before a match that could take minutes
             try:
-                sandbox = _sandbox(args.sandbox)
+                sandbox = sandbox_config(args.sandbox)
                 config = RefereeConfig(sandbox=sandbox)
             except ValueError as exc:  # junk in BAO_SANDBOX_MODE / BAO_SANDBOX_REQUIRE_FULL
                 raise _Usage(str(exc)) from exc
@@ -194,7 +194,7 @@ def _check_writable(path: Path) -> None:
         path.unlink(missing_ok=True)
 
 
-def _sandbox(mode: str | None) -> SandboxConfig:
+def sandbox_config(mode: str | None) -> SandboxConfig:
     """The sandbox config of the ``mode`` asked for on the command line; without one, the
     environment's (``BAO_SANDBOX_MODE``, ``BAO_SANDBOX_REQUIRE_FULL``), else ``auto``: the
     flag overrides the environment, which overrides the default. Raises ``ValueError`` for a

@@ -227,7 +227,7 @@ class LlrChart(Frame):
 
 
 def llr_chart(
-    history: Sequence[float],
+    history: Sequence[float | None],
     lower: float,
     upper: float,
     *,
@@ -235,10 +235,12 @@ def llr_chart(
     height: int = 260,
 ) -> LlrChart:
     """The chart of an SPRT's LLR over its pairs (``history[i]``: after pair i + 1), with the
-    acceptance bounds ``lower`` (H0) and ``upper`` (H1) drawn across it."""
+    acceptance bounds ``lower`` (H0) and ``upper`` (H1) drawn across it. An LLR that could
+    not be computed (None) is left out: the line joins the known ones."""
     frame = Frame.of(width, height)
     left, top, right, bottom = frame[2:]
-    points = thin(list(enumerate([0.0, *history])))
+    known = [(i, v) for i, v in enumerate([0.0, *history]) if v is not None]
+    points = thin(known)
     low = min(lower, *(v for _, v in points)) * 1.1
     high = max(upper, *(v for _, v in points)) * 1.1
     pairs = max(len(history), 1)
@@ -253,9 +255,9 @@ def llr_chart(
     step = max(1, math.ceil(pairs / 5))
     x_ticks = [(x(i), str(i)) for i in range(0, pairs + 1, step)]
     y_ticks = [(y(v), f"{v:.2f}") for v in (lower, 0.0, upper)]
-    last = history[-1] if history else 0.0
+    last_pair, last = known[-1]
     summary = (
-        f"LLR after {len(history)} pair{'s' if len(history) != 1 else ''}: {last:.2f}, "
+        f"LLR after {last_pair} pair{'s' if last_pair != 1 else ''}: {last:.2f}, "
         f"between the bounds {lower:.2f} (H0 accepted below) and {upper:.2f} "
         f"(H1 accepted above)."
     )
@@ -265,7 +267,7 @@ def llr_chart(
         upper_y=y(upper),
         lower_y=y(lower),
         zero_y=y(0.0),
-        end_x=x(len(history)),
+        end_x=x(last_pair),
         end_y=y(last),
         x_ticks=x_ticks,
         y_ticks=y_ticks,

@@ -3,7 +3,9 @@
 Pure arithmetic on counts (standard library only), used by the version-test service and by the
 command line ``python -m ratings.stats.sprt``. Written from the published formulas of the
 generalized SPRT as used by fishtest (M. Van den Bergh, "GSPRT approximating the SPRT", and his
-notes on the pentanomial model and normalized Elo); no code was copied.
+notes on the pentanomial model and normalized Elo) and fishtest's ``LLRcalc``; no code was
+copied. ``tests/ratings/test_sprt_fishtest.py`` compares the LLR and the estimates with
+fishtest's own on 300 count vectors (docs/version-tests.md, "The statistics").
 
 Counts, always from the **new** version's side:
 
@@ -25,9 +27,13 @@ the form ``q_i = p_i / (1 + lambda * d_i)`` (a Lagrange multiplier ``lambda`` ch
   ``s = 1 / (1 + 10^(-elo/400))``, and ``d_i = a_i - s``;
 - *normalized* bounds use the t-value statistic ``t = (mu - 1/2) / sigma`` of the fitted
   distribution, and ``d_i = a_i - 1/2 - (t * sigma / 2) * (1 + ((a_i - mu) / sigma)^2)``, with
-  ``mu`` and ``sigma`` those of ``q`` itself (solved by fixed-point iteration). Normalized Elo is
+  ``mu`` and ``sigma`` those of ``q`` itself: a fixed point started from the uniform
+  distribution, as fishtest's; where it finds no tilt or does not settle (fishtest raises), a
+  direct search of the same constrained maximum (:func:`_fit_t_search`). Normalized Elo is
   per game as fishtest defines it: ``t = nElo / (800 / ln 10)`` for trinomial counts and
   ``t = sqrt(2) * nElo / (800 / ln 10)`` for pentanomial counts.
+
+The LLR is finite for every record and every pair of finite bounds, 0 for no counts.
 
 The test stops when the LLR leaves ``[log(beta / (1 - alpha)), log((1 - beta) / alpha)]``: below,
 ``H0`` is accepted (the new version is not better by ``elo1``); above, ``H1``.
@@ -35,19 +41,22 @@ The test stops when the LLR leaves ``[log(beta / (1 - alpha)), log((1 - beta) / 
 Estimates: ``mu`` and ``sigma`` of the empirical distribution, standard error
 ``sigma / sqrt(N)``; the Elo estimate maps ``mu`` (logistic: ``-400 log10(1/mu - 1)``;
 normalized: ``(mu - 1/2) / sigma`` in nElo), and the 95% interval maps ``mu -+ 1.96 * se`` the
-same way. The likelihood of superiority is ``Phi((mu - 1/2) / se)``, the normal approximation of
-the probability that the new version's true score exceeds 1/2.
+same way; a logistic end whose score reaches 0 or 1 is unbounded (None, ``ci_note``). The
+likelihood of superiority is ``Phi((mu - 1/2) / se)``, the normal approximation of the
+probability that the new version's true score exceeds 1/2.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import sys
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any, NoReturn
 
 #: Normalized-Elo scale: one unit of t is 800 / ln 10 (about 347.4) nElo.
 NELO_PER_T = 800 / math.log(10)
@@ -118,11 +127,21 @@ class SprtParameters:
 
 @dataclass(frozen=True)
 class SprtResult:
-    """The figures of a test for given counts. ``elo``, ``ci_low`` and ``ci_high`` are in the
-    units of the model (Elo or nElo) and are ``None`` while no pair (game) has been counted;
-    ``los`` is in [0, 1]."""
+    """The figures of a test for given counts.
 
-    llr: float
+    ``games``: the games counted (two a pair); ``wdl``: their ``(wins, draws, losses)`` when
+    known (always for trinomial counts), ``pentanomial``: the pair counts (None for trinomial
+    counts). ``llr`` is None only if it could not be computed (``llr_note`` says why; the
+    decision is then ``continue``). ``elo``, ``ci_low`` and ``ci_high`` are in the units of the
+    model (Elo or nElo) and are None while nothing has been counted; an end of the 95% interval
+    is also None when it is unbounded (logistic Elo, the score's interval reaching 0 or 1),
+    with ``ci_note`` saying so. ``los`` is in [0, 1].
+    """
+
+    games: int
+    wdl: tuple[int, int, int] | None
+    pentanomial: tuple[int, int, int, int, int] | None
+    llr: float | None
     lower: float
     upper: float
     decision: Decision
@@ -130,6 +149,30 @@ class SprtResult:
     ci_low: float | None
     ci_high: float | None
     los: float | None
+    ci_note: str | None = None
+    llr_note: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The figures as JSON values, the object ``python -m ratings.stats.sprt --json``
+        prints: ``games``, ``wdl`` (``[W, D, L]`` or null), ``pentanomial`` (five counts or
+        null), ``llr`` (null with ``llr_note``), ``lower``, ``upper``, ``decision``
+        (``"H0"``, ``"H1"``, ``"continue"``), ``elo``, ``ci_low``, ``ci_high`` (null when
+        unbounded, with ``ci_note``), ``los``, ``ci_note``, ``llr_note``. Nothing is rounded."""
+        return {
+            "games": self.games,
+            "wdl": None if self.wdl is None else list(self.wdl),
+            "pentanomial": None if self.pentanomial is None else list(self.pentanomial),
+            "llr": self.llr,
+            "lower": self.lower,
+            "upper": self.upper,
+            "decision": str(self.decision),
+            "elo": self.elo,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+            "los": self.los,
+            "ci_note": self.ci_note,
+            "llr_note": self.llr_note,
+        }
 
 
 def _pdf(counts: Sequence[int]) -> tuple[float, list[tuple[float, float]]]:
@@ -157,47 +200,303 @@ def _moments(pdf: Sequence[tuple[float, float]]) -> tuple[float, float]:
     return mu, math.sqrt(var)
 
 
+class _Infeasible(ValueError):
+    """A constraint no distribution with every probability positive meets (internal)."""
+
+
 def _tilt(pdf: Sequence[tuple[float, float]], d: Sequence[float]) -> list[float]:
     """``q_i = p_i / (1 + lambda d_i)`` with ``lambda`` such that the ``q_i`` sum to 1, i.e. the
     root of ``f(lambda) = sum p_i d_i / (1 + lambda d_i)`` (strictly decreasing) on the interval
-    where every ``1 + lambda d_i`` is positive. Raises ``ValueError`` when every ``d_i`` has one
-    sign (the constraint lies outside the outcomes' range)."""
+    ``(-1 / d_max, -1 / d_min)`` where every ``1 + lambda d_i`` is positive. Raises
+    ``_Infeasible`` when every ``d_i`` has one sign (no distribution on these outcomes has
+    ``sum q_i d_i = 0``).
+
+    The root is bisected as its distance from the nearer end of that interval, where
+    ``1 + lambda d_i`` is computed without cancellation: a record of one outcome puts the root
+    within 1e-8 of an end, and there bisecting ``lambda`` itself leaves the ``q_i`` uncertain
+    by 1e-8, more than the LLR of a large record can bear."""
     d_max, d_min = max(d), min(d)
     if not (d_max > 0 > d_min):
-        raise ValueError("the hypothesis lies outside the range of the outcomes")
-    lo, hi = -1 / d_max, -1 / d_min
+        raise _Infeasible("the constraint lies outside the range of the outcomes")
     probs = [p for _, p in pdf]
-    for _ in range(200):
+    width = 1 / d_max - 1 / d_min
+
+    def from_low(x: float) -> list[float]:  # lambda = -1/d_max + x
+        return [(1 - di / d_max) + x * di for di in d]
+
+    def from_high(y: float) -> list[float]:  # lambda = -1/d_min - y
+        return [(1 - di / d_min) - y * di for di in d]
+
+    def f(z: Sequence[float]) -> float:
+        return sum(p * di / zi for p, di, zi in zip(probs, d, z, strict=True))
+
+    # f falls from +inf at the low end to -inf at the high end.
+    upper_half = f(from_low(width / 2)) > 0
+    point = from_high if upper_half else from_low
+    lo, hi = 0.0, width / 2
+    for _ in range(1100):
         mid = (lo + hi) / 2
-        f = sum(p * di / (1 + mid * di) for p, di in zip(probs, d, strict=True))
-        if f > 0:
+        if mid in (lo, hi):
+            break
+        # From the high end, a larger y moves lambda down, where f is larger.
+        if (f(point(mid)) > 0) != upper_half:
             lo = mid
         else:
             hi = mid
-        if hi - lo < 1e-15 * max(1.0, abs(mid)):
-            break
-    lam = (lo + hi) / 2
-    return [p / (1 + lam * di) for p, di in zip(probs, d, strict=True)]
+    z = point((lo + hi) / 2)
+    q = [p / zi for p, zi in zip(probs, z, strict=True)]
+    total = sum(q)
+    return [x / total for x in q]
 
 
 def _fit_mean(pdf: Sequence[tuple[float, float]], score: float) -> list[float]:
-    """The distribution of largest likelihood whose mean outcome is ``score``."""
+    """The distribution of largest likelihood whose mean outcome is ``score`` (in (0, 1))."""
     return _tilt(pdf, [a - score for a, _ in pdf])
 
 
+#: Steps of the fixed point of :func:`_fit_t` before the direct search takes over, and the
+#: largest change of a probability at which it has settled (fishtest: 10 steps, 1e-9; below
+#: about 1e-11 the tilt's rounding keeps the iterates moving).
+FIXED_POINT_STEPS = 100
+FIXED_POINT_TOLERANCE = 1e-10
+
+
 def _fit_t(pdf: Sequence[tuple[float, float]], t: float) -> list[float]:
-    """The distribution of largest likelihood whose t-value ``(mu - 1/2) / sigma`` is ``t``
-    (fixed-point iteration on ``mu`` and ``sigma``, starting from the empirical ones)."""
-    q = [p for _, p in pdf]
+    """The distribution of largest likelihood whose t-value ``(mu - 1/2) / sigma`` is ``t``.
+
+    The fixed point of fishtest's ``MLE_t_value`` (Van den Bergh, "Normalized Elo: practical
+    considerations", section 4.1): from the **uniform** distribution, tilt the empirical one
+    with the ``d_i`` of the current ``mu`` and ``sigma`` until it stops moving. Started
+    from the empirical distribution instead, a record of all-equal pairs has ``sigma`` near 0
+    and no tilt exists. Where the fixed point has no tilt or does not settle (fishtest then
+    raises), :func:`_fit_t_search` finds the constrained maximum directly.
+    """
     outcomes = [a for a, _ in pdf]
-    for _ in range(100):
+    q = [1 / len(pdf)] * len(pdf)
+    for _ in range(FIXED_POINT_STEPS):
+        mu, sigma = _moments(list(zip(outcomes, q, strict=True)))
+        if not sigma > 0:
+            break
+        d = [a - 0.5 - (t * sigma / 2) * (1 + ((a - mu) / sigma) ** 2) for a in outcomes]
+        try:
+            new = _tilt(pdf, d)
+        except _Infeasible:
+            break
+        change = max(abs(x - y) for x, y in zip(new, q, strict=True))
+        q = new
+        if change < FIXED_POINT_TOLERANCE:
+            return _polish(pdf, t, q, change)
+    return _fit_t_search(pdf, t)
+
+
+def _polish(
+    pdf: Sequence[tuple[float, float]], t: float, q: list[float], change: float
+) -> list[float]:
+    """A few more steps of :func:`_fit_t`'s fixed point once it has settled, while they still
+    move it (to 1e-15): the LLR of a record of N pairs moves by about N times the change, so at
+    200 000 pairs a change of 1e-11 is 2e-6 of LLR."""
+    outcomes = [a for a, _ in pdf]
+    for _ in range(10):
+        if change <= 1e-15:
+            break
         mu, sigma = _moments(list(zip(outcomes, q, strict=True)))
         d = [a - 0.5 - (t * sigma / 2) * (1 + ((a - mu) / sigma) ** 2) for a in outcomes]
-        new = _tilt(pdf, d)
-        if max(abs(x - y) for x, y in zip(new, q, strict=True)) < 1e-13:
-            return new
-        q = new
+        try:
+            new = _tilt(pdf, d)
+        except _Infeasible:
+            break
+        new_change = max(abs(x - y) for x, y in zip(new, q, strict=True))
+        if new_change >= change:  # rounding: it no longer converges
+            break
+        q, change = new, new_change
     return q
+
+
+def _moment_vertices(outcomes: Sequence[float], mean: float, second: float) -> list[list[float]]:
+    """The distributions on at most three of ``outcomes`` with the given mean and second moment
+    ``E[a^2]`` (the vertices of the polytope of all such distributions): for each three
+    outcomes, the solution of the 3 x 3 system by Lagrange's formula, kept if non-negative."""
+    vertices = []
+    n = len(outcomes)
+    for trio in itertools.combinations(range(n), 3):
+        q = [0.0] * n
+        for i in trio:
+            j, k = (x for x in trio if x != i)
+            aj, ak, ai = outcomes[j], outcomes[k], outcomes[i]
+            q[i] = (second - (aj + ak) * mean + aj * ak) / ((ai - aj) * (ai - ak))
+        if min(q) >= 0:
+            vertices.append(q)
+    return vertices
+
+
+def _fit_moments(pdf: Sequence[tuple[float, float]], mean: float, var: float) -> list[float] | None:
+    """The distribution of largest likelihood (maximal ``sum p_i log q_i``) with the given mean
+    and variance, or None if no distribution with every probability positive has them.
+
+    Solved in the primal, where no probability is computed by cancellation: an interior start
+    (the average of the polytope's vertices, :func:`_moment_vertices`, positive wherever any
+    feasible distribution is), then Newton steps within the constraints along the null space of
+    the moment equations (for equally spaced outcomes, spanned by the third differences) until
+    the Newton decrement is below 1e-24. Three outcomes: the vertex is the answer."""
+    outcomes = [a for a, _ in pdf]
+    probs = [p for _, p in pdf]
+    vertices = _moment_vertices(outcomes, mean, var + mean * mean)
+    if not vertices:
+        return None
+    n = len(outcomes)
+    q = [sum(v[i] for v in vertices) / len(vertices) for i in range(n)]
+    if min(q) <= 0:
+        return None
+    # The third differences (-1, 3, -3, 1) at each offset: orthogonal to 1, a and a^2.
+    basis = [[0.0] * k + [-1.0, 3.0, -3.0, 1.0] + [0.0] * (n - 4 - k) for k in range(n - 3)]
+    if not basis:
+        return q
+
+    def value(x: Sequence[float]) -> float:
+        return sum(p * math.log(xi) for p, xi in zip(probs, x, strict=True))
+
+    current = value(q)
+    for _ in range(200):
+        w = [p / x for p, x in zip(probs, q, strict=True)]
+        g = [sum(u[i] * w[i] for i in range(n)) for u in basis]
+        h = [[sum(u[i] * v[i] * w[i] / q[i] for i in range(n)) for v in basis] for u in basis]
+        step = _solve(h, g)
+        decrement = sum(a * b for a, b in zip(g, step, strict=True))
+        if not decrement > 1e-24:
+            break
+        direction = [sum(step[k] * basis[k][i] for k in range(len(basis))) for i in range(n)]
+        accepted: tuple[list[float], float] | None = None
+        size = 1.0
+        while accepted is None and size > 1e-15:
+            trial = [x + size * d for x, d in zip(q, direction, strict=True)]
+            if min(trial) > 0 and value(trial) >= current - 1e-15 * abs(current):
+                accepted = trial, value(trial)
+            size /= 2
+        if accepted is None:
+            break
+        q, current = accepted
+    return q
+
+
+def _solve(matrix: Sequence[Sequence[float]], rhs: Sequence[float]) -> list[float]:
+    """``matrix^-1 rhs`` for a small symmetric positive definite matrix (Gaussian elimination)."""
+    n = len(rhs)
+    a = [[*row, rhs[i]] for i, row in enumerate(matrix)]
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(a[r][col]))
+        a[col], a[pivot] = a[pivot], a[col]
+        if a[col][col] == 0:
+            return [0.0] * n
+        for r in range(col + 1, n):
+            factor = a[r][col] / a[col][col]
+            for c in range(col, n + 1):
+                a[r][c] -= factor * a[col][c]
+    x = [0.0] * n
+    for r in reversed(range(n)):
+        x[r] = (a[r][n] - sum(a[r][c] * x[c] for c in range(r + 1, n))) / a[r][r]
+    return x
+
+
+def _feasible_means(outcomes: Sequence[float], t: float) -> list[tuple[float, float]]:
+    """The open intervals of means ``m`` for which some distribution with every probability
+    positive on ``outcomes`` (equally spaced on [0, 1]) has mean ``m`` and t-value ``t``
+    (``t != 0``), i.e. variance ``v = ((m - 1/2) / t)^2``: exactly those with
+    ``(m - a_k)(a_(k+1) - m) < v < m (1 - m)`` for the neighbours ``a_k <= m < a_(k+1)`` (the
+    point ``(0, 0)`` inside the hull of the points ``(a_i - m, (a_i - m)^2 - v)``)."""
+    inv = 1 / (t * t)
+    # Both conditions are quadratics in m within one cell [a_k, a_(k+1)]: split it at their
+    # roots and keep the pieces whose midpoints meet both.
+    half = (0.5, 1.0) if t > 0 else (0.0, 0.5)
+    intervals: list[tuple[float, float]] = []
+    for a, b in itertools.pairwise(outcomes):
+        lo, hi = max(a, half[0]), min(b, half[1])
+        if lo >= hi:
+            continue
+        cuts = {lo, hi}
+        # v - (m - a)(b - m) = inv (m - 1/2)^2 + m^2 - (a + b) m + a b
+        # m (1 - m) - v      = -(1 + inv) m^2 + (1 + inv) m - inv / 4
+        for c2, c1, c0 in ((inv + 1, -inv - a - b, inv / 4 + a * b), (-1 - inv, 1 + inv, -inv / 4)):
+            disc = c1 * c1 - 4 * c2 * c0
+            if disc >= 0:
+                for root in (
+                    (-c1 - math.sqrt(disc)) / (2 * c2),
+                    (-c1 + math.sqrt(disc)) / (2 * c2),
+                ):
+                    if lo < root < hi:
+                        cuts.add(root)
+        points = sorted(cuts)
+        for left, right in itertools.pairwise(points):
+            m = (left + right) / 2
+            v = inv * (m - 0.5) ** 2
+            if (m - a) * (b - m) < v < m * (1 - m):
+                if intervals and intervals[-1][1] == left:
+                    intervals[-1] = (intervals[-1][0], right)
+                else:
+                    intervals.append((left, right))
+    return intervals
+
+
+#: Where :func:`_fit_t_search` first looks in an interval of feasible means: fractions of its
+#: width, geometric towards both ends (a maximum may sit very near one).
+_SCAN = sorted(
+    {10.0**-k for k in range(1, 10)}
+    | {1 - 10.0**-k for k in range(1, 10)}
+    | {i / 64 for i in range(1, 64)}
+    | {0.5 * 10.0 ** (-k / 2) for k in range(1, 18, 2)}
+    | {1 - 0.5 * 10.0 ** (-k / 2) for k in range(1, 18, 2)}
+)
+
+
+def _fit_t_search(pdf: Sequence[tuple[float, float]], t: float) -> list[float]:
+    """:func:`_fit_t` by a direct search: for each feasible mean ``m`` (with ``sigma = (m -
+    1/2) / t``) the fit with that mean and variance (:func:`_fit_moments`), and the ``m`` of
+    largest likelihood (a scan of each feasible interval at the fractions ``_SCAN``, then a
+    golden-section search between the neighbours of each local maximum of the scan). Best
+    effort: the profile may have a narrow peak between two scan points, which is then missed
+    (only where the fixed point fails is this the answer). ``t = 0`` is the fit of mean 1/2.
+    Raises ``_Infeasible`` if no mean is feasible (never for outcomes spanning [0, 1] and a
+    finite ``t``)."""
+    if t == 0:
+        return _fit_mean(pdf, 0.5)
+    outcomes = [a for a, _ in pdf]
+    probs = [p for _, p in pdf]
+    best_q: list[float] | None = None
+    best = -math.inf
+
+    def loglik(m: float) -> float:
+        nonlocal best_q, best
+        q = _fit_moments(pdf, m, ((m - 0.5) / t) ** 2)
+        if q is None:
+            return -math.inf
+        value = sum(p * math.log(x) for p, x in zip(probs, q, strict=True))
+        if value > best:
+            best_q, best = q, value
+        return value
+
+    ratio = (math.sqrt(5) - 1) / 2
+    for left, right in _feasible_means(outcomes, t):
+        grid = [left, *(left + (right - left) * u for u in _SCAN), right]
+        values = [-math.inf, *(loglik(m) for m in grid[1:-1]), -math.inf]
+        # A golden-section search between the neighbours of every local maximum of the scan
+        # (the profile may have two: mass moved to either of two outcomes).
+        for k in range(1, len(grid) - 1):
+            if not values[k] > -math.inf or values[k] < max(values[k - 1], values[k + 1]):
+                continue
+            lo, hi = grid[k - 1], grid[k + 1]
+            x1, x2 = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
+            f1, f2 = loglik(x1), loglik(x2)
+            while hi - lo > 1e-12 * max(1e-3, abs(hi - 0.5)):
+                if f1 >= f2:
+                    hi, x2, f2 = x2, x1, f1
+                    x1 = hi - ratio * (hi - lo)
+                    f1 = loglik(x1)
+                else:
+                    lo, x1, f1 = x1, x2, f2
+                    x2 = lo + ratio * (hi - lo)
+                    f2 = loglik(x2)
+    if best_q is None:
+        raise _Infeasible(f"no fit found with t-value {t}")
+    return best_q
 
 
 def _t_per_nelo(pentanomial: bool) -> float:
@@ -217,25 +516,36 @@ def logistic_elo(score: float) -> float:
 
 def llr(counts: Sequence[int], params: SprtParameters) -> float:
     """The generalized log-likelihood ratio of H1 against H0 for the counts (see the module
-    docstring). 0.0 while nothing has been counted. Raises :class:`SprtInputError`."""
+    docstring): finite for every record and every pair of finite bounds, and 0.0 while nothing
+    has been counted. Raises :class:`SprtInputError` for bad counts; ``ArithmeticError`` only
+    if no constrained fit is found (not seen on any record; :func:`sprt` reports it as a
+    note)."""
     total, pdf = _pdf(counts)
     if sum(counts) == 0:
         return 0.0
-    if params.model is Model.LOGISTIC:
-        q0 = _fit_mean(pdf, logistic_score(params.elo0))
-        q1 = _fit_mean(pdf, logistic_score(params.elo1))
-    else:
-        per = _t_per_nelo(len(counts) == 5)
-        q0 = _fit_t(pdf, params.elo0 * per)
-        q1 = _fit_t(pdf, params.elo1 * per)
-    return total * sum(p * math.log(b / a) for (_, p), a, b in zip(pdf, q0, q1, strict=True))
+    try:
+        if params.model is Model.LOGISTIC:
+            q0 = _fit_mean(pdf, logistic_score(params.elo0))
+            q1 = _fit_mean(pdf, logistic_score(params.elo1))
+        else:
+            per = _t_per_nelo(len(counts) == 5)
+            q0 = _fit_t(pdf, params.elo0 * per)
+            q1 = _fit_t(pdf, params.elo1 * per)
+    except _Infeasible as exc:
+        raise ArithmeticError(str(exc)) from None
+    value = total * sum(p * math.log(b / a) for (_, p), a, b in zip(pdf, q0, q1, strict=True))
+    if not math.isfinite(value):
+        raise ArithmeticError(f"the LLR is not finite ({value})")
+    return value
 
 
 def estimate(
     counts: Sequence[int], model: Model
 ) -> tuple[float | None, float | None, float | None, float | None]:
     """``(elo, ci_low, ci_high, los)`` for the counts: the point estimate and 95% interval in
-    the model's units and the likelihood of superiority; all ``None`` with no counts."""
+    the model's units and the likelihood of superiority; all None with no counts. A logistic
+    interval end is None when the score's interval reaches 0 or 1 (no finite Elo there:
+    unbounded, see :func:`interval_note`)."""
     total, pdf = _pdf(counts)
     if sum(counts) == 0:
         return None, None, None, None
@@ -244,29 +554,74 @@ def estimate(
     los = 0.5 * (1 + math.erf((mu - 0.5) / (se * math.sqrt(2))))
     low, high = mu - Z95 * se, mu + Z95 * se
     if Model(model) is Model.LOGISTIC:
-        # The interval's ends are clamped inside (0, 1), where the logistic inverse is finite.
-        eps = 1e-9
         return (
             logistic_elo(mu) + 0.0,  # no "-0.0" for an even record
-            logistic_elo(min(max(low, eps), 1 - eps)),
-            logistic_elo(min(max(high, eps), 1 - eps)),
+            logistic_elo(low) if low > 0 else None,
+            logistic_elo(high) if high < 1 else None,
             los,
         )
     scale = 1 / (sigma * _t_per_nelo(len(counts) == 5))
     return (mu - 0.5) * scale + 0.0, (low - 0.5) * scale, (high - 0.5) * scale, los
 
 
-def sprt(counts: Sequence[int], params: SprtParameters) -> SprtResult:
-    """Every figure of a test for the counts: LLR, bounds, decision and estimates."""
-    value = llr(counts, params)
-    if value >= params.upper:
+def interval_note(counts: Sequence[int], model: Model) -> str | None:
+    """Why an end of the 95% interval of :func:`estimate` is None (unbounded), or None."""
+    total, pdf = _pdf(counts)
+    if sum(counts) == 0 or Model(model) is not Model.LOGISTIC:
+        return None
+    mu, sigma = _moments(pdf)
+    se = sigma / math.sqrt(total)
+    low, high = mu - Z95 * se, mu + Z95 * se
+    ends = [name for name, open_end in (("lower", low <= 0), ("upper", high >= 1)) if open_end]
+    if not ends:
+        return None
+    reached = " and ".join(x for x, hit in (("0", low <= 0), ("1", high >= 1)) if hit)
+    return (
+        f"{' and '.join(ends)} end{'s' if len(ends) > 1 else ''} unbounded: the score's 95% "
+        f"interval [{low:.4f}, {high:.4f}] reaches {reached}, where logistic Elo is infinite"
+    )
+
+
+def sprt(
+    counts: Sequence[int],
+    params: SprtParameters,
+    *,
+    wdl: tuple[int, int, int] | None = None,
+) -> SprtResult:
+    """Every figure of a test for the counts (3: L, D, W; 5: pentanomial): LLR, bounds,
+    decision and estimates. ``wdl``: the ``(wins, draws, losses)`` of pentanomial counts'
+    games, if known (reported only). Raises :class:`SprtInputError` for bad counts; an LLR
+    that cannot be computed is None with ``llr_note`` (decision ``continue``), never an
+    exception."""
+    _pdf(counts)  # checks the counts
+    note = None
+    try:
+        value: float | None = llr(counts, params)
+    except ArithmeticError as exc:
+        value, note = None, f"the LLR could not be computed: {exc}"
+    if value is not None and value >= params.upper:
         decision = Decision.H1
-    elif value <= params.lower:
+    elif value is not None and value <= params.lower:
         decision = Decision.H0
     else:
         decision = Decision.CONTINUE
     elo, low, high, los = estimate(counts, params.model)
-    return SprtResult(value, params.lower, params.upper, decision, elo, low, high, los)
+    pentanomial = len(counts) == 5
+    return SprtResult(
+        games=sum(counts) * (2 if pentanomial else 1),
+        wdl=(counts[2], counts[1], counts[0]) if not pentanomial else wdl,
+        pentanomial=tuple(counts) if pentanomial else None,  # type: ignore[arg-type]
+        llr=value,
+        lower=params.lower,
+        upper=params.upper,
+        decision=decision,
+        elo=elo,
+        ci_low=low,
+        ci_high=high,
+        los=los,
+        ci_note=interval_note(counts, params.model),
+        llr_note=note,
+    )
 
 
 # --- command line -------------------------------------------------------------------------------
@@ -285,14 +640,28 @@ def _parse_counts(text: str, n: int, what: str) -> list[int]:
     return values
 
 
-def _rounded(value: float | None, digits: int) -> float | None:
-    return None if value is None else round(value, digits)
+def _shown(value: float | None, digits: int) -> str:
+    """A figure of the text output: rounded, or "unbounded" for an interval end that is None."""
+    return "unbounded" if value is None else f"{round(value, digits):g}"
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line on stderr (no usage block), exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _wdl(text: str) -> tuple[int, int, int]:
+    wins, draws, losses = _parse_counts(text, 3, "--wdl")
+    return wins, draws, losses
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m ratings.stats.sprt``: the figures of a test for given counts. Exit status 0,
-    or 2 with a one-line error for bad input."""
-    parser = argparse.ArgumentParser(
+    """``python -m ratings.stats.sprt``: the figures of a test for given counts, as text or
+    (``--json``) as the object of :meth:`SprtResult.to_dict`. Exit status 0, or 2 with a
+    one-line error on stderr for bad input (never a traceback)."""
+    parser = _Parser(
         prog="python -m ratings.stats.sprt",
         description="GSPRT figures for given counts (from the new version's side).",
     )
@@ -314,34 +683,42 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="L,D,W",
         help="games lost, drawn, won",
     )
+    parser.add_argument(
+        "--wdl", type=_wdl, metavar="W,D,L", help="with --pentanomial: its games won, drawn, lost"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
+    if args.wdl is not None and args.pentanomial is None:
+        parser.error("--wdl goes with --pentanomial (--trinomial counts are the W/D/L)")
+    observed = args.pentanomial if args.pentanomial is not None else args.trinomial
     try:
         params = SprtParameters(args.elo0, args.elo1, args.alpha, args.beta, Model(args.model))
-        observed = args.pentanomial if args.pentanomial is not None else args.trinomial
-        result = sprt(observed, params)
+        result = sprt(observed, params, wdl=args.wdl)
     except SprtInputError as error:
         parser.error(str(error))
     if args.json:
-        payload = asdict(result)
-        payload["decision"] = str(result.decision)
-        print(json.dumps(payload))
+        print(json.dumps(result.to_dict()))
         return 0
     unit = "Elo" if params.model is Model.LOGISTIC else "nElo"
-    kind = "pentanomial" if args.pentanomial is not None else "W/D/L"
-    shown = observed if args.pentanomial is not None else observed[::-1]
+    shown_llr = "n/a" if result.llr is None else f"{result.llr:.3f}"
     print(
-        f"LLR {result.llr:.3f} ({result.lower:.3f}, {result.upper:.3f}) "
+        f"LLR {shown_llr} ({result.lower:.3f}, {result.upper:.3f}) "
         f"[{params.elo0:g}, {params.elo1:g}] {params.model}: {result.decision}"
     )
-    print(f"{kind} {', '.join(str(c) for c in shown)}")
+    if result.pentanomial is not None:
+        print(f"pentanomial {', '.join(str(c) for c in result.pentanomial)}")
+    if result.wdl is not None:
+        print(f"W/D/L {', '.join(str(c) for c in result.wdl)}")
     if result.elo is None:
         print(f"{unit}: no games yet")
     else:
         print(
-            f"{unit} {_rounded(result.elo, 2)} [{_rounded(result.ci_low, 2)}, "
-            f"{_rounded(result.ci_high, 2)}] (95%), LOS {_rounded(result.los, 4)}"
+            f"{unit} {_shown(result.elo, 2)} [{_shown(result.ci_low, 2)}, "
+            f"{_shown(result.ci_high, 2)}] (95%), LOS {_shown(result.los, 4)}"
         )
+    for note in (result.llr_note, result.ci_note):
+        if note:
+            print(f"note: {note}")
     return 0
 
 

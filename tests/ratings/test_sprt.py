@@ -119,7 +119,23 @@ def test_the_command_prints_json_with_the_documented_keys(capsys):
     argv = ["--elo0", "0", "--elo1", "10", "--model", "logistic", "--trinomial", "40,0,60"]
     assert sprt.main([*argv, "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
-    assert set(payload) == {"llr", "lower", "upper", "decision", "elo", "ci_low", "ci_high", "los"}
+    assert list(payload) == [
+        "games",
+        "wdl",
+        "pentanomial",
+        "llr",
+        "lower",
+        "upper",
+        "decision",
+        "elo",
+        "ci_low",
+        "ci_high",
+        "los",
+        "ci_note",
+        "llr_note",
+    ]
+    assert (payload["games"], payload["wdl"], payload["pentanomial"]) == (100, [60, 0, 40], None)
+    assert (payload["ci_note"], payload["llr_note"]) == (None, None)
     assert payload["decision"] == "continue"
     assert payload["llr"] == pytest.approx(0.5342, abs=1e-3)
     assert payload["elo"] == pytest.approx(400 * math.log10(0.6 / 0.4), abs=0.1)
@@ -158,4 +174,84 @@ def test_the_command_refuses_bad_input_with_status_two(argv, capsys):
     with pytest.raises(SystemExit) as caught:
         sprt.main(argv)
     assert caught.value.code == 2
-    assert "error:" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("python -m ratings.stats.sprt: error: ")
+
+
+# --- issue 26: every record has an LLR, clamps are not numbers, errors are one line -------------
+
+
+def test_equal_pairs_give_an_llr_at_every_count_where_the_old_fit_raised():
+    # Two equal deterministic versions split every pair: the empirical start had sigma ~ 0
+    # and raised from pair 604 ([0, 2]), 97 ([0, 5]), 25 ([0, 10]), 7 ([0, 20]), 1 ([0, 50]).
+    for elo1, first_failure in ((2, 604), (5, 97), (10, 25), (20, 7), (50, 1)):
+        params = SprtParameters(0, elo1, model=Model.NORMALIZED)
+        values = [
+            sprt.llr([0, 0, n, 0, 0], params) for n in range(first_failure, first_failure + 3)
+        ]
+        # Evidence against H1 grows with every split pair; nothing favours it.
+        assert all(math.isfinite(v) and v < 0 for v in values)
+        assert values[0] > values[1] > values[2]
+
+
+def test_the_fallback_search_finds_the_fixed_points_fit_on_ordinary_records():
+    for counts, t in (
+        ([3, 10, 25, 12, 6], 0.1),
+        ([40, 100, 60], -0.05),
+        ([10, 40, 100, 45, 12], 0.04),
+    ):
+        _, pdf = sprt._pdf(counts)
+        fixed, searched = sprt._fit_t(pdf, t), sprt._fit_t_search(pdf, t)
+        assert max(abs(a - b) for a, b in zip(fixed, searched, strict=True)) < 1e-6
+
+
+def test_the_llr_is_finite_where_fishtest_itself_fails():
+    # fishtest's LLR_normalized raises ValueError (no tilt) on this record and bound.
+    result = sprt.sprt([0, 0, 1, 0, 0], SprtParameters(0, 400, model=Model.NORMALIZED))
+    assert result.llr is not None and math.isfinite(result.llr) and result.llr < 0
+    assert result.llr_note is None and result.decision is Decision.CONTINUE
+
+
+def test_a_straight_loss_has_no_lower_interval_end_and_says_why():
+    result = sprt.sprt([10, 0, 0], SprtParameters(0, 5))
+    assert result.ci_low is None and result.ci_high is not None and result.ci_high < -800
+    assert result.ci_note is not None and result.ci_note.startswith("lower end unbounded")
+    won = sprt.sprt([0, 0, 0, 0, 8], SprtParameters(0, 5))
+    assert won.ci_high is None and won.ci_low is not None and won.ci_low > 0
+    assert won.ci_note is not None and "upper end unbounded" in won.ci_note
+    assert (won.games, won.wdl, won.pentanomial) == (16, None, (0, 0, 0, 0, 8))
+    # Normalized Elo has no clamp: both ends are numbers.
+    normalized = sprt.sprt([10, 0, 0], SprtParameters(0, 5, model=Model.NORMALIZED))
+    assert normalized.ci_low is not None and normalized.ci_note is None
+
+
+def test_the_dict_is_the_json_of_every_figure():
+    result = sprt.sprt([1, 2, 3, 2, 1], SprtParameters(0, 5), wdl=(7, 4, 7))
+    data = result.to_dict()
+    assert data == {
+        "games": 18,
+        "wdl": [7, 4, 7],
+        "pentanomial": [1, 2, 3, 2, 1],
+        "llr": result.llr,
+        "lower": result.lower,
+        "upper": result.upper,
+        "decision": "continue",
+        "elo": result.elo,
+        "ci_low": result.ci_low,
+        "ci_high": result.ci_high,
+        "los": result.los,
+        "ci_note": None,
+        "llr_note": None,
+    }
+    assert json.loads(json.dumps(data)) == data
+
+
+def test_the_text_output_says_unbounded(capsys):
+    argv = ["--elo0", "0", "--elo1", "5", "--model", "logistic", "--trinomial", "10,0,0"]
+    assert sprt.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "Elo -1529.57 [unbounded, -858.81] (95%), LOS 0" in out
+    assert "note: lower end unbounded" in out
+    assert sprt.main([*argv, "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["ci_low"] is None and payload["ci_note"].startswith("lower end unbounded")

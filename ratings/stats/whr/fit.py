@@ -39,6 +39,7 @@ ratings, on games aggregated per pair of engines (``benchmarks/bench_ratings.py`
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -50,7 +51,11 @@ import numpy.typing as npt
 from scipy.sparse import coo_array
 from scipy.sparse.csgraph import connected_components
 from scipy.special import expit
-from threadpoolctl import threadpool_limits
+
+try:
+    from threadpoolctl import threadpool_limits
+except ImportError:  # optional: the service installs it; bao-match's own install need not
+    threadpool_limits = None
 
 from arena.rules import SOUTH_POINTS
 from ratings.stats.whr.draws import estimate_draw_rate
@@ -212,6 +217,13 @@ def fit(
     return _fit_pool(tally, keys, pool, left_out, anchor, pool_mean)
 
 
+def _one_blas_thread() -> contextlib.AbstractContextManager[object]:
+    """BLAS limited to one thread (``threadpoolctl``), or nothing where it is not installed."""
+    if threadpool_limits is None:
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")  # type: ignore[no-any-return]
+
+
 def _excluded(left_out: dict[int, str], keys: list[K], tally: _Tally) -> tuple[Excluded[K], ...]:
     return tuple(
         Excluded(keys[i], reason, int(tally.games[i]))
@@ -240,7 +252,7 @@ def _fit_pool(
     )  # fmt: skip
     # One BLAS thread: on a busy worker machine spinning BLAS threads made the fit ten times
     # slower (bench_ratings); the matrices are at most a few thousand engines wide.
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _one_blas_thread():
         r_core, iterations = maximise(core)
     core_draws = float(np.sum(pair_draws[inside]))
     d0 = estimate_draw_rate(core.expected(r_core), core.n, core_draws)
@@ -277,7 +289,7 @@ def _fit_pool(
     se = np.full(pairs.m, np.nan)
     errors = None
     if len(main) > 1:
-        with threadpool_limits(limits=1, user_api="blas"):
+        with _one_blas_thread():
             errors = Errors(core, r_core, d0)
             se[main] = np.sqrt(errors.engine_variances(weights))
     low[main] = rating[main] - Z_95 * se[main]

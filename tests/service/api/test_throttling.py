@@ -177,6 +177,7 @@ def test_the_default_rates_are_the_documented_ones() -> None:
         "tests": "20/hour",
         "register": "20/hour",
         "login": "60/hour",
+        "export": "120/hour",
     }
 
 
