@@ -16,7 +16,8 @@ Modes (``SandboxConfig.mode``; ``EngineProcess.mode`` says which one ran):
     ``engines/sdk.py`` read-only under ``/bao/lib``, a read-only minimal ``/dev`` and the pid
     namespace's own ``/proc``. Of ``/etc`` only ``ld.so.cache`` and the directories that links
     under ``/usr`` lead through (``commands.etc_link_dirs``: ``/etc/alternatives``, the JDK's
-    ``/etc/java-17-openjdk``...) are shown, read-only, so ``java`` on ``PATH`` works. The only writable places are three tmpfs mounts with a size cap:
+    ``/etc/java-17-openjdk``...) are shown, read-only, so ``java`` on ``PATH`` works. The only
+    writable places are three tmpfs mounts with a size cap:
     ``/scratch`` (``HOME``, ``SandboxLimits.scratch_bytes``), ``/tmp`` and ``/dev/shm``
     (``tmp_bytes`` each). There is no scratch directory on the host. bwrap reads its options
     from a memory file (``--args``), so the namespace's pid 1 (bwrap's reaper) shows the engine

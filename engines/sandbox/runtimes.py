@@ -23,6 +23,7 @@ import re
 import select
 import shutil
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -158,6 +159,24 @@ def _probe_one(spec: RuntimeSpec, root: Path, config: SandboxConfig) -> str:
     return match.group(1) if match else ""
 
 
+_here_lock = threading.Lock()
+_here: dict[tuple[str, SandboxConfig], Runtime | None] = {}
+
+
+def offered_here(name: str, config: SandboxConfig) -> Runtime | None:
+    """The runtime ``name`` of ``RUNTIMES`` as the sandbox ``config`` offers it on this host, or
+    None; probed once per process and name (``probe_runtimes``), then remembered. Raises
+    ``KeyError`` for a name not in the table, ``SandboxError`` as ``probe_runtimes``."""
+    spec = next((s for s in RUNTIMES if s.name == name), None)
+    if spec is None:
+        raise KeyError(name)
+    with _here_lock:
+        if (name, config) not in _here:
+            found = probe_runtimes(config, (spec,))
+            _here[(name, config)] = found[0] if found else None
+        return _here[(name, config)]
+
+
 def runtime_for(program: str) -> str | None:
     """The name of the runtime of ``RUNTIMES`` that provides ``program`` (a bare name, a path,
     or ``libc``/``libstdc++``), or None when the table promises no such program."""
@@ -245,6 +264,7 @@ __all__ = [
     "Runtime",
     "RuntimeSpec",
     "SandboxError",
+    "offered_here",
     "probe_runtimes",
     "program_on_sandbox_path",
     "required_programs",
