@@ -2,8 +2,9 @@
 
 The SDK speaks BEP, the Bao Engine Protocol (``docs/protocol.md``), on stdin/stdout: handshake
 (``bep`` -> ``id`` / ``option`` / ``variant`` lines -> ``bepok``), ``setoption``, ``newgame``,
-``isready`` -> ``readyok``, ``position startpos|text ... [moves ...]``, ``go`` with clocks or
-``movetime``, ``stop``, ``quit``. Unknown commands are ignored; end of input ends the engine with
+``isready`` -> ``readyok``, ``position startpos|text ... [moves ...]``, ``legalmoves`` (only
+sent to an engine that asked with ``want legalmoves``: ``Engine.legalmoves``), ``go`` with clocks
+or ``movetime``, ``stop``, ``quit``. Unknown commands are ignored; end of input ends the engine with
 exit status 0. Every line written is flushed at once.
 
 Two levels:
@@ -216,12 +217,16 @@ class Engine:
 
     ``name``/``author``: handshake ``id`` lines. ``variants``: ids played (default: all three).
     ``options``: announced options; their current values (strings) are in ``self.values``.
+    ``legalmoves``: ask the referee for the legal moves of each position (``want legalmoves``,
+    docs/protocol.md 3) and take them from its ``legalmoves`` line instead of generating them
+    (the position is still replayed, for ``request.position`` and ``history``).
     """
 
     name: str = "unnamed"
     author: str = "unknown"
     variants: tuple[str, ...] = VARIANTS
     options: tuple[Option, ...] = ()
+    legalmoves: bool = False
     #: How long ``stop`` waits for the search thread before answering ``request.best`` itself (ms).
     stop_grace_ms: int = 100
 
@@ -233,6 +238,7 @@ class Engine:
         self._tokens: list[str] = []
         self._history: list[Position] = []
         self._position_error: str | None = None
+        self._given: list[str] | None = None  # the referee's legalmoves for the last position
         self._worker: threading.Thread | None = None
         self._request: SearchRequest | None = None
         self._answered = threading.Event()
@@ -316,7 +322,10 @@ class Engine:
             self._newgame(args)
         elif command == "position":
             self._finish_search()
+            self._given = None
             self._position(raw.strip()[len("position") :].strip())
+        elif command == "legalmoves":
+            self._given = args
         elif command == "go":
             self._finish_search()
             self._go(args)
@@ -328,6 +337,8 @@ class Engine:
     def _handshake(self) -> None:
         self.send(f"id name {self.name}")
         self.send(f"id author {self.author}")
+        if self.legalmoves:
+            self.send("want legalmoves")
         for option in self.options:
             self.send(option.line())
         for variant_id in self.variants:
@@ -362,6 +373,7 @@ class Engine:
             self.send(f"info string variant {variant.id} is not played by this engine")
         self.variant = variant
         self._base, self._tokens, self._history = None, [], []
+        self._given = None
         self.on_newgame(variant)
 
     def _default_variant(self, text: str | None) -> Variant:
@@ -427,7 +439,7 @@ class Engine:
             self.send(f"bestmove {NO_MOVE}")
             return
         variant, position = self.variant, self._history[-1]
-        moves = variant.legal_moves(position)
+        moves = self._given_moves(variant) or variant.legal_moves(position)
         if not moves:
             self.send("info string no legal move: the game is over")
             self.send(f"bestmove {NO_MOVE}")
@@ -447,6 +459,17 @@ class Engine:
             self._request = None
             return
         self._worker = worker
+
+    def _given_moves(self, variant: Variant) -> list[Move]:
+        """The referee's ``legalmoves`` for this position as ``Move``s; [] if none were sent
+        (or a token is unreadable: then the SDK generates them itself)."""
+        if not self._given:
+            return []
+        try:
+            return [variant.parse_move(token) for token in self._given]
+        except RulesError as exc:
+            self.send(f"info string unreadable legalmoves ({exc}); generating them")
+            return []
 
     def _search_thread(self, request: SearchRequest, answered: threading.Event) -> None:
         try:
@@ -529,10 +552,12 @@ class FunctionEngine(Engine):
         author: str,
         variants: Sequence[str] = VARIANTS,
         options: Sequence[Option] = (),
+        legalmoves: bool = False,
     ) -> None:
         self.name, self.author = name, author
         self.variants = tuple(variants)
         self.options = tuple(options)
+        self.legalmoves = legalmoves
         super().__init__()
         self._choose = choose
         params: Mapping[str, inspect.Parameter]
@@ -567,6 +592,7 @@ def run(
     options: Sequence[Option] = (),
     stdin: TextIO | None = None,
     stdout: TextIO | None = None,
+    legalmoves: bool = False,
 ) -> int:
     """Serve BEP with ``choose`` until ``quit`` or end of input; returns exit status 0.
 
@@ -574,9 +600,16 @@ def run(
     (any exception, ``SystemExit`` and ``KeyboardInterrupt`` included: reported on stderr with
     its traceback) or answers a move not in ``legal_moves``, the engine reports ``info string``
     and plays the first legal move. ``variants``: ids announced in the handshake (default all
-    three).
+    three). ``legalmoves``: take the legal moves from the referee (``Engine.legalmoves``).
     """
-    engine = FunctionEngine(choose, name=name, author=author, variants=variants, options=options)
+    engine = FunctionEngine(
+        choose,
+        name=name,
+        author=author,
+        variants=variants,
+        options=options,
+        legalmoves=legalmoves,
+    )
     return engine.run(stdin, stdout)
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple, NoReturn
 
@@ -62,6 +62,12 @@ IGNORED_KEEP = 20
 IGNORED_CHARS = 200
 #: How much of a received line a fault detail quotes.
 QUOTE_CHARS = 80
+#: ``want legalmoves``: the engine is sent ``legalmoves <t1> <t2> ...`` with every move.
+LEGALMOVES = "legalmoves"
+#: The features an engine may ask for in the handshake with ``want <feature>``
+#: (docs/protocol.md 3); a ``want`` of anything else is ignored (kept as an ignored line), so
+#: an engine written for a later referee still plays.
+FEATURES = frozenset({LEGALMOVES})
 
 
 class EngineFault(Exception):
@@ -75,12 +81,14 @@ class EngineFault(Exception):
 
 @dataclass
 class EngineId:
-    """What the engine said in the handshake: ``id name``/``id author``, options, variants."""
+    """What the engine said in the handshake: ``id name``/``id author``, options, variants,
+    and the known features (``FEATURES``) it asked for with ``want`` lines."""
 
     name: str = ""
     author: str = ""
     options: dict[str, dict[str, str]] = field(default_factory=dict)  # name -> {"type", "default"}
     variants: list[str] = field(default_factory=list)
+    wants: set[str] = field(default_factory=set)
 
 
 class BestMove(NamedTuple):
@@ -258,6 +266,8 @@ class EngineClient:
                 ident.options[name] = props
             elif head == "variant" and len(words) == 2:
                 ident.variants.append(words[1])
+            elif head == "want" and len(words) == 2 and words[1] in FEATURES:
+                ident.wants.add(words[1])
             else:
                 self._ignore(line)
         self.id = ident
@@ -311,9 +321,24 @@ class EngineClient:
         """``newgame <variant-id>`` (no reply; the next fence's ``readyok`` covers it)."""
         self.send(f"newgame {variant_id}")
 
-    def go(self, position_cmd: str, go_cmd: str, budget_ns: int, ready_timeout_ms: int) -> BestMove:
+    @property
+    def wants_legal_moves(self) -> bool:
+        """True if the engine asked for ``legalmoves`` lines (``want legalmoves``)."""
+        return LEGALMOVES in self.id.wants
+
+    def go(
+        self,
+        position_cmd: str,
+        go_cmd: str,
+        budget_ns: int,
+        ready_timeout_ms: int,
+        legal_moves: Sequence[str] | None = None,
+    ) -> BestMove:
         """Write ``position_cmd``, ``isready`` and ``go_cmd`` in one write; return the
         ``bestmove`` read after that ``isready``'s ``readyok`` (the fence: module docstring).
+        ``legal_moves`` (the sorted tokens of the position, for an engine that asked for them)
+        adds the line ``legalmoves <t1> <t2> ...`` right after ``position_cmd``, in the same
+        write.
 
         Lines before the ``readyok`` are ignored (``take_ignored``); after it, ``info`` lines
         are kept for the move, other lines ignored. The clock runs from the write to the
@@ -326,6 +351,8 @@ class EngineClient:
         """
         since = self.lines_read
         ready_ns = ready_timeout_ms * MS
+        if legal_moves is not None:
+            position_cmd = f"{position_cmd}\n{LEGALMOVES} {' '.join(legal_moves)}"
         sent = self.send(f"{position_cmd}\nisready\n{go_cmd}", self.clock() + ready_ns)
         self.owed_readyok += 1
         self.owes_bestmove = True

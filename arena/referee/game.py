@@ -3,15 +3,17 @@
 Per ply (docs/referee.md, "One game"): (1) both engines' stderr is within its cap and neither
 was killed by its memory watchdog (checked again every ``client.WATCH_INTERVAL_MS`` while any
 reply is awaited, so an engine flooding stderr loses at once with ``output_limit``, one over
-its memory cap with ``memory_limit``, even during the opponent's turn), (2) ``position``,
-``isready`` and ``go`` with both clocks in one write, (3) ``readyok`` within the ready timeout
+its memory cap with ``memory_limit``, even during the opponent's turn), (2) ``position``
+(and ``legalmoves`` for an engine that asked for them), ``isready`` and ``go`` with both clocks
+in one write, (3) ``readyok`` within the ready timeout
 (``stall``; every line before it is ignored, so nothing the engine wrote before it read this
 ``isready`` is taken for its reply), (4) ``info`` lines until ``bestmove`` before clock + what
 is left of the grace (``time_forfeit``), (5) the clock is charged from the write to the
 ``bestmove`` read, an overrun taken from the game's grace, then the Fischer increment added,
 (6) the token is parsed (``invalid_output``), (7) checked against the legal moves
 (``illegal_move``) and (8) applied, both by ``arena.rules.Game.play`` (the legal moves are the
-set the rules engine generated when it judged the position: no list is built per ply), whose
+set the rules engine generated when it judged the position: no list is built per ply, except
+the ``legalmoves`` line for an engine that asked for it), whose
 outcome gives the rules endings (``bao_hamna``, ``no_legal_move``, ``score``, ``repetition``,
 ``ply_cap``). Any engine fault ends the game and the opponent wins it.
 
@@ -315,7 +317,12 @@ def _play_plies(
                 )
             grace_left_ns = grace_ns - overrun_ns[side]
             try:
-                reply = client.go(position_cmd, go, budget_ns + grace_left_ns, ready_timeout_ms)
+                # The legal moves, for an engine that asked (``want legalmoves``): the list the
+                # rules engine made when it judged the position, so it costs only the join.
+                legal = game.legal_moves() if client.wants_legal_moves else None
+                reply = client.go(
+                    position_cmd, go, budget_ns + grace_left_ns, ready_timeout_ms, legal
+                )
             except EngineFault as fault:
                 if fault.code != T.TIME_FORFEIT or not overrun_ns[side]:
                     raise

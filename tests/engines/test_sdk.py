@@ -133,6 +133,37 @@ def test_it_ignores_unknown_commands() -> None:
     assert bestmoves(plain) == ["f1"]
 
 
+def test_an_engine_that_wants_legal_moves_asks_and_chooses_from_the_referees_list() -> None:
+    seen: list[list[str]] = []
+
+    def chooser(position, legal_moves, clock):
+        seen.append([str(m) for m in legal_moves])
+        return legal_moves[-1]
+
+    lines, _ = drive(
+        "bep\nnewgame bao-kingulu\nposition startpos\nlegalmoves c1 d1\nisready\n"
+        "go movetime 10\nposition startpos moves d1\nisready\ngo movetime 10\n",
+        chooser,
+        legalmoves=True,
+        variants=("bao-kingulu",),
+    )
+    assert lines[:4] == [
+        "id name tester",
+        "id author the suite",
+        "want legalmoves",
+        "variant bao-kingulu",
+    ]
+    # The referee's (here partial) list is what the chooser gets; a position without its own
+    # legalmoves line gets the generated ones, never the previous position's.
+    assert seen == [["c1", "d1"], ["b2", "c2", "d2"]]
+    assert bestmoves(lines) == ["d1", "d2"]
+
+
+def test_an_engine_that_does_not_ask_sends_no_want_line() -> None:
+    lines, _ = drive("bep\n", variants=("bao-kingulu",))
+    assert not [line for line in lines if line.startswith("want")]
+
+
 def test_an_exception_in_choose_still_gives_the_first_legal_move() -> None:
     def broken(position, legal_moves, clock):
         raise ZeroDivisionError("division by zero")

@@ -111,6 +111,8 @@ class Bot:
     ``isready`` numbers left unanswered; ``info`` lines precede each bestmove. ``journal``
     (shared by several bots) records ``"<name>:<command word>"`` for every line received, and
     ``"<name>:kill"`` when its ``FakeProcess`` is killed, to check the order across engines.
+    ``wants``: features asked for in the handshake (``want <feature>`` lines); ``legal``: the
+    token lists of the ``legalmoves`` lines received, in order.
     """
 
     name: str = "bot"
@@ -124,6 +126,8 @@ class Bot:
     readies: int = 0
     count: int = 0
     journal: list[str] | None = None
+    wants: tuple[str, ...] = ()
+    legal: list[list[str]] = field(default_factory=list)
 
     def __call__(self, line: str) -> list[Any]:
         words = line.split()
@@ -131,7 +135,11 @@ class Bot:
             self.journal.append(f"{self.name}:{words[0] if words else ''}")
         if line == "bep":
             head = f"id name {self.name}\nid author Tests\noption name Seed type spin default 0\n"
+            head += "".join(f"want {w}\n" for w in self.wants)
             return [head + "".join(f"variant {v}\n" for v in self.variants) + "bepok\n"]
+        if words and words[0] == "legalmoves":
+            self.legal.append(words[1:])
+            return []
         if line == "isready":
             self.readies += 1
             return [] if self.readies in self.silent_ready else ["readyok\n"]
@@ -147,6 +155,24 @@ class Bot:
             if self.info:
                 text = f"info depth 1 score 0 nodes {self.count}\n" + text
             return [(self.delays_ms.get(self.gos, 5), text)]
+        return []
+
+
+@dataclass
+class ListPlayer(Bot):
+    """A BEP engine that knows no rules at all: it asks for the legal moves (``want
+    legalmoves``) and plays the last token of the list it was sent; ``lists`` keeps every list
+    received (``Bot.legal``)."""
+
+    def __call__(self, line: str) -> list[Any]:
+        words = line.split()
+        if line == "bep":
+            return [f"id name {self.name}\nwant legalmoves\nbepok\n"]
+        if words and words[0] == "go":
+            self.gos += 1
+            return [(1, f"bestmove {self.legal[-1][-1]}\n")]
+        if words and words[0] in ("legalmoves", "isready"):
+            return super().__call__(line)
         return []
 
 

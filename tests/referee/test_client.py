@@ -46,6 +46,28 @@ def test_unknown_handshake_lines_are_ignored_but_logged() -> None:
     assert client.log == ["hello there"]
 
 
+def test_want_legalmoves_is_collected_and_unknown_wants_are_ignored_lines() -> None:
+    t = FakeTransport(
+        {
+            "bep": [
+                "want legalmoves\n",  # before id name: nothing counts yet
+                "id name Asker\nwant colours\nwant legalmoves\nwant\nbepok\n",
+            ]
+        }
+    )
+    client = EngineClient(t)
+    ident = client.handshake(1000)
+    assert ident.wants == {"legalmoves"}
+    assert client.wants_legal_moves is True
+    assert client.take_ignored() == ["want legalmoves", "want colours", "want"]
+
+
+def test_an_engine_that_asks_for_nothing_wants_no_legal_moves() -> None:
+    client = EngineClient(FakeTransport({"bep": HANDSHAKE}))
+    assert client.handshake(1000).wants == set()
+    assert client.wants_legal_moves is False
+
+
 def test_a_silent_engine_fails_the_handshake_at_its_timeout() -> None:
     t = FakeTransport({})
     start = t.now_ns
@@ -129,6 +151,16 @@ def test_go_writes_position_isready_and_go_in_one_write() -> None:
     EngineClient(t).go(*GO, 150 * MS, 1000)
     assert writes == ["position startpos\nisready\ngo movetime 100"]
     assert t.written == ["position startpos", "isready", "go movetime 100"]
+
+
+def test_go_with_legal_moves_writes_them_after_the_position_in_the_same_write() -> None:
+    t = FakeTransport({"isready": ["readyok\n"], "go": [(40, "bestmove a1\n")]})
+    writes: list[str] = []
+    write = t.write_line
+    t.write_line = lambda line, deadline=None: writes.append(line) or write(line, deadline)  # type: ignore[method-assign]
+    reply = EngineClient(t).go(*GO, 150 * MS, 1000, ["a1", "b1", "f1"])
+    assert writes == ["position startpos\nlegalmoves a1 b1 f1\nisready\ngo movetime 100"]
+    assert (reply.token, reply.elapsed_ns) == ("a1", 40 * MS)
 
 
 def test_lines_before_the_readyok_are_ignored_and_kept_for_the_record() -> None:

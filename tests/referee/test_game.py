@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from arena import terminations as T
 from arena.referee import EngineSlot, FakeTransport, RefereeConfig, TimeControl, play_game
 from arena.referee.client import MS, WATCH_INTERVAL_MS
+from arena.rules import VARIANTS, get_variant
 
-from .fakes import TOY, Bot, FakeProcess, Launcher, Pkg, fake_config, optimal_move
+from .fakes import TOY, Bot, FakeProcess, Launcher, ListPlayer, Pkg, fake_config, optimal_move
 
 TC = TimeControl.parse("1+0.1")
 START_NS = FakeTransport().now_ns  # where every fake clock starts
@@ -46,6 +49,46 @@ def test_a_clean_game_ends_by_the_rules_with_every_move_recorded() -> None:
         "go stime 1000 ntime 1000 sinc 100 ninc 100",
     ]
     assert bot_s.transport.written[5] == "position startpos moves t1 t1"
+
+
+def test_an_engine_that_wants_legal_moves_gets_them_with_every_position() -> None:
+    asker, plain = Bot(wants=("legalmoves",)), Bot()
+    record, launcher = _play(asker, plain)
+    # A pile of 7, both take 1: South moves at piles 7, 5, 3 and 1, where only t1 is legal;
+    # only South asked, so only South is told the legal moves.
+    assert [m.move for m in record.moves] == ["t1"] * 7
+    assert asker.legal == [["t1", "t2"], ["t1", "t2"], ["t1", "t2"], ["t1"]]
+    written = launcher.started[0][1].transport.written
+    assert written[2:6] == ["position startpos", "legalmoves t1 t2", "isready", written[5]]
+    assert written[5].startswith("go ")
+    north_written = launcher.started[1][1].transport.written
+    assert not [line for line in north_written if line.startswith("legalmoves")]
+    assert plain.legal == []
+    assert (record.termination, record.winner) == (T.NO_LEGAL_MOVE, "south-bot")
+
+
+@pytest.mark.parametrize("variant_id", VARIANTS)
+def test_engines_without_rules_play_a_whole_game_from_the_legal_moves(variant_id: str) -> None:
+    players = {"S": ListPlayer("south-list"), "N": ListPlayer("north-list")}
+    launcher = Launcher(
+        {"S": lambda: FakeProcess(players["S"]), "N": lambda: FakeProcess(players["N"])}
+    )
+    config = fake_config(launcher)
+    slots = EngineSlot(Pkg("S"), "south-list", config), EngineSlot(Pkg("N"), "north-list", config)
+    try:
+        record = play_game(variant_id, *slots, TimeControl.parse("movetime=100"), config)
+    finally:
+        for slot in slots:
+            slot.close()
+    assert record.termination in T.RULES_TERMINATIONS, record.detail
+    v = get_variant(variant_id)
+    position = v.initial_position()
+    sent = {"S": iter(players["S"].legal), "N": iter(players["N"].legal)}
+    for move in record.moves:
+        legal = next(sent[move.side])
+        assert legal == v.legal_moves(position) and move.move == legal[-1]
+        position = v.apply(position, move.move)
+    assert sum(len(p.legal) for p in players.values()) == record.plies > 0
 
 
 def test_clocks_are_charged_from_go_to_bestmove_plus_increment() -> None:
