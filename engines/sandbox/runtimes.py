@@ -37,12 +37,9 @@ from engines.sandbox.launch import start_engine
 #: engines/examples/java/README.md.
 JAVA_FLAGS = (
     "-Xmx256m",
-    "-Xss1m",
     "-XX:CompressedClassSpaceSize=64m",
-    "-XX:MaxMetaspaceSize=64m",
     "-XX:ReservedCodeCacheSize=32m",
     "-XX:+UseSerialGC",
-    "-XX:TieredStopAtLevel=1",
 )
 #: How a Java engine is started: glibc's malloc reserves 64 MiB of address space per arena, up
 #: to 8 per core, so ``MALLOC_ARENA_MAX=2`` (set through ``env``: the sandbox scrubs the
