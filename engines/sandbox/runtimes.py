@@ -81,8 +81,9 @@ RUNTIMES: tuple[RuntimeSpec, ...] = (
         "node",
         "node",
         ("node", "nodejs", "/usr/bin/node", "/usr/bin/nodejs", "/bin/node"),
-        ("node", "--version"),
-        r"^v(\d+\.\d+\.\d+)",
+        # Runs JavaScript, not only the binary: V8 must start under the address-space limit.
+        ("node", "-e", "console.log(process.versions.node)"),
+        r"^(\d+\.\d+\.\d+)",
     ),
     RuntimeSpec(
         "java",
