@@ -193,3 +193,26 @@ def test_a_worker_whose_sandbox_cannot_start_engines_records_that_it_offers_noth
     monkeypatch.setattr(runtimes, "probe_runtimes", broken)
     assert worker_hooks._runtimes("w@host", probed=False)
     assert WorkerRuntimes.objects.get(worker="w@host").runtimes == []
+
+
+def test_validation_waits_for_another_worker_when_only_it_has_the_runtime(
+    alice_client, monkeypatch
+):
+    from engines import validation
+    from engines.sandbox import runtimes
+    from engines.validation import ValidationDeferred
+
+    response = upload(alice_client, script_upload(b"#!/usr/bin/env node\n"))
+    version = EngineVersion.objects.get(engine__name="alpha", number=response.json()["number"])
+    monkeypatch.setattr(runtimes, "offered_here", lambda name, config: None)
+    services.worker_runtimes_record("other@host", [NODE])
+    with pytest.raises(ValidationDeferred, match="node is not on this worker"):
+        validation.validate_version_now(version.pk)
+    version.refresh_from_db()
+    assert version.status == "pending"
+
+    services.worker_runtimes_forget("other@host")
+    assert validation.validate_version_now(version.pk) == "rejected"
+    version.refresh_from_db()
+    assert version.rejection_code == "runtime_missing"
+    assert "needs node, which no worker offers" in version.rejection_reason
