@@ -9,6 +9,7 @@ naming what is missing, where the host lacks them.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import tempfile
@@ -58,7 +59,7 @@ def make(*targets: str) -> subprocess.CompletedProcess[str]:
 def test_make_check_runs_its_own_tests_and_make_package_writes_the_upload() -> None:
     done = make("check", "package")
     assert done.returncode == 0, done.stderr
-    assert "StarterTest: 50 checks passed" in done.stdout
+    assert re.search(r"^StarterTest: \d+ checks passed$", done.stdout, re.MULTILINE), done.stdout
     with tempfile.TemporaryDirectory(prefix="bao-java-starter-") as tmp:
         package = load_engine(STARTER / "engine.zip", unpack_dir=Path(tmp) / "engine")
         assert package.argv == (*JAVA_COMMAND, "-jar", "starter.jar")

@@ -13,8 +13,8 @@ import java.util.Random;
  * every position it must move in ({@code want legalmoves}, docs/protocol.md) and plays one of
  * them. It plays all three variants. Replace {@link #choose} with a search of your own.
  *
- * <p>Protocol (BEP): {@code bep} is answered with {@code id name}, {@code id author}, one
- * {@code variant} line per game, {@code want legalmoves}, then {@code bepok}; {@code isready}
+ * <p>Protocol (BEP): {@code bep} is answered with {@code id name}, {@code id author}, the
+ * {@code Seed} option, one {@code variant} line per game, {@code want legalmoves}, then {@code bepok}; {@code isready}
  * with {@code readyok}; {@code go} with {@code bestmove <token>}; {@code quit} and the end of
  * input end the program. Every line written is flushed at once (the referee's clock runs
  * until it reads the line).
@@ -25,7 +25,7 @@ public final class Starter {
             List.of("bao-la-kete", "bao-la-kiswahili", "bao-kingulu");
 
     private final PrintStream out;
-    private final Random random;
+    private Random random;
     private List<String> legal = List.of();
     private String variant = "";
 
@@ -55,6 +55,8 @@ public final class Starter {
             case "bep" -> {
                 send("id name java-starter");
                 send("id author Bao Arena examples");
+                // The referee sends a per-game Seed derived from the match seed: replayable.
+                send("option name Seed type spin default 0");
                 for (String v : VARIANTS) {
                     send("variant " + v);
                 }
@@ -65,6 +67,7 @@ public final class Starter {
             // A new position: its legal moves follow on the next line.
             case "position" -> legal = List.of();
             case "legalmoves" -> legal = Arrays.asList(words).subList(1, words.length);
+            case "setoption" -> setOption(line);
             case "isready" -> send("readyok");
             case "go" -> {
                 if (legal.isEmpty()) {
@@ -77,10 +80,26 @@ public final class Starter {
                 return false;
             }
             default -> {
-                // setoption, stop (this engine answers go at once) and unknown commands.
+                // stop (this engine answers go at once) and unknown commands.
             }
         }
         return true;
+    }
+
+    /** {@code setoption name <N> value <V>}: the only option is {@code Seed} (an integer). */
+    private void setOption(String line) {
+        int name = line.indexOf(" name ");
+        int value = line.indexOf(" value ");
+        if (name < 0 || value < name) {
+            return;
+        }
+        if (line.substring(name + 6, value).trim().equalsIgnoreCase("Seed")) {
+            try {
+                random = new Random(Long.parseLong(line.substring(value + 7).trim()));
+            } catch (NumberFormatException ignored) {
+                // not a number: keep the generator as it is
+            }
+        }
     }
 
     /** The move to play, one of {@code legal} (never empty). Your search goes here. */

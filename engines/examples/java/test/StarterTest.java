@@ -14,6 +14,7 @@ public final class StarterTest {
         itAnswersTheHandshakeAskingForLegalMoves();
         itPlaysOnlyTheLegalMovesItWasSent();
         itAnswersIsreadyAndIgnoresUnknownCommands();
+        itPlaysTheSameMovesForTheSameSeed();
         itStopsAtQuit();
         System.out.println("StarterTest: " + checks + " checks passed");
     }
@@ -24,6 +25,7 @@ public final class StarterTest {
         check(lines.contains("variant bao-la-kete"), "announces bao-la-kete: " + lines);
         check(lines.contains("variant bao-la-kiswahili"), "announces kiswahili: " + lines);
         check(lines.contains("variant bao-kingulu"), "announces kingulu: " + lines);
+        check(lines.contains("option name Seed type spin default 0"), "the Seed option: " + lines);
         int want = lines.indexOf("want legalmoves");
         check(want > 0 && want < lines.size() - 1, "want legalmoves before bepok: " + lines);
         check(lines.get(lines.size() - 1).equals("bepok"), "bepok last: " + lines);
@@ -48,8 +50,23 @@ public final class StarterTest {
     }
 
     static void itAnswersIsreadyAndIgnoresUnknownCommands() {
-        List<String> lines = run("frobnicate 3", "setoption name X value 1", "stop", "isready");
+        List<String> lines = run("frobnicate 3", "setoption name X value 1",
+                "setoption name Seed value x", "stop", "isready");
         check(lines.equals(List.of("readyok")), "only readyok: " + lines);
+    }
+
+    static void itPlaysTheSameMovesForTheSameSeed() {
+        String[] game = new String[41];
+        game[0] = "setoption name Seed value 12345";
+        for (int i = 1; i < game.length; i += 2) {
+            game[i] = "legalmoves a1+ a1- b1+ b1- c1+ c1- d1+ d1-";
+            game[i + 1] = "go movetime 10";
+        }
+        List<String> first = runSeeded(1, game);
+        List<String> second = runSeeded(2, game);
+        check(first.size() == 20 && first.equals(second), "the Seed option decides: " + first);
+        game[0] = "setoption name Seed value 54321";
+        check(!runSeeded(1, game).equals(first), "another seed, other moves");
     }
 
     static void itStopsAtQuit() {
