@@ -3,11 +3,11 @@
 ``RUNTIMES`` is the promised table (docs/runtimes.md): Python, node, Java and the C and C++
 runtime libraries. ``probe_runtimes`` starts each runtime's probe as an engine would be started
 (``start_engine``, the same sandbox config, limits and ``PATH``), so a runtime it reports is one
-an engine gets: Java is probed with the JVM flags the Java starter's manifest uses
-(``JAVA_FLAGS``), because the bare ``java`` cannot create its JVM under the 1 GiB
-address-space limit.
+an engine gets: Java is probed with the command the Java starter's manifest uses
+(``JAVA_COMMAND``: ``MALLOC_ARENA_MAX=2`` and ``JAVA_FLAGS``), because the bare ``java``
+cannot create its JVM under the 1 GiB address-space limit.
 
-``required_program`` reads what a package's command needs before it runs: a program name on
+``required_programs`` reads what a package's command needs before it runs: a program name on
 the sandbox ``PATH`` (``["node", "main.js"]``), the interpreter of a ``#!`` script (through
 ``/usr/bin/env``), or, for an ELF binary, the C runtime (its loader) and the C++ one when it
 links ``libstdc++.so.6``. ``runtime_for`` maps a program to the runtime of the table that
@@ -163,7 +163,8 @@ _here: dict[tuple[str, SandboxConfig], Runtime | None] = {}
 
 def offered_here(name: str, config: SandboxConfig) -> Runtime | None:
     """The runtime ``name`` of ``RUNTIMES`` as the sandbox ``config`` offers it on this host, or
-    None; probed once per process and name (``probe_runtimes``), then remembered. Raises
+    None; probed once per process and name (``probe_runtimes``), then remembered (a runtime
+    installed later counts once the worker restarts). Raises
     ``KeyError`` for a name not in the table, ``SandboxError`` as ``probe_runtimes``."""
     spec = next((s for s in RUNTIMES if s.name == name), None)
     if spec is None:
