@@ -228,11 +228,12 @@ def offered_runtime_names() -> set[str]:
 def missing_runtime(programs: list[str]) -> errors.RuntimeMissing | None:
     """The error for the first of ``programs`` (``engines.sandbox.runtimes.required_programs``)
     whose runtime of the promised table no live worker offers, or None: every such runtime is
-    offered, no worker has recorded its probe yet (nothing is known), or the programs are
-    outside the table (only a worker can tell whether it has ``perl``: validation decides)."""
+    offered, no live worker has recorded a runtime yet (nothing is known: a worker whose sandbox
+    cannot start engines records none, and its validations wait), or the programs are outside
+    the table (only a worker can tell whether it has ``perl``: validation decides)."""
     from engines.sandbox.runtimes import runtime_for
 
-    workers = live_worker_runtimes()
+    workers = [row for row in live_worker_runtimes() if row.runtimes]
     if not workers:
         return None
     offered = {runtime["name"] for row in workers for runtime in row.runtimes}

@@ -109,6 +109,11 @@ def test_a_script_is_refused_by_its_interpreter_through_env(alice_client):
     assert response.json()["error"]["details"]["runtime"] == "node"
 
 
+def test_a_worker_whose_sandbox_found_nothing_does_not_refuse_uploads(alice_client):
+    services.worker_runtimes_record("broken@host", [])
+    assert upload(alice_client, script_upload(b"#!/usr/bin/env node\n")).status_code == 201
+
+
 def test_an_upload_is_taken_when_a_worker_offers_its_runtime_or_none_has_reported(
     alice_client,
 ):
