@@ -3,8 +3,9 @@
 Prints the probe (root? bwrap? unshare?), the mode ``auto`` would choose, then starts a tiny
 engine in each mode that can work and reports what it saw (uid, network, import of
 ``arena.rules``) and how long the first line took (ms), then the runtimes an engine gets in
-the mode ``auto`` chose (``engines.sandbox.runtimes``, docs/runtimes.md). Exit status 0 if the full sandbox
-(bwrap) works, 1 if only the fallback does, 2 if engines cannot be started at all.
+the mode ``auto`` chose (``engines.sandbox.runtimes``, docs/runtimes.md). Exit status 0 if
+the full sandbox (bwrap) works, 1 if only the fallback does, 2 if engines cannot be started at
+all.
 """
 
 from __future__ import annotations
