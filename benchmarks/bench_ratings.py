@@ -8,6 +8,12 @@ ladder simulator call it. Prints the median and best of ``--repeat`` runs, the N
 mean 95% half-width and the correlation with the true ratings. Target: under 1 s for 10^5 games
 and 500 versions.
 
+``--coverage N`` instead checks the 95% intervals by simulation
+(``ratings.stats.whr.simulate``): the schedule of issue 26 (26 regulars, about 2,900 games,
+four occasional engines), results redrawn ``N`` times from the true ratings (about 24% draws)
+and refitted; prints the regulars' coverage, their mean 95% half-width against the empirical
+one (1.96 x the RMS error over the replicates), and the RMSE against the truth.
+
 ``--database`` also times the service's refit (``ratings.services.rating_refit``: read the games,
 fit, write the ``Rating`` rows and history) on a throw-away SQLite database (a temporary
 ``BAO_VAR_DIR``) holding the same games as best-of-three matches of three games: the first refit
@@ -16,7 +22,7 @@ fit, write the ``Rating`` rows and history) on a throw-away SQLite database (a t
 Usage::
 
     python benchmarks/bench_ratings.py [--games 100000] [--versions 500] [--repeat 5] [--seed 1]
-                                       [--database]
+                                       [--database] [--coverage 300]
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ratings.stats.whr import EngineRating, fit
+from ratings.stats.whr.simulate import coverage, mixed_schedule
 
 
 def simulated_games(
@@ -75,7 +82,20 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--database", action="store_true", help="also time the service refit")
+    parser.add_argument(
+        "--coverage", type=int, metavar="N", help="check the intervals with N redraws instead"
+    )
     args = parser.parse_args()
+    if args.coverage:
+        start = time.perf_counter()
+        c = coverage(mixed_schedule(), args.coverage)
+        print(
+            f"{c.replicates} redraws, {c.regulars} regulars, {100 * c.draw_share:.1f}% draws: "
+            f"coverage {100 * c.coverage:.1f}%, mean 95% half-width {c.mean_half_width:.1f} Elo "
+            f"against the empirical {c.empirical_half_width:.1f} (ratio {c.width_ratio:.3f}), "
+            f"RMSE {c.rmse:.2f} Elo ({time.perf_counter() - start:.1f} s)"
+        )
+        return
     games, true = simulated_games(args.versions, args.games, args.seed)
     timings = []
     for _ in range(args.repeat):
@@ -87,7 +107,8 @@ def main() -> None:
         f"pure fit of {args.games:,} games, {args.versions} versions: "
         f"median {statistics.median(timings) * 1000:.0f} ms, best {min(timings) * 1000:.0f} ms "
         f"({args.repeat} runs, {result.iterations} Newton steps); "
-        f"mean 95% half-width {np.mean([r.half_width for r in result.ratings]):.1f} Elo, "
+        f"mean 95% half-width {np.mean([r.half_width or np.nan for r in result.ratings]):.1f} "
+        f"Elo, "
         f"correlation with the true ratings {np.corrcoef(fitted, true)[0, 1]:.4f}"
     )
     if args.database:

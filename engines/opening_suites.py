@@ -7,7 +7,7 @@ Method, per variant, with its own generator ``random.Random(f"{seed}/{variant id
    there, or if the side to move has fewer than 2 legal moves (a forced move is no choice for
    the engine, and the search returns it without a score).
 2. Drop it if a kept position has the same repetition key (every notation field but the ply,
-   ``shared/rules/README.md`` section 5): the suite has no duplicates.
+   ``docs/rules/README.md`` section 7): the suite has no duplicates.
 3. Score it with the bundled search engine (``engines/bundled/search``): a fresh ``Searcher``
    (empty transposition table and history) searching to exactly ``depth`` plies, with no clock,
    so the result is deterministic. The value is the negamax score in centiseeds for the side to
@@ -163,7 +163,7 @@ def suite_text(made: Made, options: Options, variants: Sequence[str]) -> str:
     lo, hi = options.plies
     header = [
         f"# Start-position suite {options.suite!r} for {made.variant}: {len(made.positions)} "
-        f"positions, one {notation} per line (shared/rules/README.md section 5).",
+        f"positions, one {notation} per line (docs/rules/README.md section 7).",
         f"{COMMAND_PREFIX}{options.command(variants)}",
         f"# Seed {options.seed}: random.Random({f'{options.seed}/{made.variant}'!r}) plays "
         f"{lo} to {hi} uniformly random plies from the standard start.",

@@ -618,7 +618,7 @@ def run(
 
 @dataclass(frozen=True)
 class SideView:
-    """One player's seeds, read from the position text (README 5).
+    """One player's seeds, read from the position text (rules 7).
 
     ``front``: Bao front row / Kingulu own row (a..f, seeds in holes the opponent reserved count
     0 here); ``back``: Bao back row, empty for Kingulu; ``store``: Bao reserve (seeds in hand) or
@@ -654,7 +654,7 @@ class PositionView:
 
 
 def view(position: Position) -> PositionView:
-    """Read ``position`` (any variant) through its canonical text (README 5.1 BPN, 5.2 KPN)."""
+    """Read ``position`` (any variant) through its canonical text (rules 7.1 BPN, 7.2 KPN)."""
     fields = position.to_text().split()
     ranks = fields[0].split("/")
     if len(ranks) == 4:  # BPN: rank4/rank3/rank2/rank1 side resS:resN stage houses mark ply

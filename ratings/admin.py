@@ -11,11 +11,13 @@ class RatingAdmin(admin.ModelAdmin[Rating]):
         "rating",
         "low",
         "high",
+        "bound",
         "games",
         "wins",
         "draws",
         "losses",
         "provisional",
+        "provisional_reason",
         "excluded_reason",
     ]
     list_filter = ["variant", "provisional"]

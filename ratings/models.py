@@ -25,10 +25,14 @@ class Rating(models.Model):
     Rewritten by every refit (``ratings.services.rating_refit``). ``rating``,
     ``low`` and ``high`` (the 95% interval) are Elo; all three are None when the version is
     not rated (``excluded_reason`` says why, e.g. not connected to the pool by games).
-    ``games``/``wins``/``draws``/``losses``/``points`` count its rated games (a draw is half a
-    point); ``provisional`` while the interval's half-width exceeds 100 Elo; ``prior`` when the
-    rating needed the weak prior (one virtual draw); ``superiority`` is the likelihood of
-    superiority over the next version down the variant's list (None for the last).
+    ``bound`` is ``">"`` when the rating is only a lower bound (it won every game against the
+    versions below it; ``high`` is None), ``"<"`` for an upper bound (``low`` is None), empty
+    otherwise; ``prior`` is True exactly when ``bound`` is set (the column of the weak prior
+    that bounds replaced). ``games``/``wins``/``draws``/``losses``/``points`` count its rated
+    games (a draw is half a point); ``provisional`` (with ``provisional_reason``) while it is a
+    bound or has fewer than 30 rated games (``ratings.stats.whr.PROVISIONAL_GAMES``);
+    ``superiority`` is the likelihood of superiority over the next version down the variant's
+    list (None for the last, or when either is a bound).
     """
 
     engine_version = models.ForeignKey(
@@ -42,7 +46,9 @@ class Rating(models.Model):
     wins = models.PositiveIntegerField(default=0)
     draws = models.PositiveIntegerField(default=0)
     losses = models.PositiveIntegerField(default=0)
+    bound = models.CharField(max_length=1, blank=True, default="")
     provisional = models.BooleanField(default=True)
+    provisional_reason = models.CharField(max_length=100, blank=True, default="")
     prior = models.BooleanField(default=False)
     superiority = models.FloatField(null=True, blank=True)
     excluded_reason = models.CharField(max_length=100, blank=True)
@@ -72,7 +78,8 @@ class RatingPoint(models.Model):
 
     Written once, by the first refit whose fit includes the match and rates the version, and
     never changed after (later refits move ``Rating``, not history). ``games``/``points`` are
-    this version's rated games and points in the match; ``rating``/``low``/``high`` in Elo;
+    this version's rated games and points in the match; ``rating``/``low``/``high`` in Elo
+    (``low`` or ``high`` None when the rating was only a bound);
     ``finished_at`` is the match's end, the order of the history.
     """
 
@@ -89,8 +96,8 @@ class RatingPoint(models.Model):
     games = models.PositiveIntegerField()
     points = models.FloatField()
     rating = models.FloatField()
-    low = models.FloatField()
-    high = models.FloatField()
+    low = models.FloatField(null=True, blank=True)
+    high = models.FloatField(null=True, blank=True)
     finished_at = models.DateTimeField()
     fitted_at = models.DateTimeField()
 

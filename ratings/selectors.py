@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.db import connection
 from django.db.models import F, QuerySet, Window
-from django.db.models.functions import Rank, RowNumber
+from django.db.models.functions import Coalesce, Rank, RowNumber
 
 from ratings.models import Rating, RatingPoint, RatingPool
 
@@ -26,20 +26,61 @@ if TYPE_CHECKING:  # WithAnnotations takes its TypedDict argument for the type c
 
 
 def leaderboard(*, variant: str, provisional: bool | None = None) -> QuerySet[RankedRating]:
-    """The rated versions of ``variant`` in the latest fit, best first, annotated with ``rank``.
+    """The rated versions of ``variant`` in the latest fit, annotated with ``rank``: the
+    established versions best first, then the provisional ones best first (lila #720: a
+    version with a handful of games, or only a bound, must not rank above engines with
+    hundreds).
 
-    ``rank`` is 1 + the number of listed ratings strictly higher (ties share a rank), computed
-    over the listed rows (after the ``provisional`` filter). Versions the fit left out (not
-    connected to the pool) are not listed: ``leaderboard_excluded``.
+    ``rank`` counts within each of the two lists: 1 + the number of listed ratings of the same
+    list strictly higher (ties share a rank), computed over the listed rows (after the
+    ``provisional`` filter). Versions the fit left out (not connected to the pool) are not
+    listed: ``leaderboard_excluded``.
     """
     qs = Rating.objects.filter(variant=variant, rating__isnull=False).select_related(
         "engine_version__engine"
     )
     if provisional is not None:
         qs = qs.filter(provisional=provisional)
-    return qs.annotate(rank=Window(expression=Rank(), order_by=F("rating").desc())).order_by(
-        "-rating", "engine_version__engine__name", "engine_version__number"
+    rank = Window(expression=Rank(), partition_by=[F("provisional")], order_by=F("rating").desc())
+    return qs.annotate(rank=rank).order_by(
+        "provisional", "-rating", "engine_version__engine__name", "engine_version__number"
     )
+
+
+@dataclass(frozen=True)
+class LeaderboardTop:
+    """The top of one variant's leaderboard: its first established and provisional rows (each
+    a ``RankedRating``, ranked within its own list as ``leaderboard`` ranks them)."""
+
+    variant: str
+    established: list[Any]
+    provisional: list[Any]
+
+
+def leaderboard_tops(*, variants: Sequence[str], rows: int) -> list[LeaderboardTop]:
+    """The first ``rows`` established and ``rows`` provisional versions of each of
+    ``variants`` (in that order), in one query: the home page's leaderboards."""
+    within = [F("variant"), F("provisional")]
+    order: list[Any] = [
+        F("rating").desc(),
+        F("engine_version__engine__name"),
+        F("engine_version__number"),
+    ]
+    qs = (
+        Rating.objects.filter(variant__in=variants, rating__isnull=False)
+        .select_related("engine_version__engine")
+        .annotate(
+            rank=Window(expression=Rank(), partition_by=within, order_by=F("rating").desc()),
+            place=Window(expression=RowNumber(), partition_by=within, order_by=order),
+        )
+        .filter(place__lte=rows)
+        .order_by("variant", "provisional", *order)
+    )
+    tops = {v: LeaderboardTop(v, [], []) for v in variants}
+    for row in qs:
+        top = tops[row.variant]
+        (top.provisional if row.provisional else top.established).append(row)
+    return list(tops.values())
 
 
 def leaderboard_excluded(*, variant: str) -> QuerySet[Rating]:
@@ -136,11 +177,19 @@ class HistoryPoint:
 
 def engine_rating_points(*, engine_id: int) -> list[HistoryPoint]:
     """Every ``RatingPoint`` of an engine's versions, oldest first, as plain values (one
-    query, no model rows: a chart of thousands of points stays cheap)."""
+    query, no model rows: a chart of thousands of points stays cheap). The unbounded end of
+    a bound's interval (None) is drawn at the rating itself."""
     rows = (
         RatingPoint.objects.filter(engine_version__engine_id=engine_id)
         .order_by("finished_at", "id")
-        .values_list("variant", "engine_version__number", "finished_at", "rating", "low", "high")
+        .values_list(
+            "variant",
+            "engine_version__number",
+            "finished_at",
+            "rating",
+            Coalesce("low", "rating"),
+            Coalesce("high", "rating"),
+        )
     )
     return [HistoryPoint(*row) for row in rows]
 

@@ -29,11 +29,15 @@ class LeaderboardQuery(serializers.Serializer[Any]):
 class LeaderboardRowOutput(serializers.ModelSerializer[Rating]):
     """One leaderboard line: a version's place in the latest whole-history fit (Elo).
 
-    ``low``/``high`` bound the 95% interval and ``margin`` is its half-width; ``score`` is
-    points per game (0..1); ``superiority`` is the likelihood (0..1) that this version is
-    stronger than the next one down the variant's full list (null for the last); ``prior`` is
-    true when the rating needed the weak prior (only wins or only losses); ``provisional``
-    while ``margin`` exceeds 100.
+    ``low``/``high`` bound the 95% interval and ``margin`` is its half-width; ``bound`` is
+    ``">"`` when the rating is only a lower bound (the version won every game against those
+    below it: ``high`` and ``margin`` are null), ``"<"`` for an upper bound (``low`` and
+    ``margin`` null), null otherwise; ``score`` is points per game (0..1); ``superiority`` is
+    the likelihood (0..1) that this version is stronger than the next one down the variant's
+    full list (null for the last, or when either is a bound); ``provisional`` while the rating
+    is a bound or rests on fewer than 30 rated games, ``provisional_reason`` says which (empty
+    when established); ``prior`` is true exactly when ``bound`` is set (kept for clients of the
+    weak prior that bounds replaced).
     """
 
     rank = serializers.IntegerField(read_only=True)
@@ -44,6 +48,7 @@ class LeaderboardRowOutput(serializers.ModelSerializer[Rating]):
     low = serializers.SerializerMethodField()
     high = serializers.SerializerMethodField()
     margin = serializers.SerializerMethodField()
+    bound = serializers.SerializerMethodField()
     points = serializers.FloatField()
     score = serializers.SerializerMethodField()
     superiority = serializers.SerializerMethodField()
@@ -60,6 +65,7 @@ class LeaderboardRowOutput(serializers.ModelSerializer[Rating]):
             "low",
             "high",
             "margin",
+            "bound",
             "games",
             "wins",
             "draws",
@@ -68,6 +74,7 @@ class LeaderboardRowOutput(serializers.ModelSerializer[Rating]):
             "score",
             "superiority",
             "provisional",
+            "provisional_reason",
             "prior",
             "updated_at",
         ]
@@ -75,14 +82,19 @@ class LeaderboardRowOutput(serializers.ModelSerializer[Rating]):
     def get_rating(self, obj: Rating) -> float:
         return _elo(obj.rating)
 
-    def get_low(self, obj: Rating) -> float:
-        return _elo(obj.low)
+    def get_low(self, obj: Rating) -> float | None:
+        return None if obj.low is None else round(obj.low, 1)
 
-    def get_high(self, obj: Rating) -> float:
-        return _elo(obj.high)
+    def get_high(self, obj: Rating) -> float | None:
+        return None if obj.high is None else round(obj.high, 1)
 
-    def get_margin(self, obj: Rating) -> float:
-        return _elo(((obj.high or 0.0) - (obj.low or 0.0)) / 2)
+    def get_margin(self, obj: Rating) -> float | None:
+        if obj.low is None or obj.high is None:
+            return None
+        return round((obj.high - obj.low) / 2, 1)
+
+    def get_bound(self, obj: Rating) -> str | None:
+        return obj.bound or None
 
     def get_score(self, obj: Rating) -> float | None:
         return round(obj.points / obj.games, 4) if obj.games else None

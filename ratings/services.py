@@ -177,7 +177,9 @@ def _store_ratings(variant: str, result: whr.RatingFit[int]) -> None:
         row.rating, row.low, row.high = fitted.rating, fitted.low, fitted.high
         row.games, row.wins = fitted.games, fitted.wins
         row.draws, row.losses = fitted.draws, fitted.losses
+        row.bound = fitted.bound or ""
         row.provisional, row.prior = fitted.provisional, fitted.prior
+        row.provisional_reason = fitted.provisional_reason
         row.superiority = (
             result.superiority(fitted.engine, ranked[k + 1].engine) if k + 1 < len(ranked) else None
         )
@@ -187,6 +189,7 @@ def _store_ratings(variant: str, result: whr.RatingFit[int]) -> None:
         row = Rating(engine_version_id=left_out.engine, variant=variant)
         row.rating = row.low = row.high = row.superiority = None
         row.games, row.provisional, row.prior = left_out.games, True, False
+        row.bound, row.provisional_reason = "", left_out.reason
         row.excluded_reason = left_out.reason
         rows.append(row)
     # Every row of the variant is rewritten: replacing them is one DELETE and one INSERT,

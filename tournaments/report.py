@@ -46,11 +46,13 @@ def leaderboard_table(variant: str) -> str:
         f"{'W/D/L':<9} {'score':>6} {'LOS':>6}",
     ]
     for r in rating_selectors.leaderboard(variant=variant):
-        flag = " (provisional)" if r.provisional else ""
+        flag = f" (provisional: {r.provisional_reason})" if r.provisional else ""
         los = "" if r.superiority is None else f"{100 * r.superiority:.1f}%"
+        low = "unbounded" if r.low is None else f"{r.low:.1f}"
+        high = "unbounded" if r.high is None else f"{r.high:.1f}"
         lines.append(
-            f"{r.rank:>4}  {r.engine_version!s:<16} {r.rating or 0.0:>7.1f} "
-            f"{r.low or 0.0:>7.1f}-{r.high or 0.0:<7.1f} {r.games:>5}  "
+            f"{r.rank:>4}  {r.engine_version!s:<16} {r.bound}{r.rating or 0.0:>7.1f} "
+            f"{low:>7}-{high:<7} {r.games:>5}  "
             f"{f'{r.wins}/{r.draws}/{r.losses}':<9} {100 * r.points / max(r.games, 1):>5.1f}% "
             f"{los:>6}{flag}"
         )

@@ -1,9 +1,9 @@
 """A game as a text record (``GET /api/games/{id}/record.txt``), in the manner of PGN.
 
 Layout: a block of tag pairs (``[Name "value"]``, one per line, values with ``\\`` and ``"``
-escaped), a blank line, the numbered move list in the notation of ``shared/rules/README.md``
-section 4 (``1. f2- e3+ 2. ...``, wrapped at 79 columns, ending with the result), a blank line and
-the final position (BPN/KPN, README 5) on a line of its own after ``Final position:``.
+escaped), a blank line, the numbered move list in the notation of ``docs/rules/README.md``
+section 6 (``1. f2- e3+ 2. ...``, wrapped at 79 columns, ending with the result), a blank line and
+the final position (BPN/KPN, rules 7) on a line of its own after ``Final position:``.
 """
 
 from __future__ import annotations

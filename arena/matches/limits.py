@@ -1,7 +1,7 @@
 """How long a match may take on a worker: the task time limits and the lease.
 
 A match is at most three games; in each, each side thinks at most ``base`` plus one
-``increment`` per own move, and a side makes at most ``ceil(ply_cap / 2)`` moves (README 6.3:
+``increment`` per own move, and a side makes at most ``ceil(ply_cap / 2)`` moves (rules 9.1:
 ply cap 1000 in Bao, 500 in Kingulu). So the clocks bound a match by
 ``3 x 2 x (base + ceil(ply_cap/2) x increment)``, plus per-game start-up (handshake, readiness)
 and per-ply referee work (rules, pipes, the liveness ping). A task past its soft limit raises

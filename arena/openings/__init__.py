@@ -4,7 +4,7 @@ referee, the services and scripts share it.
 
 A *suite* is a directory of this package holding one plain-text file per variant, named after
 the variant id (``balanced/bao-la-kete.txt``): one position per line in the notation of
-``shared/rules/README.md`` section 5 (BPN for Bao, KPN for Kingulu), blank lines and lines
+``docs/rules/README.md`` section 7 (BPN for Bao, KPN for Kingulu), blank lines and lines
 starting with ``#`` ignored. The files say in their header the command that made them and its
 seed (``engines/opening_suites.py`` writes them: seeded random plies from the standard start,
 kept when the bundled search at a fixed depth scores them close to even).

@@ -133,7 +133,7 @@ class RefereeConfig:
     ``position``/``isready``/``go`` to ``readyok`` (every move: past it, ``stall``; also the
     budget of a resync). ``grace_ms``: how far a side's moves may overrun its clock in total,
     per game, before a ``time_forfeit`` (pipe and scheduling latency, not thinking time).
-    ``ply_cap``/``repetitions``: game limits (None: the variant's defaults, README 6.3).
+    ``ply_cap``/``repetitions``: game limits (None: the variant's defaults, rules 9.1).
     ``max_line_bytes``/``max_stdout_bytes``: stdout caps (``output_limit``).
     ``quit_timeout_ms``: how long an engine may take to exit after ``quit`` before it is killed.
     ``engine_options``: ``setoption`` values sent before each game to every engine that declared

@@ -1,4 +1,4 @@
-"""The rules engine of Bao la Kete, Bao la Kiswahili and Bao Kingulu (``shared/rules/``).
+"""The rules engine of Bao la Kete, Bao la Kiswahili and Bao Kingulu (``docs/rules/``).
 
 A pure package: standard library only, no Django settings, no I/O. Typical use::
 

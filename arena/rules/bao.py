@@ -1,14 +1,16 @@
 """Bao la Kiswahili and Bao la Kete: move generation, move execution, takasia and results.
 
-Sources: ``shared/rules/bao-la-kiswahili.md`` 4 (legal move classes and their fallbacks),
-6.1-6.2 (executing namua and mtaji moves, the nyumba tax), 7 (after the move: bao hamna,
-takasia K-5..K-8), 8 (end of the game); ``bao-la-kete.md`` D1 (six-seed kuu), D2 (first mtaji
-takata from the kuu), D3 (hizi zetu priority); ``README.md`` 5.1 (validity tiers), 6.2
-(never-ending moves, via ``bao_sowing``), 6.4 (results, win in the middle of a move) and the
-decisions K-1..K-16, L-1..L-4, A-2, A-3, A-5. The lap mechanics live in ``bao_sowing``, the
+Sources: ``docs/rules/bao-la-kete.md`` (the whole 4 x 8 game, as Bao la Kete plays it)
+sections 4 (legal move classes and their fallbacks, ``#4-legal-moves``), 6.1-6.2 (executing
+namua and mtaji moves, the nyumba tax and the six-seed kuu), 7 (after the move: bao hamna,
+takasia, the hizi zetu priority, ``#7-after-the-move``), 8 (the end) and 9 (the decisions
+K-1..K-16, L-1..L-4); ``docs/rules/bao-la-kiswahili.md`` 2 and 3 (what Zanzibar Bao does
+differently: the hooks of ``BaoLaKiswahili``); ``docs/rules/README.md`` (cited as "rules n")
+7.3 (validity tiers), 8 (never-ending moves, via ``bao_sowing``; A-2, A-3) and 9 (results,
+the win in the middle of a move, A-5). The lap mechanics live in ``bao_sowing``, the
 notation in ``bao_board``.
 
-Every candidate token is executed once when the legal move list is built (README 6.1);
+Every candidate token is executed once when the legal move list is built (rules 6);
 the raw results are kept in a one-entry cache per variant, so ``apply`` of a legal move
 finishes that result (reserves, takasia, side, ply) without sowing again.
 
@@ -17,9 +19,9 @@ Edge-case decisions (beyond the spec's own):
 * ``outcome``: a position with an empty front row is a ``bao_hamna`` loss for its owner; if
   both front rows are empty (only in hand-made positions) the player to move loses, with no
   seeds in hand. Otherwise the seeds in the winner's hand are derived from the position as
-  ``64 - seeds`` when the winner is the player who just moved (README 6.4: the only position
+  ``64 - seeds`` when the winner is the player who just moved (rules 9.2: the only position
   with fewer than 64 seeds), else 0.
-* A takasia'd pit may not start a takata in the mtaji stage, the Kete kuu step D2 included
+* A takasia'd pit may not start a takata in the mtaji stage, the Kete kuu-first step D2 included
   (the kuu can never be marked in play; a hand-made position marking it loses the step).
 * Bao la Kete hizi zetu priority is applied whenever the mark stands on the opponent's pit,
   in either stage (in play it exists only in mtaji); a takasia'd player's mark is carried
@@ -72,7 +74,7 @@ from .base import (
 from .terminations import Termination
 from .trace import SowingTrace
 
-#: Token suffix -> the nyumba choice of a namua capture (README 4.1).
+#: Token suffix -> the nyumba choice of a namua capture (rules 6.1).
 _CHOICE_OF_SUFFIX = {"": NO_CHOICE, "s": STOP, "c": SAFARI}
 
 
@@ -81,9 +83,9 @@ class _Bao(Variant):
     unless a D-rule overrides it). Subclasses supply the differences as small hooks."""
 
     default_ply_cap = 1000
-    #: README 5.1 rule 4: seeds an owned nyumba holds at least.
+    #: rules 7.3 (validity): seeds an owned nyumba holds at least.
     min_house_seeds: ClassVar[int]
-    #: README 5.1 rule 3: may the mark stand on the pit of the player not to move?
+    #: rules 7.3 (validity): may the mark stand on the pit of the player not to move?
     foreign_mark_allowed: ClassVar[bool]
 
     def __init__(self) -> None:
@@ -95,15 +97,15 @@ class _Bao(Variant):
     # ------------------------------------------------------------------ notation
 
     def initial_position(self) -> BaoPosition:
-        """The start position of README 2.4 (both Bao games)."""
+        """The start position of rules 4.3 (both Bao games)."""
         return self._start
 
     def parse_move(self, token: str) -> Move:
-        """Check ``^[a-h][1-4][+-][sc]?$`` (README 4.1); raises ``InvalidMoveError``."""
+        """Check ``^[a-h][1-4][+-][sc]?$`` (rules 6.1); raises ``InvalidMoveError``."""
         return parse_token(token)
 
     def parse_position(self, text: str, *, strict: bool = False) -> BaoPosition:
-        """Parse BPN (README 5.1).
+        """Parse BPN (rules 7.1).
 
         Raises ``InvalidPositionError`` if a rule for every text (1-4) is broken, and with
         ``strict=True`` also if an invariant of reachable positions is broken (seed total,
@@ -119,7 +121,7 @@ class _Bao(Variant):
         return position
 
     def _check_reachable(self, position: BaoPosition) -> None:
-        """README 5.1, invariants of reachable positions; raises ``InvalidPositionError``."""
+        """rules 7.3, invariants of reachable positions; raises ``InvalidPositionError``."""
         side_index = 0 if position.side == SOUTH else 1
         seeds = position.seeds
         if seeds != TOTAL_SEEDS and not (
@@ -170,7 +172,7 @@ class _Bao(Variant):
     # ------------------------------------------------------------------ legal moves
 
     def legal_moves(self, position: Position) -> list[Move]:
-        """Every legal token in ``position``, sorted (README 4); empty if the game is over.
+        """Every legal token in ``position``, sorted (rules 6); empty if the game is over.
 
         Raises ``InvalidPositionError`` if ``position`` is not a ``BaoPosition``.
         """
@@ -197,7 +199,7 @@ class _Bao(Variant):
         return cache
 
     def _generate(self, position: BaoPosition) -> dict[Move, RawResult]:
-        """bao-la-kiswahili.md 4: the first class of moves that has a legal move."""
+        """bao-la-kete.md 4: the first class of moves that has a legal move."""
         si = 0 if position.side == SOUTH else 1
         me = position.pits[si]
         opp = position.pits[1 - si]
@@ -292,11 +294,11 @@ class _Bao(Variant):
 
     def _tax_lift(self, house_seeds: int) -> tuple[int, bool]:
         """Seeds lifted by the namua tax from a nyumba holding ``house_seeds`` before the
-        reserve seed, and whether the nyumba is destroyed (bao-la-kiswahili.md 6.1: 2, no)."""
+        reserve seed, and whether the nyumba is destroyed (bao-la-kete.md 6.1: 2, no)."""
         return 2, False
 
     def _house_first(self, ctx: MoveRunner, out: dict[Move, RawResult]) -> bool:
-        """Bao la Kete D2 step 0; Bao la Kiswahili has none (K-1)."""
+        """Bao la Kete D2 (bao-la-kete.md 4.2 step 2); Bao la Kiswahili has none (K-1)."""
         return False
 
     def _prioritised(self, captures: dict[Move, RawResult]) -> dict[Move, RawResult]:
@@ -311,7 +313,7 @@ class _Bao(Variant):
     # ------------------------------------------------------------------ applying moves
 
     def _apply_legal(self, position: Position, move: Move) -> BaoPosition:
-        """The position after the legal ``move`` (bao-la-kiswahili.md 7 steps 1-5).
+        """The position after the legal ``move`` (bao-la-kete.md 7 steps 1-5).
 
         Raises ``IllegalMoveError`` if ``move`` is not legal in ``position``, and
         ``InvalidPositionError`` if ``position`` is not a ``BaoPosition``.
@@ -385,7 +387,7 @@ class _Bao(Variant):
 
     def outcome(self, position: Position) -> Outcome | None:
         """``bao_hamna`` if a front row is empty (its owner loses), ``no_legal_move`` if the
-        player to move has none (he loses), else None (bao-la-kiswahili.md 8, README 6.4).
+        player to move has none (he loses), else None (bao-la-kete.md 8, rules 9).
 
         Raises ``InvalidPositionError`` if ``position`` is not a ``BaoPosition``.
         """
@@ -407,7 +409,7 @@ class _Bao(Variant):
         return None
 
     def limit_outcome(self, position: Position, reason: str) -> Outcome:
-        """A draw with ``reason`` (``repetition`` or ``ply_cap``, README 6.3/6.4).
+        """A draw with ``reason`` (``repetition`` or ``ply_cap``, rules 9.1).
 
         Raises ``ValueError`` for another reason code.
         """
@@ -420,7 +422,7 @@ SQUARE_SIDES = (SOUTH, NORTH)
 
 
 class BaoLaKiswahili(_Bao):
-    """Bao la Kiswahili (Zanzibar Bao), ``shared/rules/bao-la-kiswahili.md``."""
+    """Bao la Kiswahili (Zanzibar Bao), ``docs/rules/bao-la-kiswahili.md``."""
 
     id = VariantId.BAO_LA_KISWAHILI
     aliases = ("kiswahili", "zanzibar")
@@ -430,7 +432,7 @@ class BaoLaKiswahili(_Bao):
 
 
 class BaoLaKete(_Bao):
-    """Bao la Kete (Lamu Bao), ``shared/rules/bao-la-kete.md``: Kiswahili plus D1-D3."""
+    """Bao la Kete (Lamu Bao), ``docs/rules/bao-la-kete.md``: Kiswahili plus three rules."""
 
     id = VariantId.BAO_LA_KETE
     aliases = ("kete", "lamu")
@@ -445,7 +447,7 @@ class BaoLaKete(_Bao):
         return 2, False
 
     def _house_first(self, ctx: MoveRunner, out: dict[Move, RawResult]) -> bool:
-        # D2 step 0: while the kuu is owned, a legal takata from it takes precedence.
+        # D2 (4.2 step 2): while the kuu is owned, a legal takata from it takes precedence.
         if ctx.house_me and ctx.stop != 4:
             ctx.mtaji_move(out, 4, 1, False)
             ctx.mtaji_move(out, 4, -1, False)

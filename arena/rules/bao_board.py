@@ -1,12 +1,13 @@
 """The 4 x 8 Bao board: squares, relative ring indices, move tokens and the BPN position value.
 
-Source: ``shared/rules/README.md`` 2.1-2.4 (squares, relative ring index, start diagram),
-4.1 (move tokens), 5.1 (BPN and its two validity tiers) and 6.4 (the final position of a
-game won in the middle of a move). Shared by Bao la Kiswahili and Bao la Kete; the rules that
+Source: ``docs/rules/README.md`` (cited as "rules n") 4 (squares, ring index, start:
+``#4-the-4-x-8-board``), 6.1 (move tokens), 7.1 and 7.3 (BPN and its two validity tiers:
+``#7-position-notation``) and 9.2 (the final position of a game won in the middle of a
+move). Shared by Bao la Kiswahili and Bao la Kete; the rules that
 differ between the two (the nyumba threshold of validity rule 4, where a mark may stand) are
 parameters of ``parse_bpn`` supplied by the variant classes in ``bao.py``.
 
-Representation: each player's 16 pits are a tuple in *relative* ring order (README 2.2:
+Representation: each player's 16 pits are a tuple in *relative* ring order (rules 4.2:
 ``0..7`` front row from the owner's left, ``8..15`` back row from his right), so the sowing
 code never needs to know whose pits it sows. A mark is one int: ``owner * 16 + index`` with
 owner 0 = South, 1 = North, or ``NO_MARK``.
@@ -29,7 +30,7 @@ from .base import NORTH, SOUTH, InvalidMoveError, InvalidPositionError, Move
 NO_MARK = -1
 #: Longest decimal number accepted in a BPN count field.
 MAX_DIGITS = 9
-#: Seeds in a full game (README 2.4): 32 per player.
+#: Seeds in a full game (rules 4.3): 32 per player.
 TOTAL_SEEDS = 64
 START_RESERVE = 22
 SIDES = (SOUTH, NORTH)
@@ -37,7 +38,7 @@ FILES = "abcdefgh"
 
 
 def _square(owner: int, index: int) -> str:
-    """Square name of relative pit ``index`` (0..15) of ``owner`` (0 South, 1 North), README 2.2."""
+    """Square name of relative pit ``index`` (0..15) of ``owner`` (0 South, 1 North), rules 4.2."""
     if owner == 0:
         return f"{FILES[index]}2" if index < 8 else f"{FILES[15 - index]}1"
     return f"{FILES[7 - index]}3" if index < 8 else f"{FILES[index - 8]}4"
@@ -53,7 +54,7 @@ SQUARE_INDEX: dict[str, tuple[int, int]] = {
     SQUARES[o][i]: (o, i) for o in (0, 1) for i in range(16)
 }
 
-#: Every syntactically valid token (README 4.1 regex ``^[a-h][1-4][+-][sc]?$``) -> its Move.
+#: Every syntactically valid token (rules 6.1 regex ``^[a-h][1-4][+-][sc]?$``) -> its Move.
 _TOKENS: dict[str, Move] = {
     f"{f}{r}{d}{c}": Move(f"{f}{r}{d}{c}")
     for f in FILES
@@ -79,7 +80,7 @@ TOKEN: tuple[tuple[tuple[tuple[Move, Move, Move], ...], ...], ...] = tuple(
 
 
 def parse_token(token: object) -> Move:
-    """The ``Move`` for a token string matching ``^[a-h][1-4][+-][sc]?$`` exactly (README 4.1).
+    """The ``Move`` for a token string matching ``^[a-h][1-4][+-][sc]?$`` exactly (rules 6.1).
 
     Raises ``InvalidMoveError`` for anything else (wrong type, case, spacing, trailing newline).
     """
@@ -106,9 +107,9 @@ def mark_square(mark: int) -> str:
 
 
 class BaoPosition(NamedTuple):
-    """A Bao la Kiswahili / Bao la Kete position (README 5.1), an immutable hashable value.
+    """A Bao la Kiswahili / Bao la Kete position (rules 7.1), an immutable hashable value.
 
-    ``pits``: ``(south, north)``, each 16 seed counts in relative ring order (README 2.2).
+    ``pits``: ``(south, north)``, each 16 seed counts in relative ring order (rules 4.2).
     ``side``: ``"S"`` or ``"N"``, the player to move. ``reserves``: ``(south, north)`` seeds
     still in hand. ``houses``: ``(south_owned, north_owned)`` nyumba/kuu ownership.
     ``mark``: ``owner * 16 + relative index`` of the marked front pit, or ``NO_MARK``.
@@ -124,7 +125,7 @@ class BaoPosition(NamedTuple):
 
     @property
     def repetition_key(self) -> tuple[object, ...]:
-        """Every BPN field except ``ply`` (README 5, 6.3)."""
+        """Every BPN field except ``ply`` (rules 7, 9.1)."""
         return tuple(self[:5])
 
     @property
@@ -143,7 +144,7 @@ class BaoPosition(NamedTuple):
 
     def to_text(self) -> str:
         """Canonical BPN: ``<rank4>/<rank3>/<rank2>/<rank1> <side> <resS>:<resN> <stage>
-        <houses> <mark> <ply>`` (README 5.1)."""
+        <houses> <mark> <ply>`` (rules 7.1)."""
         # One %-format of every field (the referee writes this text for every ply).
         south, north = self.pits
         res_s, res_n = self.reserves
@@ -181,7 +182,7 @@ def _count(text: str, what: str) -> int:
 
 
 def parse_bpn(text: object, *, min_house_seeds: int, foreign_mark_allowed: bool) -> BaoPosition:
-    """Parse BPN text and check the first-tier validity rules 1-4 of README 5.1.
+    """Parse BPN text and check the validity rules of rules 7.3.
 
     ``min_house_seeds``: seeds an owned nyumba needs (5 Kiswahili, 6 Kete; rule 4).
     ``foreign_mark_allowed``: whether a mark may stand on a pit of the player not to move
@@ -254,5 +255,5 @@ def parse_bpn(text: object, *, min_house_seeds: int, foreign_mark_allowed: bool)
 
 
 def expected_reserves(ply: int) -> tuple[int, int]:
-    """Reserves of a position reached in play after ``ply`` moves (README 5.1 invariants)."""
+    """Reserves of a position reached in play after ``ply`` moves (rules 7.3 invariants)."""
     return max(0, START_RESERVE - (ply + 1) // 2), max(0, START_RESERVE - ply // 2)

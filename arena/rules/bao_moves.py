@@ -1,14 +1,15 @@
 """Executing the candidate moves of one Bao position, and the takasia test.
 
-Source: ``shared/rules/bao-la-kiswahili.md`` 4 (candidates of each class), 6.1 (namua capture,
-namua takata, the nyumba tax), 6.2 (mtaji moves), 6.4 (K-9 at the start pit) and 7 step 4
-(takasia, K-6); ``bao-la-kete.md`` D1 through the tax hook. The order in which classes are
+Source: ``docs/rules/bao-la-kete.md`` 4 (candidates of each class, ``#4-legal-moves``),
+6.1 (namua capture, namua takata, the nyumba tax; the six-seed kuu through the tax hook),
+6.2 (mtaji moves), 6.4 (the front-row rule K-9 at the start pit) and 7 step 4 (takasia,
+K-6). The order in which classes are
 tried and their fallbacks (K-16) are decided in ``bao.py``; the laps themselves are run by
 ``bao_sowing.sow_move``.
 
 A raw result is kept for every legal candidate, so that applying the chosen move does not
 sow again: ``(code, mover's pits, opponent's pits, mover's house, opponent's house, seeds in
-hand, is_takata, captured the priority pit)``, pits in relative order (README 2.2).
+hand, is_takata, captured the priority pit)``, pits in relative order (rules 4.2).
 """
 
 from __future__ import annotations
@@ -81,7 +82,7 @@ class MoveRunner:
 
     @property
     def house_functional(self) -> bool:
-        """The mover's nyumba is owned and holds 6 or more (bao-la-kiswahili.md 2, K-2)."""
+        """The mover's nyumba is owned and holds 6 or more (bao-la-kete.md 2, K-2)."""
         return self.house_me and self.me[4] >= 6
 
     def namua_capture(
@@ -214,7 +215,7 @@ class MoveRunner:
 
 
 def takasia_target(mine: list[int], theirs: list[int], house_theirs: bool) -> int:
-    """The opponent pit marked after a takata (bao-la-kiswahili.md 7 step 4, K-6), or -1.
+    """The opponent pit marked after a takata (bao-la-kete.md 7 step 4, K-6), or -1.
 
     ``mine``/``theirs``: the mover's and the opponent's pits after the move (relative).
     """

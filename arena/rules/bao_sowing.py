@@ -1,16 +1,16 @@
 """Bao sowing core: laps, relays, captures, the nyumba stop/safari and never-ending moves.
 
-Source: ``shared/rules/bao-la-kiswahili.md`` 3 (lap mechanics), 4.2 (the mtaji capture
-candidate test), 5 (capture procedure), 6.3 (lap-end loop), 6.4 (front-row rule K-9 and the
-never-ending check) and ``README.md`` 6.2 (the 10,000-lap bound, lap states), A-5 (win in the
-middle of a move). Shared by both 4 x 8 variants; it works on one player's pits ``me`` and the
-opponent's pits ``opp``, both lists of 16 counts in relative ring order (README 2.2), mutated
-in place.
+Source: ``docs/rules/bao-la-kete.md`` 3 (lap mechanics), 4.2 (the mtaji capture
+candidate test), 5 (capture procedure, ``#5-captures``), 6.3 (lap-end loop), 6.4 (front-row
+rule K-9) and ``docs/rules/README.md`` (cited as "rules n") 8 (the 10,000-lap bound, lap
+states: ``#8-moves-that-never-end``), 9.2 (A-5, win in the middle of a move). Shared by both
+4 x 8 variants; it works on one player's pits ``me`` and the opponent's pits ``opp``, both
+lists of 16 counts in relative ring order (rules 4.2), mutated in place.
 
 Edge-case decisions and implementation notes:
 
 * Laps are counted from 1; the namua reserve seed is not a lap. A move that would start lap
-  10,001 is never-ending (README 6.2). From lap ``RECORD_FROM`` on, the lap state (all pits of
+  10,001 is never-ending (rules 8). From lap ``RECORD_FROM`` on, the lap state (all pits of
   both players, next pit, seeds in hand, direction, both house flags) is kept in a set, and a
   repeat stops the move early with the same verdict (every real move is far shorter, the
   known never-ending ones cycle within 120 laps).
@@ -27,12 +27,12 @@ from typing import Final
 
 #: Result codes of ``sow_move``.
 ENDED: Final = 0  # the move ended normally
-NEVER_ENDING: Final = 1  # README 6.2: illegal
+NEVER_ENDING: Final = 1  # rules 8: illegal
 FRONT_ROW_EMPTIED: Final = 2  # a takata emptied the mover's front row (K-9): illegal
 WON: Final = 3  # a capture emptied the opponent's front row (A-5): the move stops there
 NEEDS_CHOICE: Final = 4  # a namua capture lap ended in the owned nyumba and no choice was given
 
-#: README 6.2: a move may use up to this many laps.
+#: rules 8: a move may use up to this many laps.
 MAX_LAPS: Final = 10_000
 #: Lap from which lap states are recorded for the early cycle verdict.
 RECORD_FROM: Final = 200
@@ -207,7 +207,7 @@ def sow_move(
 def capture_landings(
     me: list[int] | tuple[int, ...], opp: list[int] | tuple[int, ...]
 ) -> list[tuple[int, int, int]]:
-    """Mtaji capture candidates of the player owning ``me`` (bao-la-kiswahili.md 4.2).
+    """Mtaji capture candidates of the player owning ``me`` (bao-la-kete.md 4.2).
 
     Returns ``(pit, direction, landing pit)`` for every pit with 2..15 seeds whose first lap
     ends in an occupied own front pit facing an occupied opponent pit. No simulation.

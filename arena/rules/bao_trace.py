@@ -1,10 +1,10 @@
 """The sowing trace of a Bao move, built from the events ``bao_sowing.sow_move`` records
 while it plays the move (``Recorder`` takes its place in a ``bao_moves.MoveRunner``).
 
-Source: ``shared/rules/bao-la-kiswahili.md`` 5 (capture procedure: the kichwa and its
-direction), 6.1-6.3 (reserve seed, lifts, tax, lap-end loop: relay, nyumba stop and safari,
-the takasia'd pit) and ``README.md`` A-5 (a win in the middle of a move keeps seeds in hand);
-``bao-la-kete.md`` D1 through the tax lift. Every decision (where a lap ends, whether it
+Source: ``docs/rules/bao-la-kete.md`` 5 (capture procedure: the kichwa and its
+direction), 6.1-6.3 (reserve seed, lifts, the tax and the six-seed kuu, lap-end loop: relay,
+nyumba stop and safari, the takasia'd pit) and ``docs/rules/README.md`` 9.2 (A-5: a win in
+the middle of a move keeps seeds in hand). Every decision (where a lap ends, whether it
 captures, which kichwa, when the nyumba stops a move) was taken by the sowing code and is
 only read here: this module moves seeds on a copy of the board in the order the events give
 and writes one ``Step`` per seed, so the trace cannot disagree with ``apply``.
@@ -154,7 +154,7 @@ def build_trace(
                 house_opp = False
                 w.add(NYUMBA, theirs[target], 0, rule="captured")
             if kichwa >= 0:
-                # bao-la-kiswahili.md 5 step 3: a kimbi (0, 1, 6, 7) forces the kichwa.
+                # bao-la-kete.md 5 step 3: a kimbi (0, 1, 6, 7) forces the kichwa.
                 rule = "kimbi" if at < 2 or at > 5 else "direction"
                 direction = "+" if d == 1 else "-"
                 w.add(KICHWA, mine[kichwa], me[kichwa], direction=direction, rule=rule)

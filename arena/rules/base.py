@@ -1,8 +1,9 @@
 """Shared vocabulary of the rules engine: errors, moves, outcomes, the variant contract and games.
 
-Source: ``shared/rules/README.md`` sections 4 (move tokens), 5 (position notation),
-6.3 (game-level limits: third repetition, ply cap, and their precedence) and
-6.4 (result reporting and reason codes).
+Source: ``docs/rules/README.md`` (cited as "rules n") sections 6 (move tokens,
+``#6-move-tokens``), 7 (position notation, ``#7-position-notation``), 9.1 (game-level limits:
+third repetition, ply cap, and their precedence; the reason codes) and 9.2 (the result of a
+win in the middle of a move).
 
 Standard library only: this package is imported by untrusted Python engines, the referee and the
 Django service alike, and must never need Django settings.
@@ -56,11 +57,11 @@ class UnknownVariantError(RulesError, KeyError):
 
 
 class InvalidPositionError(RulesError):
-    """A position text breaks a validity rule of README 5.1/5.2 (first tier)."""
+    """A position text breaks a validity rule of rules 7.3 (first tier)."""
 
 
 class InvalidMoveError(RulesError):
-    """A move token is not syntactically a token of this variant (README 4)."""
+    """A move token is not syntactically a token of this variant (rules 6)."""
 
 
 class IllegalMoveError(RulesError):
@@ -71,7 +72,7 @@ class IllegalMoveError(RulesError):
 
 
 class Move(str):
-    """A move token (README 4). ``str(m)`` is the token; moves sort in ASCII order.
+    """A move token (rules 6). ``str(m)`` is the token; moves sort in ASCII order.
 
     A ``Move`` compares equal to its token string, so ``"f2-" in v.legal_moves(p)`` works.
     Variants create them through ``Variant.parse_move``, which checks the syntax.
@@ -84,7 +85,7 @@ class Move(str):
         return str.__str__(self)
 
 
-# Reason codes of README 6.4: the rules endings of the one termination vocabulary.
+# Reason codes of rules 9: the rules endings of the one termination vocabulary.
 BAO_HAMNA = Termination.BAO_HAMNA
 NO_LEGAL_MOVE = Termination.NO_LEGAL_MOVE
 SCORE = Termination.SCORE
@@ -99,7 +100,7 @@ SOUTH_POINTS: Mapping[str, float] = MappingProxyType({"1-0": 1.0, "0-1": 0.0, "1
 
 @dataclass(frozen=True)
 class Outcome:
-    """How a game ended by the rules (README 6.4).
+    """How a game ended by the rules (rules 9).
 
     ``winner``: ``"S"``, ``"N"`` or ``None`` for a draw. ``reason``: one of ``RULES_REASONS``.
     ``scores``: ``(south, north)`` seed counts for Bao Kingulu endings, else ``None``.
@@ -141,7 +142,7 @@ class Position(Protocol):
     def ply(self) -> int: ...
 
     @property
-    def repetition_key(self) -> Hashable: ...  # every notation field except ply (README 5)
+    def repetition_key(self) -> Hashable: ...  # every notation field except ply (rules 7)
 
     def to_text(self) -> str: ...  # canonical BPN/KPN; parse_position(p.to_text()) == p
 
@@ -150,7 +151,7 @@ class Position(Protocol):
 
 
 class Variant(ABC):
-    """The static game: rules and parameters of one variant (README 6, the game's spec file).
+    """The static game: rules and parameters of one variant (rules 8-9, the game's page).
 
     Subclasses implement the abstract methods; everything else is shared.
     """
@@ -158,27 +159,27 @@ class Variant(ABC):
     id: ClassVar[VariantId]
     aliases: ClassVar[tuple[str, ...]] = ()
     name: ClassVar[str]
-    #: Default ply cap of README 6.3 (Bao 1000, Kingulu 500).
+    #: Default ply cap of rules 9.1 (Bao 1000, Kingulu 500).
     default_ply_cap: ClassVar[int]
-    #: Default number of occurrences of a position that ends the game (README 6.3).
+    #: Default number of occurrences of a position that ends the game (rules 9.1).
     default_repetitions: ClassVar[int] = 3
 
     @abstractmethod
     def initial_position(self) -> Position:
-        """The start position (README 2.4 / 3)."""
+        """The start position (rules 4.3 / 5)."""
 
     @abstractmethod
     def parse_position(self, text: str, *, strict: bool = False) -> Position:
         """Parse BPN/KPN text.
 
         Raises ``InvalidPositionError`` if the text breaks a first-tier validity rule
-        (README 5.1/5.2); with ``strict=True`` also if it breaks an invariant of reachable
+        (rules 7.3); with ``strict=True`` also if it breaks an invariant of reachable
         positions.
         """
 
     @abstractmethod
     def parse_move(self, token: str) -> Move:
-        """Check the token syntax (README 4); raises ``InvalidMoveError``."""
+        """Check the token syntax (rules 6); raises ``InvalidMoveError``."""
 
     @abstractmethod
     def legal_moves(self, position: Position) -> list[Move]:
@@ -204,7 +205,7 @@ class Variant(ABC):
     @abstractmethod
     def limit_outcome(self, position: Position, reason: str) -> Outcome:
         """The result when a game-level limit (``repetition`` or ``ply_cap``) ends the game in
-        ``position`` (README 6.3/6.4: Bao draws, Kingulu is scored)."""
+        ``position`` (rules 9.1: Bao draws, Kingulu is scored)."""
 
     @abstractmethod
     def trace(self, position: Position, move: Move | str) -> SowingTrace:
@@ -216,7 +217,7 @@ class Variant(ABC):
         """
 
     def is_valid_strict(self, position: Position) -> bool:
-        """Whether ``position`` satisfies the reachable-position invariants (README 5.1/5.2)."""
+        """Whether ``position`` satisfies the reachable-position invariants (rules 7.3)."""
         try:
             self.parse_position(position.to_text(), strict=True)
         except InvalidPositionError:
@@ -251,11 +252,11 @@ class Variant(ABC):
 
 
 class Game:
-    """A game with history: applies moves and adds the game-level limits of README 6.3.
+    """A game with history: applies moves and adds the game-level limits of rules 9.1.
 
     ``ply_cap``: the game ends when ``position.ply`` reaches it (default per variant).
     ``repetitions``: the game ends when a position (all fields but ply) occurs this many times
-    (default 3). Precedence (README 6.3): a rules ending of the move first, then repetition, then
+    (default 3). Precedence (rules 9.1): a rules ending of the move first, then repetition, then
     the ply cap.
     """
 

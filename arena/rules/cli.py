@@ -1,16 +1,21 @@
 """Command line of the rules engine: ``python -m arena.rules <command> ...``.
 
-Commands (positions in BPN/KPN, README 5; moves as tokens, README 4)::
+Commands (positions in BPN/KPN, rules 7; moves as tokens, rules 6)::
 
     legal    --variant V [--position TEXT]           the legal tokens, space-separated, one line
     apply    --variant V [--position TEXT] MOVE...   the position after each move, one per line
     perft    --variant V --depth N [--position TEXT] "<depth> <count>" for depth 1..N
     selfplay --variant V --games N --seed S [--ply-cap P]
                                                     random games: one line per game, then turns/s
+    conformance --variant V --out FILE [--seed S] [--lines N] [--games G]
+                                                    write a conformance file (gzip JSONL), print
+                                                    its rule coverage; exit 1 if a rule is missed
+    perft-table --out FILE [--variant V]            perft of several positions per variant (JSON)
 
 ``--position`` defaults to the start position; ``V`` is a variant id or alias
 (``arena.rules.canonical_variant_id``). Exit codes: 0 success, 2 bad usage, unknown variant,
-invalid position or an invalid/illegal move (one line on stderr, never a traceback).
+invalid position or an invalid/illegal move (one line on stderr, never a traceback); 1 when
+``conformance`` finds a rule no game reached.
 
 This module is the shell around the pure rules package: it alone reads the clock (turns/s of
 ``selfplay``) and owns a random generator, always seeded from ``--seed``.
@@ -23,12 +28,26 @@ import random
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import NoReturn
 
 from . import Position, RulesError, Variant, canonical_variant_id, get_variant
+from .conformance import (
+    DEFAULT_LINES,
+    DEFAULT_SEED,
+    PERFT_POSITIONS,
+    CoverageError,
+    encode,
+    generate,
+    perft,
+    perft_json,
+    perft_table,
+)
 
 #: Exit code for every error the user can cause (argparse uses the same).
 EXIT_USAGE = 2
+#: Exit code of ``conformance`` when some rule was reached by no game (nothing is written).
+EXIT_COVERAGE = 1
 #: Largest perft depth accepted: the tree grows geometrically, so a deeper request would run for
 #: hours instead of failing clearly.
 MAX_PERFT_DEPTH = 12
@@ -85,7 +104,25 @@ def build_parser() -> argparse.ArgumentParser:
     selfplay.add_argument("--variant", required=True)
     selfplay.add_argument("--games", required=True, type=_positive)
     selfplay.add_argument("--seed", required=True, type=_seed)
-    selfplay.add_argument("--ply-cap", type=_positive, help="default: the variant's (README 6.3)")
+    selfplay.add_argument("--ply-cap", type=_positive, help="default: the variant's (rules 9.1)")
+
+    conformance = commands.add_parser("conformance", help="write a conformance file")
+    conformance.add_argument("--variant", required=True)
+    conformance.add_argument("--out", required=True, help="the .jsonl.gz file to write")
+    conformance.add_argument("--seed", type=_seed, default=DEFAULT_SEED)
+    conformance.add_argument(
+        "--lines",
+        type=_positive,
+        default=DEFAULT_LINES,
+        help=f"at least this many lines (default {DEFAULT_LINES})",
+    )
+    conformance.add_argument(
+        "--games", type=_positive, default=1, help="at least this many games from the start"
+    )
+
+    table = commands.add_parser("perft-table", help="perft of the conformance positions")
+    table.add_argument("--out", required=True, help="the JSON file to write")
+    table.add_argument("--variant", action="append", help="default: every variant")
     return parser
 
 
@@ -99,25 +136,6 @@ def _variant(name: str) -> Variant:
 
 def _position(variant: Variant, text: str | None) -> Position:
     return variant.initial_position() if text is None else variant.parse_position(text)
-
-
-def perft(variant: Variant, position: Position, depth: int) -> list[int]:
-    """Numbers of move sequences of length 1..``depth`` from ``position``.
-
-    A position without legal moves (the game is over) contributes no children. Game-level
-    limits (repetition, ply cap) are not applied: perft counts rules moves only.
-    """
-    counts = [0] * depth
-
-    def walk(node: Position, level: int) -> None:
-        moves = variant.legal_moves(node)
-        counts[level] += len(moves)
-        if level + 1 < depth:
-            for move in moves:
-                walk(variant.apply(node, move), level + 1)
-
-    walk(position, 0)
-    return counts
 
 
 def _cmd_legal(args: argparse.Namespace) -> int:
@@ -164,11 +182,43 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_conformance(args: argparse.Namespace) -> int:
+    variant = _variant(args.variant)
+    try:
+        lines, coverage = generate(variant.id, seed=args.seed, lines=args.lines, games=args.games)
+    except CoverageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_COVERAGE
+    size = _write(Path(args.out), encode(lines))
+    print(coverage.table())
+    print(f"wrote {args.out}: {len(lines)} lines, {coverage.games} games, {size} bytes")
+    return 0
+
+
+def _cmd_perft_table(args: argparse.Namespace) -> int:
+    names = args.variant or list(PERFT_POSITIONS)
+    ids = [_variant(name).id for name in names]
+    text = perft_json(perft_table(ids))
+    _write(Path(args.out), text.encode("ascii"))
+    print(text, end="")
+    return 0
+
+
+def _write(path: Path, data: bytes) -> int:
+    try:
+        path.write_bytes(data)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+    return len(data)
+
+
 _COMMANDS = {
     "legal": _cmd_legal,
     "apply": _cmd_apply,
     "perft": _cmd_perft,
     "selfplay": _cmd_selfplay,
+    "conformance": _cmd_conformance,
+    "perft-table": _cmd_perft_table,
 }
 
 

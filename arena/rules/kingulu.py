@@ -1,9 +1,9 @@
 """Bao Kingulu (Ngulu two-row Bao) on the 2 x 6 board.
 
-Source: ``shared/rules/bao-kingulu.md`` (sections 1-4) with the shared conventions of
-``shared/rules/README.md``: board and ring index (3), move tokens (4.2), KPN position notation
-and its two validity tiers (5.2, A-6), never-ending moves (6.2, A-2), game limits and result
-codes (6.3, 6.4) and the Kingulu decisions G-1..G-10 (8).
+Source: ``docs/rules/bao-kingulu.md`` (sections 1-4, ``#3-a-move``; the decisions
+G-1..G-10 in 5) with the shared conventions of ``docs/rules/README.md`` (cited as "rules n"):
+board and ring index (5), move tokens (6.2), KPN position notation and its two validity
+tiers (7.2, 7.3, A-6), never-ending moves (8, A-2), game limits and result codes (9).
 
 Engine decisions and edge cases (all from the spec unless marked "ours"):
 
@@ -60,11 +60,11 @@ from .kingulu_trace import T_CAPTURE, T_LAP, T_MTOTO, T_RESERVED, build_trace
 from .terminations import Termination
 from .trace import SowingTrace
 
-#: Laps a move may use before it counts as never-ending (README 6.2).
+#: Laps a move may use before it counts as never-ending (rules 8).
 MAX_LAPS = 10_000
 #: Longest decimal number accepted in a KPN field (ours: bounds the work a text can cause).
 MAX_DIGITS = 18
-#: Seeds in play (README 3).
+#: Seeds in play (rules 5).
 TOTAL_SEEDS = 48
 #: Lap states are recorded from this lap on; shorter moves (all of them in play) allocate nothing.
 _RECORD_FROM = 16
@@ -98,7 +98,7 @@ _MOVES = {square: Move(square) for square in _RING_OF_SQUARE}
 
 
 class KinguluPosition:
-    """A Bao Kingulu position (README 5.2): an immutable, hashable value.
+    """A Bao Kingulu position (rules 7.2): an immutable, hashable value.
 
     ``board``: 12 seed counts in ring order (a1..f1, f2..a2). ``owners``: 12 codes in ring
     order, 0 free, 1 reserved by South, 2 reserved by North. ``banks``: ``(south, north)``.
@@ -139,7 +139,7 @@ class KinguluPosition:
 
     @property
     def repetition_key(self) -> tuple[object, ...]:
-        """Every KPN field except ply (README 5, 6.3)."""
+        """Every KPN field except ply (rules 7, 9.1)."""
         return (self.board, self.owners, self.banks, self.side)
 
     def __eq__(self, other: object) -> bool:
@@ -203,7 +203,7 @@ def _sow_move(
 ) -> int:
     """Play the move that lifts ring hole ``start`` for ``mover`` (0 South, 1 North), in place.
 
-    Returns ``_ENDED``, ``_FIRST_LAP`` (rule 4) or ``_NEVER_ENDING`` (README 6.2); the lists
+    Returns ``_ENDED``, ``_FIRST_LAP`` (rule 4) or ``_NEVER_ENDING`` (rules 8); the lists
     are only meaningful after ``_ENDED``. ``trace`` collects the move's events (ring indices):
     ``(T_LAP, lifted hole, seeds, last hole)`` per lap, then at the end ``(T_RESERVED, last,
     0, 0)`` (rule 1), ``(T_CAPTURE, facing hole, seeds taken, last)`` (rule 2) or ``(T_MTOTO,
@@ -309,7 +309,7 @@ def _parse_number(text: str, what: str, source: str) -> int:
 
 
 class BaoKingulu(Variant):
-    """Bao Kingulu (``shared/rules/bao-kingulu.md``): 2 x 6 holes, 48 seeds, kuweka mtoto."""
+    """Bao Kingulu (``docs/rules/bao-kingulu.md``): 2 x 6 holes, 48 seeds, kuweka mtoto."""
 
     id: ClassVar[VariantId] = VariantId.BAO_KINGULU
     aliases: ClassVar[tuple[str, ...]] = ("kingulu", "ngulu")
@@ -317,11 +317,11 @@ class BaoKingulu(Variant):
     default_ply_cap: ClassVar[int] = 500
 
     def initial_position(self) -> KinguluPosition:
-        """``4,4,4,4,4,4/4,4,4,4,4,4 S 0:0 0`` (README 3)."""
+        """``4,4,4,4,4,4/4,4,4,4,4,4 S 0:0 0`` (rules 5)."""
         return KinguluPosition((4,) * 12, (0,) * 12, (0, 0), SOUTH, 0)
 
     def parse_position(self, text: str, *, strict: bool = False) -> KinguluPosition:
-        """Parse KPN text (README 5.2). Surrounding whitespace is ignored and numbers may have
+        """Parse KPN text (rules 7.2). Surrounding whitespace is ignored and numbers may have
         leading zeros (they are non-negative integers); ``to_text`` gives the canonical form.
 
         Raises ``InvalidPositionError`` for a first-tier violation (syntax, non-negative integer
@@ -378,7 +378,7 @@ class BaoKingulu(Variant):
                 )
 
     def parse_move(self, token: str) -> Move:
-        """A token ``^[a-f][12]$`` (README 4.2); raises ``InvalidMoveError`` otherwise."""
+        """A token ``^[a-f][12]$`` (rules 6.2); raises ``InvalidMoveError`` otherwise."""
         move = _MOVES.get(token) if isinstance(token, str) else None
         if move is None:
             raise InvalidMoveError(f"not a Bao Kingulu move (expected a1..f2): {token!r}")
@@ -411,7 +411,7 @@ class BaoKingulu(Variant):
         return self._scored(checked, SCORE)
 
     def limit_outcome(self, position: Position, reason: str) -> Outcome:
-        """The scored result when ``repetition`` or ``ply_cap`` ends the game (README 6.3).
+        """The scored result when ``repetition`` or ``ply_cap`` ends the game (rules 9.1).
 
         Raises ``ValueError`` for another reason code.
         """

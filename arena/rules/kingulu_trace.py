@@ -1,7 +1,7 @@
 """The sowing trace of a Bao Kingulu move, built from the events ``kingulu._sow_move``
 records while it plays it.
 
-Source: ``shared/rules/bao-kingulu.md`` 3 (lifting and sowing counterclockwise, reserved holes
+Source: ``docs/rules/bao-kingulu.md`` 3 (lifting and sowing counterclockwise, reserved holes
 as sinks G-1, rules 1-5 at a lap's end: reserved hole, capture by opposition, kuweka mtoto
 with its penultimate seed G-4/G-5, relay) and G-6 (a lap of 12 or more seeds also sows its
 emptied start hole). The decisions were taken by ``_sow_move``; this module moves the seeds on
@@ -42,7 +42,7 @@ _SIDES = (SOUTH, NORTH)
 def build_trace(
     position: KinguluPosition,
     move: str,
-    events: Sequence[tuple[str, int, int, int]],  # Kingulu sows anticlockwise only (README 3)
+    events: Sequence[tuple[str, int, int, int]],  # Kingulu sows anticlockwise only (rules 5)
     square_of_ring: Sequence[str],
 ) -> SowingTrace:
     """The ``SowingTrace`` of ``move`` in ``position`` from its recorded ``events``.

@@ -1,6 +1,6 @@
 """The one termination vocabulary of the service: how a game of a match ended.
 
-Source: ``shared/rules/README.md`` 6.4 for the rules endings (the rules engine's
+Source: ``docs/rules/README.md`` 9.1 for the rules endings (the rules engine's
 ``Outcome.reason`` is one of them); the referee endings are the service's own (contracts,
 "Termination vocabulary"). Records, the API and logs all use these strings. It lives in the
 rules package, the lowest pure layer, so the rules engine (also mounted into the sandbox for
@@ -20,7 +20,7 @@ from enum import StrEnum
 class Termination(StrEnum):
     """How a game ended; each member is its stable code (``Termination.SCORE == "score"``)."""
 
-    # Rules endings (README 6.4).
+    # Rules endings (rules 9).
     BAO_HAMNA = "bao_hamna"
     NO_LEGAL_MOVE = "no_legal_move"
     SCORE = "score"

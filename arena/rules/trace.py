@@ -1,9 +1,9 @@
 """The sowing trace of one move: every lift, drop and capture in order, for replays and tests.
 
-Source: ``shared/rules/README.md`` 1 (laps, relays), 2.2 and 3 (directions: Bao ``+`` is
+Source: ``docs/rules/README.md`` 2 (laps, relays), 4.2 and 5 (directions: Bao ``+`` is
 clockwise ``i -> i+1``; Kingulu always sows counterclockwise ``k -> k+1``), and the lap
-notation of the worked examples (``start(seeds)->last pit``, bao-la-kiswahili.md 9,
-bao-kingulu.md 5). The variants build traces from the events their own sowing code records
+notation of the worked examples (``start(seeds)->last pit``, ``docs/rules/bao-kingulu.md``
+6). The variants build traces from the events their own sowing code records
 (``Variant.trace``), so no rule is written a second time here: this module only holds the
 value types and their JSON form.
 
@@ -31,10 +31,10 @@ MTOTO: Final = "mtoto"  # Kingulu kuweka mtoto: ``square`` becomes reserved by `
 END: Final = "end"  # the move ends at ``square`` (``rule`` says why)
 OPS: Final = (RESERVE, LIFT, SOW, BANK, CAPTURE, KICHWA, NYUMBA, MTOTO, END)
 
-#: Rules named by ``KICHWA`` steps: forced by a kimbi (bao-la-kiswahili.md 5 step 3), or the
+#: Rules named by ``KICHWA`` steps: forced by a kimbi (bao-la-kete.md 5 step 3), or the
 #: direction of the move (the token's on a first namua capture, else the current one).
 KICHWA_RULES: Final = ("kimbi", "direction")
-#: Rules named by ``NYUMBA`` steps (bao-la-kiswahili.md 6.1, 6.3, 5 step 1; bao-la-kete.md D1).
+#: Rules named by ``NYUMBA`` steps (bao-la-kete.md 6.1, 6.3, 5 step 1).
 NYUMBA_RULES: Final = ("stop", "safari", "tax", "destroyed", "captured")
 #: Rules named by ``END`` steps: the lap ended in an empty pit, in the functional nyumba
 #: (namua stop), in the takasia'd pit, or a capture emptied the opponent's front row (A-5,
@@ -55,7 +55,7 @@ class TraceTooLongError(RulesError):
 
 @dataclass(frozen=True)
 class Step:
-    """One event of a move. ``op``: one of ``OPS``; ``square``: the pit or hole (README 2);
+    """One event of a move. ``op``: one of ``OPS``; ``square``: the pit or hole (rules 4);
     ``count``: seeds in ``square`` after the step; ``hand``: seeds in the sowing hand after it.
     Optional, by op: ``seeds`` moved by a ``LIFT``/``CAPTURE``; ``side`` (``"S"``/``"N"``) the
     owner of a bank (``BANK``, Kingulu ``CAPTURE``) or of a new reservation (``MTOTO``), and

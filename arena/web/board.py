@@ -1,4 +1,4 @@
-"""Turn a position text (BPN or KPN, ``shared/rules/README.md`` 5) into rows of cells to draw.
+"""Turn a position text (BPN or KPN, ``docs/rules/README.md`` 7) into rows of cells to draw.
 
 Only the board field is read (the first space-separated field: ranks from the top, ``/``
 between ranks, ``,`` between cells), so one function serves both notations; the rules engine
@@ -57,7 +57,7 @@ CELL = 64
 RADIUS = 26
 MARGIN_X = 130  # room beside the board for the seeds in hand / banks
 MARGIN_Y = 30
-#: Where each player's nyumba stands (README 2.2: relative pit 4 is e2 for South, d3 North).
+#: Where each player's nyumba stands (rules 4.2: relative pit 4 is e2 for South, d3 North).
 NYUMBA_SQUARES = {"e2": 0, "d3": 1}
 
 
@@ -96,7 +96,7 @@ class SvgBoard:
 def svg_board(text: str) -> SvgBoard | None:
     """The drawing of a BPN (4 ranks) or KPN (2 ranks) text, or None if it is not a board.
 
-    Only the notation is read (README 5.1/5.2): counts and reservation suffixes, the side to
+    Only the notation is read (rules 7.3): counts and reservation suffixes, the side to
     move, Bao's reserves and nyumba flags, Kingulu's banks. No rule is applied.
     """
     board = board_from_text(text)

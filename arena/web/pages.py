@@ -26,6 +26,7 @@ from arena.web.views import not_found
 from engines import selectors as engine_selectors
 from engines.serializers import EngineFilterInputSerializer
 from ratings import selectors as rating_selectors
+from ratings.stats.whr import PROVISIONAL_GAMES
 from tournaments import selectors
 from tournaments.models import Tournament
 from tournaments.serializers import TournamentListQuery
@@ -43,23 +44,33 @@ def _games(match: Match) -> list[Any]:
 
 
 def leaderboards() -> list[dict[str, Any]]:
-    """Per variant: the top rows of the leaderboard with each version's trend (the change
-    over its last ``TREND_POINTS`` rating points, and their sparkline); the trends of all
-    variants in one query."""
-    tops = {v: list(rating_selectors.leaderboard(variant=v)[:LEADERBOARD_ROWS]) for v in VARIANTS}
+    """Per variant: the top established and the top provisional rows of the leaderboard (two
+    tables), each with the version's trend (the change over its last ``TREND_POINTS`` rating
+    points, and their sparkline); the rows of all variants in one query, their trends in
+    another."""
+    tops = rating_selectors.leaderboard_tops(variants=list(VARIANTS), rows=LEADERBOARD_ROWS)
     trends = rating_selectors.rating_trends(
-        keys=[(r.engine_version_id, variant) for variant, rows in tops.items() for r in rows],
+        keys=[
+            (r.engine_version_id, top.variant)
+            for top in tops
+            for r in (*top.established, *top.provisional)
+        ],
         points=TREND_POINTS,
     )
+
+    def rows(variant: str, ratings: list[Any]) -> list[dict[str, Any]]:
+        return [
+            {"r": r, "trend": _trend(trends.get((r.engine_version_id, variant), []))}
+            for r in ratings
+        ]
+
     return [
         {
-            "variant": variant,
-            "rows": [
-                {"r": r, "trend": _trend(trends.get((r.engine_version_id, variant), []))}
-                for r in rows
-            ],
+            "variant": top.variant,
+            "established": rows(top.variant, top.established),
+            "provisional": rows(top.variant, top.provisional),
         }
-        for variant, rows in tops.items()
+        for top in tops
     ]
 
 
@@ -78,6 +89,7 @@ def home(request: HttpRequest) -> HttpResponse:
         "web/home.html",
         {
             "boards": leaderboards(),
+            "provisional_games": PROVISIONAL_GAMES,
             "running": running,
             "live_count": match_selectors.live_games_running().count(),
             "tournaments": list(

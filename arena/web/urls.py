@@ -2,7 +2,15 @@
 
 from django.urls import path
 
-from arena.web import accounts, actions, engine_pages, pages, version_test_pages, views
+from arena.web import (
+    accounts,
+    actions,
+    docs_pages,
+    engine_pages,
+    pages,
+    version_test_pages,
+    views,
+)
 
 urlpatterns = [
     path("", pages.home, name="web-home"),
@@ -30,6 +38,10 @@ urlpatterns = [
     path("games/<int:game_id>/", views.game_replay, name="web-game"),
     path("live/", views.live_list, name="web-live-list"),
     path("live/<int:live_id>/", views.live_game, name="web-live"),
+    path("rules/", docs_pages.rules_index, name="web-rules"),
+    path("rules/<slug:variant>/", docs_pages.rules_page, name="web-rules-variant"),
+    path("docs/", docs_pages.docs_index, name="web-docs"),
+    path("docs/<slug:slug>/", docs_pages.doc_page, name="web-doc"),
     path("accounts/signup/", accounts.signup, name="web-signup"),
     path("accounts/login/", accounts.login_page, name="web-login"),
     path("accounts/logout/", accounts.logout_page, name="web-logout"),

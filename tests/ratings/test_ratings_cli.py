@@ -42,7 +42,12 @@ def test_json_lists_ratings_best_first_rounded_with_intervals(tmp_path: Path) ->
     assert list(data) == ["ratings", "excluded"]
     assert [r["name"] for r in data["ratings"]] == ["alpha", "gamma", "beta"]
     for row in data["ratings"]:
-        assert list(row) == ["name", "rating", "low", "high", "games", "points"]
+        assert list(row) == [
+            "name", "rating", "low", "high", "bound", "games", "points", "provisional",
+            "provisional_reason",
+        ]  # fmt: skip
+        assert row["bound"] is None and row["provisional"]
+        assert row["provisional_reason"] == "fewer than 30 rated games"
         assert row["low"] < row["rating"] < row["high"]
         assert all(round(row[k], 1) == row[k] for k in ("rating", "low", "high"))
     assert [(r["games"], r["points"]) for r in data["ratings"]] == [(6, 3.5), (2, 1.0), (4, 1.5)]
@@ -88,7 +93,7 @@ def test_the_table_is_sorted_by_rating_and_marks_provisional_ratings(tmp_path: P
     lines = out.splitlines()
     assert lines[0].split()[:3] == ["rank", "engine", "rating"]
     assert [line.split()[1] for line in lines[1:4]] == ["alpha", "gamma", "beta"]
-    assert lines[1].split()[2].endswith("?")  # six games: far wider than +/-100
+    assert lines[1].split()[2].endswith("?")  # six games: fewer than 30
     assert lines[-2:] == [
         "  x: not connected to the rated pool by games",
         "  y: not connected to the rated pool by games",
@@ -152,3 +157,19 @@ def test_the_module_runs_from_the_command_line(tmp_path: Path) -> None:
     )
     assert missing.returncode == 2 and "cannot read" in missing.stderr
     assert "Traceback" not in missing.stderr
+
+
+def test_an_all_win_or_all_loss_engine_is_a_bound_in_json_and_table() -> None:
+    path = ROOT / "tests" / "ratings" / "data" / "ordo" / "games.csv"
+    out = io.StringIO()
+    assert main(["fit", str(path), "--json"], stdout=out, stderr=io.StringIO()) == 0
+    rows = {r["name"]: r for r in json.loads(out.getvalue())["ratings"]}
+    assert (rows["sweeper"]["bound"], rows["sweeper"]["high"]) == (">", None)
+    assert (rows["doormat"]["bound"], rows["doormat"]["low"]) == ("<", None)
+    assert rows["sweeper"]["provisional_reason"].startswith("rating is only a lower bound")
+    assert rows["e22"]["bound"] is None and not rows["e22"]["provisional"]
+    assert sum(1 for r in rows.values() if r["bound"]) == 3
+    table = io.StringIO()
+    main(["fit", str(path)], stdout=table, stderr=io.StringIO())
+    sweeper = next(line for line in table.getvalue().splitlines() if " sweeper " in line)
+    assert sweeper.split()[2].endswith(">") and "-unbounded" in sweeper

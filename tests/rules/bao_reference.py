@@ -1,11 +1,12 @@
 """A plain, slow reference of Bao la Kiswahili / Bao la Kete move generation and execution.
 
-Written for the review tests straight from ``shared/rules/bao-la-kiswahili.md`` 4-7 and
-``bao-la-kete.md`` D1-D3, without the engine's shortcuts: seeds are dropped one at a time,
-the front-row rule K-9 is checked after every drop, never-ending moves are found by the
-10,000-lap bound alone (no lap-state set), and the takasia test re-derives every capture
-candidate. It shares no code with ``arena/rules/bao*.py`` except the ``BaoPosition`` value it
-returns, so that results compare with ``==``.
+Written for the review tests straight from the rule text (``docs/rules/bao-la-kete.md`` 4-7,
+and ``docs/rules/bao-la-kiswahili.md`` 2 for what Zanzibar Bao does differently), without
+the engine's shortcuts: seeds are dropped one at a time, the front-row rule K-9 is checked
+after every drop, never-ending moves are found by the 10,000-lap bound alone (no lap-state
+set), and the takasia test re-derives every capture candidate. It shares no code with
+``arena/rules/bao*.py`` except the ``BaoPosition`` value it returns, so that results compare
+with ``==``.
 
 Pits are relative ring indices (README 2.2), the mover's as ``me`` and the opponent's as
 ``opp``. Decisions the spec leaves to the engine are copied from ``arena/rules/bao.py``'s

@@ -1,6 +1,6 @@
 """Differential test against 100 random Bao la Kiswahili games recorded from AbstractPlay's
 ``bao.ts`` (``tests/data/kiswahili-abstractplay-dev.jsonl``, described in
-``tests/data/README.md``; copied from ``shared/rules/data``).
+``tests/data/README.md``, which says where it came from).
 
 Every unflagged turn that does not end the game gets the three checks of the data README.
 The turns where the spec rules differently (flagged ``spec_differs``) and the game-ending

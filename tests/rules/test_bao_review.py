@@ -1,8 +1,8 @@
 """Adversarial review of the Bao la Kiswahili / Bao la Kete rules engine (``arena/rules/bao*.py``).
 
 Each test builds a position for one rule that the worked examples leave untested, derives the
-expected legal moves and resulting positions by hand from ``shared/rules/bao-la-kiswahili.md``,
-``bao-la-kete.md`` and ``README.md``, and compares. Relative ring indices (README 2.2) are
+expected legal moves and resulting positions by hand from ``docs/rules/bao-la-kete.md``,
+``bao-la-kiswahili.md`` and ``README.md``, and compares. Ring indices (rules 4.2) are
 written ``S3`` / ``N7``: South a2..h2 = S0..S7, h1..a1 = S8..S15; North h3..a3 = N0..N7,
 a4..h4 = N8..N15.
 

@@ -1,5 +1,6 @@
-"""Bao Kingulu against the worked examples KGL-E1..E9 of ``shared/rules/bao-kingulu.md`` (section 5)
-and the KPN rules of ``shared/rules/README.md`` 5.2."""
+"""Bao Kingulu against the worked examples of the rule text (``docs/rules/bao-kingulu.md`` section
+6; KGL-E1..E9 are their names in the first rule text) and the KPN rules of
+``docs/rules/README.md`` 7.2 and 7.3."""
 
 from __future__ import annotations
 

@@ -2,17 +2,21 @@
 its command line (``python -m ratings.stats.whr fit FILE``).
 
 ``fit(games)`` takes ``(south, north, south_score)`` triples and returns a ``RatingFit``: the
-ratings best first with 95% intervals, the engines left out and why, and the likelihood of
-superiority between any two rated engines. The service (``ratings.services``), the
-command line and simulations call the same function. The model and its choices are in the
-docstring of ``ratings.stats.whr.fit``.
+ratings best first with 95% intervals (or a bound), the engines left out and why, and the
+likelihood of superiority between any two rated engines. The service (``ratings.services``),
+the command line and simulations call the same function. The model and its choices are in the
+docstring of ``ratings.stats.whr.fit``; the formulas and sources in docs/ratings.md.
 """
 
 from ratings.stats.whr.fit import (
+    FEW_GAMES,
+    LOWER_BOUND,
+    NOT_BOUNDED,
     NOT_CONNECTED,
     POOL_MEAN,
-    PROVISIONAL_HALF_WIDTH,
+    PROVISIONAL_GAMES,
     SOUTH_SCORE,
+    UPPER_BOUND,
     Z_95,
     EngineRating,
     Excluded,
@@ -21,16 +25,23 @@ from ratings.stats.whr.fit import (
     expected_score,
     fit,
 )
+from ratings.stats.whr.groups import ABOVE, BELOW
 
 #: This module's entry in the registry of rating methods (``ratings.stats.methods``).
 METHOD = WholeHistory()
 
 __all__ = [
+    "ABOVE",
+    "BELOW",
+    "FEW_GAMES",
+    "LOWER_BOUND",
     "METHOD",
+    "NOT_BOUNDED",
     "NOT_CONNECTED",
     "POOL_MEAN",
-    "PROVISIONAL_HALF_WIDTH",
+    "PROVISIONAL_GAMES",
     "SOUTH_SCORE",
+    "UPPER_BOUND",
     "Z_95",
     "EngineRating",
     "Excluded",

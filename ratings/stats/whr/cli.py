@@ -9,13 +9,16 @@ row, the result from South's side: ``1-0``, ``0-1`` or ``1/2-1/2``. A row with `
 at a rating.
 
 Output: a table sorted by rating (rank, engine, rating, 95% interval, games, points, score,
-W-D-L, likelihood of superiority over the next row; ``?`` marks a provisional rating), then
-the engines not rated and why. ``--json`` prints instead::
+W-D-L, likelihood of superiority over the next row; ``?`` marks a provisional rating, ``>``
+and ``<`` a rating that is only a lower or an upper bound, as in Ordo's lists), then the
+engines not rated and why. ``--json`` prints instead::
 
-    {"ratings": [{"name", "rating", "low", "high", "games", "points"}, ...],
+    {"ratings": [{"name", "rating", "low", "high", "bound", "games", "points", "provisional",
+                  "provisional_reason"}, ...],
      "excluded": [{"name", "reason"}, ...]}
 
-ratings sorted best first, Elo values rounded to 0.1. Exit codes: 0 success; 2 bad usage, an
+ratings sorted best first, Elo values rounded to 0.1; ``bound`` is ``">"`` (``high`` is
+null: unbounded), ``"<"`` (``low`` is null) or null. Exit codes: 0 success; 2 bad usage, an
 unreadable file, a malformed row (the message names its line), an anchor that played no finished
 game, or no rated engine at all (one line on stderr, never a traceback).
 """
@@ -31,7 +34,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import NoReturn, TextIO
 
-from ratings.stats.whr.fit import PROVISIONAL_HALF_WIDTH, SOUTH_SCORE, RatingFit, fit
+from ratings.stats.whr.fit import PROVISIONAL_GAMES, SOUTH_SCORE, RatingFit, fit
 
 EXIT_USAGE = 2
 HEADER = ["south", "north", "result"]
@@ -140,15 +143,26 @@ def ratings_json(result: RatingFit[str], unfinished_only: Sequence[str]) -> dict
             {
                 "name": r.engine,
                 "rating": round(r.rating, 1),
-                "low": round(r.low, 1),
-                "high": round(r.high, 1),
+                "low": _elo(r.low),
+                "high": _elo(r.high),
+                "bound": r.bound,
                 "games": r.games,
                 "points": round(r.points, 1),
+                "provisional": r.provisional,
+                "provisional_reason": r.provisional_reason,
             }
             for r in result.ratings
         ],
         "excluded": _excluded(result, unfinished_only),
     }
+
+
+def _elo(value: float | None) -> float | None:
+    return None if value is None else round(value, 1)
+
+
+def _end(value: float | None) -> str:
+    return "unbounded" if value is None else f"{value:.1f}"
 
 
 def _excluded(result: RatingFit[str], unfinished_only: Sequence[str]) -> list[dict[str, str]]:
@@ -161,25 +175,23 @@ def ratings_table(result: RatingFit[str], unfinished_only: Sequence[str]) -> str
     """The text table (module docstring)."""
     width = max([6, *(len(r.engine) for r in result.ratings)])
     lines = [
-        f"{'rank':>4}  {'engine':<{width}}  {'rating':>7}  {'95% interval':>15}  {'games':>5}  "
+        f"{'rank':>4}  {'engine':<{width}}  {'rating':>7}  {'95% interval':>19}  {'games':>5}  "
         f"{'points':>6}  {'score':>6}  {'W-D-L':<11}  {'LOS':>6}"
     ]
     rows = result.ratings
     for rank, r in enumerate(rows, start=1):
-        los = (
-            f"{100 * result.superiority(r.engine, rows[rank].engine):5.1f}%"
-            if rank < len(rows)
-            else ""
-        )
-        mark = "?" if r.provisional else " "
+        superiority = result.superiority(r.engine, rows[rank].engine) if rank < len(rows) else None
+        los = "" if superiority is None else f"{100 * superiority:5.1f}%"
+        mark = r.bound or ("?" if r.provisional else " ")
+        interval = f"{_end(r.low)}-{_end(r.high)}"
         lines.append(
             f"{rank:>4}  {r.engine:<{width}}  {r.rating:>6.1f}{mark}  "
-            f"{r.low:>7.1f}-{r.high:<7.1f}  {r.games:>5}  {r.points:>6.1f}  "
+            f"{interval:>19}  {r.games:>5}  {r.points:>6.1f}  "
             f"{100 * r.score:>5.1f}%  {f'{r.wins}-{r.draws}-{r.losses}':<11}  {los:>6}"
         )
     lines.append(
-        f"? provisional: 95% interval wider than +/-{PROVISIONAL_HALF_WIDTH:.0f}; "
-        "LOS: likelihood of superiority over the next row"
+        f"? provisional: fewer than {PROVISIONAL_GAMES} games; > or <: only a lower or upper "
+        "bound (won or lost every game); LOS: likelihood of superiority over the next row"
     )
     excluded = _excluded(result, unfinished_only)
     if excluded:

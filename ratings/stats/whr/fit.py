@@ -6,39 +6,35 @@ lists (Bradley-Terry). The expected score of i against j is
     E(d) = 1 / (1 + 10^(-d/400)),   d = r_i - r_j  (Elo),
 
 and a game in which i scored s (1 win, 1/2 draw, 0 loss) adds s ln E(d) + (1 - s) ln(1 - E(d))
-to the log-likelihood: a draw counts half a win and half a loss, and colours do not matter. The
-ratings maximise the log-likelihood of all games at once, so the order in which results arrive
-changes nothing. Only differences are determined: the pool mean is set to 1500, or an anchor
-engine is held at a given rating.
+to the log-likelihood: a draw counts half a win and half a loss, and colours do not matter. At
+the maximum every engine's expected score equals its score (Ordo's equations). The order in
+which results arrive changes nothing. The formulas and their sources are in docs/ratings.md.
 
 Choices:
 
-* **Weak prior.** An engine with only wins (or only losses) has no finite maximum-likelihood
-  rating. It gets one virtual draw against an opponent rated at the pool mean (the mean of the
-  ratings being fitted, so the objective stays shift-invariant), as BayesElo's draw prior does;
-  this adds ``ln E(r - mean) / 2 + ln(1 - E(r - mean)) / 2``. The same can happen one level
-  up: in the directed graph "i scored a point or half a point against j", the strongly
-  connected groups form a DAG (Zermelo; Ford 1957: the maximum is finite when the graph is
-  strongly connected). With the prior pinning some engines to the pool mean, the maximum is
-  still infinite exactly when some source group and some sink group of that DAG both lack the
-  prior (e.g. a and b draw each other and beat c and d, who draw each other); then every
-  engine of a source or sink group without the prior gets it too. Every other engine's rating
-  is the plain maximum-likelihood value (``EngineRating.prior`` says which ones are not).
+* **Bounds, not priors.** The maximum is finite over a strongly connected group of "scored
+  against" only (``ratings.stats.whr.groups``): the main group is rated by maximum
+  likelihood, untouched by engines that won or lost every game (or groups that did); those
+  get a bound (``EngineRating.bound``: ``">"`` a lower bound, ``"<"`` an upper one) placed as
+  Ordo places them, with the other end of their interval unbounded (None).
 * **Connectivity.** Engines not joined by games to the rated pool cannot be compared with it;
-  they are reported in ``RatingFit.excluded``, not rated. The pool is the anchor's component,
-  else the component with the most games (then the most engines, then the smallest name/id).
-* **Intervals.** The observed Fisher information I (minus the Hessian of the log-likelihood,
-  prior included, at the maximum) is singular along the common shift; its pseudo-inverse I⁺ is
-  the covariance of the ratings relative to the pool mean. The 95% interval is
-  ``r ± 1.96 sqrt(I⁺_ii)``, with or without an anchor (the anchor fixes the scale's origin, not
-  the anchored engine's uncertainty). A rating is provisional while the half-width exceeds
-  ``PROVISIONAL_HALF_WIDTH`` = 100 Elo.
-* **Likelihood of superiority** of a over b: ``Φ((r_a - r_b) / sqrt(I⁺_aa + I⁺_bb - 2 I⁺_ab))``
-  (the normal approximation of the posterior under a flat prior).
+  they are reported in ``RatingFit.excluded``. The pool is the anchor's component, else the
+  component with the most games (then the most engines, then the smallest name/id).
+* **Provisional.** A rating is provisional while it is a bound or the engine has played fewer
+  than ``PROVISIONAL_GAMES`` rated games (``EngineRating.provisional_reason`` says which).
+* **Reference.** The established (not provisional) engines of the main group are the scale's
+  reference: their mean is ``pool_mean`` (or all the main group's, while fewer than two are
+  established), and every interval is relative to it, so an engine joining with a few games
+  moves neither the established ratings nor their intervals. ``anchor`` moves the origin only.
+* **Intervals.** ``r ± 1.96 SE``, SE from the sandwich covariance ``H⁺ J H⁺`` of the
+  contrast ``r_i - mean of the reference``: ``H`` the observed information, ``J`` the variance
+  of the score under the draw model (``ratings.stats.whr.draws``: draws lower it), by sparse
+  solves (``ratings.stats.whr.likelihood``).
+* **Likelihood of superiority** of a over b: ``Φ((r_a - r_b) / SE(r_a - r_b))`` (the normal
+  approximation of the posterior under a flat prior); None when either is a bound.
 
-Numerics: the log-likelihood is concave; Newton's method with step halving (no rating moving
-more than 400 Elo in one step) from all-equal ratings, on games aggregated per pair of engines
-(10^5 games between 500 engines take a few tens of ms; ``benchmarks/bench_ratings.py``).
+Numerics: the log-likelihood is concave; Newton's method with step halving from all-equal
+ratings, on games aggregated per pair of engines (``benchmarks/bench_ratings.py``).
 """
 
 from __future__ import annotations
@@ -51,34 +47,32 @@ from typing import Generic, TypeVar
 
 import numpy as np
 import numpy.typing as npt
-from scipy.linalg import cho_factor, cho_solve
 from scipy.sparse import coo_array
 from scipy.sparse.csgraph import connected_components
-from scipy.special import expit, log_expit
+from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
 from arena.rules import SOUTH_POINTS
+from ratings.stats.whr.draws import estimate_draw_rate
+from ratings.stats.whr.groups import ABOVE, BELOW, find_groups, internal_ratings, place
+from ratings.stats.whr.likelihood import BETA, Errors, Pairs, maximise
 
 #: An engine's key: a name (command line) or an engine version id (service).
 K = TypeVar("K", str, int)
 
 POOL_MEAN = 1500.0
-PROVISIONAL_HALF_WIDTH = 100.0  # Elo
+#: Rated games below which a rating is provisional (``docs/ratings.md``).
+PROVISIONAL_GAMES = 30
 Z_95 = 1.959963984540054  # two-sided 95% quantile of the normal distribution
 NOT_CONNECTED = "not connected to the rated pool by games"
+NOT_BOUNDED = "no bound against the rated engines: it only met engines rated as bounds"
+#: ``EngineRating.provisional_reason`` for each cause.
+FEW_GAMES = f"fewer than {PROVISIONAL_GAMES} rated games"
+LOWER_BOUND = "rating is only a lower bound: it won every game against the engines below it"
+UPPER_BOUND = "rating is only an upper bound: it lost every game against the engines above it"
 #: South's score for each finished game result (the rules engine's one table); ``*``
 #: (unfinished, aborted) is absent: not rated.
 SOUTH_SCORE = SOUTH_POINTS
-
-_BETA = math.log(10.0) / 400.0  # natural-log odds per Elo point
-_MAX_ITERATIONS = 200
-_TOLERANCE = 1e-7  # Elo: stop when no rating moves more than this
-# Elo: the most one Newton step may move a rating. Far from the maximum (an engine with
-# lopsided results) a full step can overshoot by thousands of Elo into a region where every
-# p (1 - p) underflows and the information is numerically singular (seen in
-# ``python -m ladder.simulate simulate --players 40 --matches 3000 --seed 18``); a shorter
-# step in the same direction still climbs the concave log-likelihood.
-_MAX_STEP = 400.0
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -86,26 +80,36 @@ IntArray = npt.NDArray[np.int64]
 
 def expected_score(rating: float, opponent: float) -> float:
     """The expected score (0..1) of a player rated ``rating`` against ``opponent`` (Elo)."""
-    return float(expit(_BETA * (rating - opponent)))
+    return float(expit(BETA * (rating - opponent)))
 
 
 @dataclass(frozen=True)
 class EngineRating(Generic[K]):
     """One rated engine: its rating and 95% interval (Elo), and its record.
 
-    ``prior`` is True when the rating includes the weak prior (one virtual draw against the
-    pool mean), False for a plain maximum-likelihood value.
+    ``bound`` is ``">"`` when the rating is only a lower bound (the engine won every game
+    against those below it; ``high`` is None), ``"<"`` for an upper bound (``low`` is None),
+    None for a maximum-likelihood rating (both ends finite). ``provisional_reason`` is empty
+    when ``provisional`` is False.
     """
 
     engine: K
     rating: float
-    low: float
-    high: float
+    low: float | None
+    high: float | None
     games: int
     wins: int
     draws: int
     losses: int
-    prior: bool
+    bound: str | None = None
+    provisional: bool = False
+    provisional_reason: str = ""
+
+    @property
+    def prior(self) -> bool:
+        """True for a bound (the name of what replaced the weak prior, kept for the stored
+        column ``Rating.prior``)."""
+        return self.bound is not None
 
     @property
     def points(self) -> float:
@@ -118,14 +122,11 @@ class EngineRating(Generic[K]):
         return self.points / self.games
 
     @property
-    def half_width(self) -> float:
-        """Half the width of the 95% interval (Elo)."""
+    def half_width(self) -> float | None:
+        """Half the width of the 95% interval (Elo); None for a bound."""
+        if self.low is None or self.high is None:
+            return None
         return (self.high - self.low) / 2
-
-    @property
-    def provisional(self) -> bool:
-        """True while the 95% interval's half-width exceeds ``PROVISIONAL_HALF_WIDTH``."""
-        return self.half_width > PROVISIONAL_HALF_WIDTH
 
 
 @dataclass(frozen=True)
@@ -139,13 +140,15 @@ class Excluded(Generic[K]):
 
 @dataclass(frozen=True, eq=False)
 class RatingFit(Generic[K]):
-    """The result of ``fit``: ``ratings`` best first (ties by key), ``excluded`` by key."""
+    """The result of ``fit``: ``ratings`` best first (ties by key), ``excluded`` by key;
+    ``draw_rate`` is the fitted draw rate between equal engines (0..1, ``draws``)."""
 
     ratings: tuple[EngineRating[K], ...]
     excluded: tuple[Excluded[K], ...]
     iterations: int  # Newton steps taken
-    _position: dict[K, int] = field(repr=False)  # engine -> row of _covariance
-    _covariance: FloatArray = field(repr=False)  # Elo^2, relative to the pool mean
+    draw_rate: float = 0.0
+    _position: dict[K, int] = field(default_factory=dict, repr=False)  # main group -> row
+    _errors: Errors | None = field(default=None, repr=False)
 
     def get(self, engine: K) -> EngineRating[K] | None:
         """The rating of ``engine``, or None if it is not rated."""
@@ -155,15 +158,14 @@ class RatingFit(Generic[K]):
     def _by_engine(self) -> dict[K, EngineRating[K]]:
         return {r.engine: r for r in self.ratings}
 
-    def superiority(self, a: K, b: K) -> float:
-        """The likelihood of superiority of ``a`` over ``b`` (0..1; module docstring).
-
-        Raises ``KeyError`` if either is not rated.
-        """
-        i, j = self._position[a], self._position[b]
-        diff = self._by_engine[a].rating - self._by_engine[b].rating
-        c = self._covariance
-        var = c[i, i] + c[j, j] - 2 * c[i, j]
+    def superiority(self, a: K, b: K) -> float | None:
+        """The likelihood of superiority of ``a`` over ``b`` (0..1; module docstring), None
+        when either is a bound. Raises ``KeyError`` if either is not rated."""
+        ra, rb = self._by_engine[a], self._by_engine[b]
+        if ra.bound is not None or rb.bound is not None or self._errors is None:
+            return None
+        diff = ra.rating - rb.rating
+        var = self._errors.difference_variance(self._position[a], self._position[b])
         if var <= 0.0:
             return 0.5 if diff == 0 else float(diff > 0)
         return 0.5 * (1.0 + math.erf(diff / math.sqrt(2.0 * var)))
@@ -177,10 +179,10 @@ def fit(
 ) -> RatingFit[K]:
     """Fit ratings to ``games``: ``(south, north, south_score)``, the score 1, 0.5 or 0.
 
-    Without ``anchor`` the rated engines' mean is ``pool_mean`` (Elo); with ``anchor =
-    (engine, rating)`` that engine is held at ``rating`` (and the pool is its component). No
-    games give an empty fit. Raises ``ValueError`` for a score other than 1, 0.5 or 0, an
-    engine playing itself, or an anchor that played no game.
+    Without ``anchor`` the reference engines' mean is ``pool_mean`` (Elo; module docstring);
+    with ``anchor = (engine, rating)`` that engine is shown at ``rating`` (and the pool is its
+    component). No games give an empty fit. Raises ``ValueError`` for a score other than 1,
+    0.5 or 0, an engine playing itself, or an anchor that played no game.
     """
     index: dict[K, int] = {}
     south: list[int] = []
@@ -204,47 +206,144 @@ def fit(
         len(keys),
     )
     pool = _pool(tally, keys, None if anchor is None else index[anchor[0]])
-    excluded = tuple(
-        Excluded(keys[i], NOT_CONNECTED, int(tally.games[i]))
-        for i in sorted(set(range(len(keys))) - set(pool.tolist()), key=lambda i: keys[i])
-    )
+    left_out = {i: NOT_CONNECTED for i in set(range(len(keys))) - set(pool.tolist())}
     if len(pool) == 0:
-        return RatingFit((), excluded, 0, {}, np.zeros((0, 0)))
-    problem = _Problem.build(tally, pool)
-    # One BLAS thread: an m x m solve (m <= a few thousand) gains little from threads, and on a
-    # busy worker machine spinning BLAS threads made the fit ten times slower (bench_ratings).
+        return RatingFit((), _excluded(left_out, keys, tally), 0)
+    return _fit_pool(tally, keys, pool, left_out, anchor, pool_mean)
+
+
+def _excluded(left_out: dict[int, str], keys: list[K], tally: _Tally) -> tuple[Excluded[K], ...]:
+    return tuple(
+        Excluded(keys[i], reason, int(tally.games[i]))
+        for i, reason in sorted(left_out.items(), key=lambda x: keys[x[0]])
+    )
+
+
+def _fit_pool(
+    tally: _Tally,
+    keys: list[K],
+    pool: IntArray,
+    left_out: dict[int, str],
+    anchor: tuple[K, float] | None,
+    pool_mean: float,
+) -> RatingFit[K]:
+    pairs, pair_draws = _pool_pairs(tally, pool)
+    groups = find_groups(pairs, [keys[e] for e in pool.tolist()])
+    main = groups.members(groups.main)
+    # The main group alone, by maximum likelihood.
+    position = np.full(pairs.m, -1, dtype=np.int64)
+    position[main] = np.arange(len(main))
+    inside = (position[pairs.i] >= 0) & (position[pairs.j] >= 0)
+    core = Pairs(
+        len(main), position[pairs.i[inside]], position[pairs.j[inside]], pairs.n[inside],
+        pairs.s[inside],
+    )  # fmt: skip
+    # One BLAS thread: on a busy worker machine spinning BLAS threads made the fit ten times
+    # slower (bench_ratings); the matrices are at most a few thousand engines wide.
     with threadpool_limits(limits=1, user_api="blas"):
-        r, iterations = problem.maximise()
-        covariance = problem.covariance(r)
+        r_core, iterations = maximise(core)
+    core_draws = float(np.sum(pair_draws[inside]))
+    d0 = estimate_draw_rate(core.expected(r_core), core.n, core_draws)
+    rating = np.zeros(pairs.m)
+    rating[main] = r_core
+    placed = np.zeros(pairs.m, dtype=bool)
+    placed[main] = True
+    bound: dict[int, str] = {}
+    low = np.full(pairs.m, np.nan)
+    high = np.full(pairs.m, np.nan)
+    for direction, order in ((ABOVE, groups.above), (BELOW, groups.below)):
+        for g in order:
+            members = groups.members(g)
+            relative = internal_ratings(pairs, members)
+            shifts = place(pairs, members, relative, rating, placed, direction, d0)
+            if shifts is None:
+                left_out.update({int(pool[e]): NOT_BOUNDED for e in members.tolist()})
+                continue
+            rating[members] = relative + shifts[0]
+            (low if direction == ABOVE else high)[members] = relative + shifts[1]
+            placed[members] = True
+            bound.update({int(e): direction for e in members.tolist()})
+    for g in groups.unbounded:
+        left_out.update({int(pool[e]): NOT_BOUNDED for e in groups.members(g).tolist()})
+
+    games = tally.games[pool]
+    reference = main[games[main] >= PROVISIONAL_GAMES]
+    if len(reference) < 2:  # one engine as the reference would have an interval of width 0
+        reference = main
+    weights = np.zeros(len(main))
+    weights[position[reference]] = 1.0 / len(reference)
+    # A main group of one engine (a pool of bounds around it) has nothing to be compared
+    # with: its interval is unknown (both ends None), not of width 0.
+    se = np.full(pairs.m, np.nan)
+    errors = None
+    if len(main) > 1:
+        with threadpool_limits(limits=1, user_api="blas"):
+            errors = Errors(core, r_core, d0)
+            se[main] = np.sqrt(errors.engine_variances(weights))
+    low[main] = rating[main] - Z_95 * se[main]
+    high[main] = rating[main] + Z_95 * se[main]
+
     if anchor is not None:
-        r += anchor[1] - r[int(np.flatnonzero(pool == index[anchor[0]])[0])]
+        origin = anchor[1] - rating[int(np.flatnonzero(pool == keys.index(anchor[0]))[0])]
     else:
-        r += pool_mean - r.mean()
-    se = np.sqrt(np.clip(np.diag(covariance), 0.0, None))
-    rated = [
-        EngineRating(
-            engine=keys[e],
-            rating=float(r[p]),
-            low=float(r[p] - Z_95 * se[p]),
-            high=float(r[p] + Z_95 * se[p]),
-            games=int(tally.games[e]),
-            wins=int(tally.wins[e]),
-            draws=int(tally.draws[e]),
-            losses=int(tally.losses[e]),
-            prior=bool(problem.prior[p]),
+        origin = pool_mean - float(np.mean(rating[reference]))
+    rated: list[EngineRating[K]] = []
+    for p, e in enumerate(pool.tolist()):
+        if not placed[p]:
+            continue
+        side = bound.get(p)
+        reason: str = (
+            LOWER_BOUND if side == ABOVE
+            else UPPER_BOUND if side == BELOW
+            else FEW_GAMES if games[p] < PROVISIONAL_GAMES
+            else ""
+        )  # fmt: skip
+        rated.append(
+            EngineRating(
+                engine=keys[e],
+                rating=float(rating[p] + origin),
+                low=None if math.isnan(low[p]) else float(low[p] + origin),
+                high=None if math.isnan(high[p]) else float(high[p] + origin),
+                games=int(tally.games[e]),
+                wins=int(tally.wins[e]),
+                draws=int(tally.draws[e]),
+                losses=int(tally.losses[e]),
+                bound=side,
+                provisional=bool(reason),
+                provisional_reason=reason,
+            )
         )
-        for p, e in enumerate(pool.tolist())
-    ]
     # Equal ratings (to 1e-6 Elo: rounding noise) are listed by key, whatever the games' order.
     rated.sort(key=lambda x: (-round(x.rating, 6), x.engine))
-    position = {keys[e]: p for p, e in enumerate(pool.tolist())}
-    return RatingFit(tuple(rated), excluded, iterations, position, covariance)
+    return RatingFit(
+        tuple(rated),
+        _excluded(left_out, keys, tally),
+        iterations,
+        d0,
+        {keys[int(pool[p])]: k for k, p in enumerate(main.tolist())},
+        errors,
+    )
+
+
+def _pool_pairs(tally: _Tally, pool: IntArray) -> tuple[Pairs, FloatArray]:
+    """The pool's pairs (positions in ``pool``) and the draws of each."""
+    position = np.full(len(tally.games), -1, dtype=np.int64)
+    position[pool] = np.arange(len(pool))
+    keep = position[tally.pair_i] >= 0  # a pair lies within one component
+    pairs = Pairs(
+        len(pool),
+        position[tally.pair_i[keep]],
+        position[tally.pair_j[keep]],
+        tally.pair_games[keep],
+        tally.pair_points[keep],
+    )
+    return pairs, tally.pair_draws[keep]
 
 
 @dataclass(frozen=True)
 class WholeHistory:
     """The whole-history fit as a rating method (``ratings.stats.methods``): ``fit`` with the
-    pool mean at ``POOL_MEAN`` and no anchor."""
+    reference mean at ``POOL_MEAN`` and no anchor."""
 
     id: str = "whr"
     label: str = "whole-history maximum-likelihood Elo"
@@ -266,6 +365,7 @@ class _Tally:
     pair_j: IntArray
     pair_games: FloatArray
     pair_points: FloatArray  # points of pair_i against pair_j
+    pair_draws: FloatArray
 
     @classmethod
     def count(cls, south: IntArray, north: IntArray, score: FloatArray, n: int) -> _Tally:
@@ -288,6 +388,9 @@ class _Tally:
             pair_j=pairs % n if n else pairs,
             pair_games=np.bincount(inverse, minlength=len(pairs)).astype(np.float64),
             pair_points=np.bincount(inverse, weights=low_points, minlength=len(pairs)).astype(
+                np.float64
+            ),
+            pair_draws=np.bincount(inverse, weights=score == 0.5, minlength=len(pairs)).astype(
                 np.float64
             ),
         )
@@ -313,137 +416,3 @@ def _pool(tally: _Tally, keys: list[K], anchor: int | None) -> IntArray:
 
         chosen = min(members, key=order)
     return np.flatnonzero(labels == chosen).astype(np.int64)
-
-
-@dataclass
-class _Problem:
-    """The log-likelihood over the pool's m engines, with the weak prior where needed."""
-
-    m: int
-    i: IntArray  # pair endpoints, pool positions
-    j: IntArray
-    n: FloatArray  # games per pair
-    s: FloatArray  # i's points per pair
-    prior: npt.NDArray[np.bool_]  # engines with the virtual draw
-
-    @classmethod
-    def build(cls, tally: _Tally, pool: IntArray) -> _Problem:
-        position = np.full(len(tally.games), -1, dtype=np.int64)
-        position[pool] = np.arange(len(pool))
-        keep = position[tally.pair_i] >= 0  # a pair lies within one component
-        i, j = position[tally.pair_i[keep]], position[tally.pair_j[keep]]
-        n, s = tally.pair_games[keep], tally.pair_points[keep]
-        points = (tally.wins + tally.draws / 2)[pool]
-        prior = (points == 0) | (points == tally.games[pool])
-        return cls(len(pool), i, j, n, s, _close_prior(len(pool), i, j, n, s, prior))
-
-    def log_likelihood(self, r: FloatArray) -> float:
-        x = _BETA * (r[self.i] - r[self.j])
-        total = float(np.sum(self.s * log_expit(x) + (self.n - self.s) * log_expit(-x)))
-        y = _BETA * (r[self.prior] - r.mean())
-        return total + float(np.sum(0.5 * log_expit(y) + 0.5 * log_expit(-y)))
-
-    def gradient(self, r: FloatArray) -> FloatArray:
-        x = _BETA * (r[self.i] - r[self.j])
-        g = _BETA * (self.s - self.n * expit(x))
-        grad = np.bincount(self.i, weights=g, minlength=self.m) - np.bincount(
-            self.j, weights=g, minlength=self.m
-        )
-        y = _BETA * (r[self.prior] - r.mean())
-        h = _BETA * (0.5 - expit(y))
-        grad[self.prior] += h
-        result: FloatArray = grad - h.sum() / self.m
-        return result
-
-    def information(self, r: FloatArray) -> FloatArray:
-        """Minus the Hessian of the log-likelihood (Elo^-2), an m x m matrix."""
-        p = expit(_BETA * (r[self.i] - r[self.j]))
-        w = _BETA**2 * self.n * p * (1.0 - p)
-        info = np.zeros((self.m, self.m))
-        info[self.i, self.j] = -w
-        info[self.j, self.i] = -w
-        diagonal = np.bincount(self.i, weights=w, minlength=self.m) + np.bincount(
-            self.j, weights=w, minlength=self.m
-        )
-        q = expit(_BETA * (r[self.prior] - r.mean()))
-        u = np.zeros(self.m)
-        u[self.prior] = _BETA**2 * q * (1.0 - q)
-        # sum over prior engines k of u_k (e_k - 1/m)(e_k - 1/m)^T
-        info -= (u[:, None] + u[None, :]) / self.m
-        info += u.sum() / self.m**2
-        info[np.diag_indices(self.m)] += diagonal + u
-        return info
-
-    def _solve(self, info: FloatArray, rhs: FloatArray) -> FloatArray:
-        # info is positive semi-definite and singular along the all-ones vector only (the pool
-        # is connected); adding c 11^T (any c > 0) makes it positive definite without changing
-        # the answer on the rest, so Cholesky applies. c is taken on the scale of info's own
-        # entries: a fixed c = 1/m dwarfs an information of ~1e-12 (ratings thousands of Elo
-        # apart, a chain of decisive wins) and rounding then breaks the factorization.
-        scale = float(np.mean(np.diag(info)))
-        try:
-            factor = cho_factor(info + (scale if scale > 0.0 else 1.0) / self.m, check_finite=False)
-        except np.linalg.LinAlgError:
-            # Numerically singular beyond the all-ones direction (some p (1 - p) underflowed):
-            # the pseudo-inverse still gives the step, or the covariance, on the rest.
-            pinv = np.linalg.pinv(info, hermitian=True)
-            return np.asarray(pinv @ rhs, dtype=np.float64)
-        return np.asarray(cho_solve(factor, rhs, check_finite=False), dtype=np.float64)
-
-    def maximise(self) -> tuple[FloatArray, int]:
-        """Newton's method with step halving; returns ratings (mean 0) and the steps taken."""
-        r = np.zeros(self.m)
-        value = self.log_likelihood(r)
-        for iteration in range(1, _MAX_ITERATIONS + 1):
-            step = self._solve(self.information(r), self.gradient(r))
-            t = min(1.0, _MAX_STEP / max(float(np.max(np.abs(step), initial=0.0)), 1e-300))
-            while True:
-                candidate = r + t * step
-                new_value = self.log_likelihood(candidate)
-                if new_value >= value - 1e-12 * abs(value) or t < 1e-6:
-                    break
-                t /= 2
-            r, value = candidate - candidate.mean(), new_value
-            if float(np.max(np.abs(t * step), initial=0.0)) < _TOLERANCE:
-                return r, iteration
-        return r, _MAX_ITERATIONS
-
-    def covariance(self, r: FloatArray) -> FloatArray:
-        """The pseudo-inverse of the information at ``r``: covariance about the pool mean."""
-        identity = np.eye(self.m)
-        centre = identity - 1.0 / self.m
-        return centre @ self._solve(self.information(r), centre)
-
-
-def _close_prior(
-    m: int,
-    i: IntArray,
-    j: IntArray,
-    n: FloatArray,
-    s: FloatArray,
-    prior: npt.NDArray[np.bool_],
-) -> npt.NDArray[np.bool_]:
-    """``prior`` extended to the groups that would drift without bound (module docstring).
-
-    In the condensation of "scored against", a direction in which the log-likelihood grows for
-    ever raises a source group and lowers a sink group while every engine with the prior stays
-    at the pool mean; it exists exactly when a source and a sink both lack the prior. Then every
-    source and sink group without it gets it (both ends, so mirroring all results mirrors the
-    fit).
-    """
-    scored = np.concatenate([i[s > 0], j[s < n]])  # edges scorer -> conceder
-    conceded = np.concatenate([j[s > 0], i[s < n]])
-    graph = coo_array((np.ones(len(scored)), (scored, conceded)), shape=(m, m))
-    count, labels = connected_components(graph, directed=True, connection="strong")
-    crossing = labels[scored] != labels[conceded]
-    is_source = np.ones(count, dtype=bool)
-    is_sink = np.ones(count, dtype=bool)
-    is_sink[labels[scored[crossing]]] = False
-    is_source[labels[conceded[crossing]]] = False
-    has_prior = np.zeros(count, dtype=bool)
-    has_prior[labels[prior]] = True
-    bare_sources = is_source & ~has_prior
-    bare_sinks = is_sink & ~has_prior
-    if count == 1 or not (bare_sources.any() and bare_sinks.any()):
-        return prior
-    return prior | (bare_sources | bare_sinks)[labels]

@@ -80,6 +80,11 @@ def test_every_page_labels_its_controls_and_describes_its_pictures(
         "/matches/new/",
         "/tournaments/new/",
         "/matches/?variant=chess",
+        "/rules/",
+        "/rules/bao-la-kete/",
+        "/rules/bao-kingulu/",
+        "/docs/",
+        "/docs/protocol/",
     ]
     anonymous = ["/accounts/login/", "/accounts/signup/"]
     for url in pages + anonymous:
