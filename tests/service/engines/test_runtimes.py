@@ -221,3 +221,13 @@ def test_validation_waits_for_another_worker_when_only_it_has_the_runtime(
     version.refresh_from_db()
     assert version.rejection_code == "runtime_missing"
     assert "needs node, which no worker offers" in version.rejection_reason
+
+
+def test_the_runtimes_page_is_served_and_linked_from_the_upload_page(alice, client):
+    client.force_login(alice)
+    assert 'href="/docs/runtimes/"' in client.get("/engines/upload/").content.decode()
+    page = client.get("/docs/runtimes/")
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert "The promised table" in text
+    assert "openjdk-17-jre-headless" in text
