@@ -5,8 +5,11 @@
 * ready (``worker_ready``): processes left under engine uids whose referee died (a worker
   stopped mid-game) are killed (``engines.sandbox.sweep_orphaned_uids``); the worker announces
   its slots (``WorkerNode``) and refreshes that row every ``PRESENCE_S`` seconds from a thread
-  of its main process (the queue view's "slots");
-* warm shutdown (``worker_shutting_down``, in the main process): its row is removed and the
+  of its main process (the queue view's "slots"); that thread first probes the runtimes its
+  sandbox offers engines, each started as an engine (``engines.sandbox.runtimes``), and records
+  them (``engines.services.worker_runtimes_record``: ``GET /api/runtimes/``, the upload page,
+  the ``runtime_missing`` check), refreshed with the presence;
+* warm shutdown (``worker_shutting_down``, in the main process): its rows are removed and the
   matches this worker plays are handed back at once
   (``arena.matches.services.matches_hand_back``): pending again, the claim not counted, a
   message each for another worker; the pool's slots see their leases gone, kill their engines
@@ -34,6 +37,7 @@ def _announce(name: str, slots: int) -> None:
     from arena.matches.models import WorkerNode
 
     started = timezone.now()
+    probed = False
     try:
         while True:
             try:
@@ -50,10 +54,42 @@ def _announce(name: str, slots: int) -> None:
             except Exception as exc:  # the database may be down for a while
                 log.warning("worker %s: presence not recorded (%s)", name, exc)
                 close_old_connections()
+            probed = _runtimes(name, probed)
             if _presence_stop.wait(PRESENCE_S):
                 return
     finally:
         connection.close()
+
+
+def _runtimes(name: str, probed: bool) -> bool:
+    """Probe and record this worker's runtimes once (``probed`` False), then keep the record
+    current; True once recorded. A sandbox that cannot start engines records none."""
+    from django.db import close_old_connections
+
+    from engines import services
+    from engines.sandbox import SandboxError
+    from engines.sandbox.runtimes import probe_runtimes
+    from engines.validation import sandbox_config
+
+    try:
+        if probed:
+            return services.worker_runtimes_seen(name) or _runtimes(name, False)
+        try:
+            found = probe_runtimes(sandbox_config())
+        except SandboxError as exc:
+            log.error("worker %s: the sandbox cannot start engines (%s)", name, exc)
+            found = []
+        services.worker_runtimes_record(name, found)
+        log.info(
+            "worker %s offers engines: %s",
+            name,
+            ", ".join(f"{r.name} {r.version}" for r in found) or "nothing",
+        )
+        return True
+    except Exception as exc:  # the database may be down: try again next period
+        log.warning("worker %s: runtimes not recorded (%s)", name, exc)
+        close_old_connections()
+        return False
 
 
 def announce_presence(sender: Any = None, **kwargs: Any) -> None:
@@ -96,12 +132,14 @@ def hand_back_matches(sender: Any = None, **kwargs: Any) -> None:
     from arena.beat_pool import is_beat_pool
     from arena.matches.models import WorkerNode
     from arena.matches.services import matches_hand_back
+    from engines.services import worker_runtimes_forget
 
     if is_beat_pool():
         return
     _presence_stop.set()
     try:
         WorkerNode.objects.filter(name=str(sender or "")).delete()
+        worker_runtimes_forget(str(sender or ""))
         matches_hand_back(str(sender or ""))
     except Exception:  # the database may be down: the leases then expire on their own
         log.exception("worker %s: handing back its matches failed", sender)

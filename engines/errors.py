@@ -19,6 +19,7 @@ __all__ = [
     "EngineVersionNotFound",
     "NotExecutable",
     "PairingRefused",
+    "RuntimeMissing",
     "UnsafeArchive",
     "UploadTooLarge",
     "VariantNotSupported",
@@ -105,3 +106,11 @@ class PairingRefused(ApiError):
     status_code = status.HTTP_403_FORBIDDEN
     default_code = "pairing_refused"
     default_detail = "The engine's owner does not allow this pairing."
+
+
+class RuntimeMissing(ApiError):
+    """The engine's command needs a runtime no worker offers (docs/runtimes.md): ``details``
+    names the ``runtime``, the ``program`` the command starts and the runtimes ``offered``."""
+
+    default_code = "runtime_missing"
+    default_detail = "The engine needs a runtime that no worker offers."

@@ -146,3 +146,25 @@ class PackageBlob(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class WorkerRuntimes(models.Model):
+    """The runtimes one worker's sandbox offers engines (docs/runtimes.md), probed by the
+    worker when it starts (``engines.sandbox.runtimes.probe_runtimes``, run as an engine) and
+    written by ``engines.services.worker_runtimes_record``; ``last_seen`` is refreshed with the
+    worker's presence (``arena.worker_hooks``) and the row removed at its warm shutdown.
+
+    ``runtimes``: ``[{"name": "python", "version": "3.11.2", "command": "python3"}, ...]`` in
+    the order of ``engines.sandbox.runtimes.RUNTIMES`` (``command`` "" for a library)."""
+
+    worker = models.CharField(max_length=200, unique=True)
+    runtimes = models.JSONField(default=list)
+    probed_at = models.DateTimeField()
+    last_seen = models.DateTimeField()
+
+    class Meta:
+        ordering = ["worker"]
+        verbose_name_plural = "worker runtimes"
+
+    def __str__(self) -> str:
+        return f"{self.worker}: {', '.join(r['name'] for r in self.runtimes) or 'no runtime'}"

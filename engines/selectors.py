@@ -11,7 +11,11 @@ from django_stubs_ext import WithAnnotations
 from arena.api import errors as api_errors
 from arena.api.filters import variant_id
 from engines import errors
-from engines.models import Engine, EngineVersion
+from engines.models import Engine, EngineVersion, WorkerRuntimes
+
+#: Seconds after its last presence update that a worker's runtimes still count (three
+#: presence periods of ``arena.worker_hooks.PRESENCE_S``, as the queue view's workers).
+RUNTIMES_STALE_S = 30
 
 
 def engine_list(
@@ -179,3 +183,73 @@ def version_get(engine: Engine, number: int) -> EngineVersion:
             details={"engine": engine.name, "version": number},
         )
     return version
+
+
+def live_worker_runtimes() -> list[WorkerRuntimes]:
+    """The probed runtimes of each worker seen in the last ``RUNTIMES_STALE_S`` seconds, by
+    worker name."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    since = timezone.now() - timedelta(seconds=RUNTIMES_STALE_S)
+    return list(WorkerRuntimes.objects.filter(last_seen__gte=since).order_by("worker"))
+
+
+def runtimes_offered() -> dict[str, list[dict[str, Any]]]:
+    """What ``GET /api/runtimes/`` answers: ``runtimes``, each distinct ``{name, version,
+    command}`` some live worker offers (in the order of the promised table,
+    ``engines.sandbox.runtimes.RUNTIMES``, then by version), and ``workers``, ``{name,
+    runtimes}`` of each live worker. Both empty while no worker is running."""
+    from engines.sandbox.runtimes import RUNTIME_NAMES
+
+    workers = live_worker_runtimes()
+    seen: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for row in workers:
+        for runtime in row.runtimes:
+            key = (runtime["name"], runtime["version"], runtime["command"])
+            seen.setdefault(key, runtime)
+
+    def order(key: tuple[str, str, str]) -> tuple[int, str]:
+        name = key[0]
+        return (RUNTIME_NAMES.index(name) if name in RUNTIME_NAMES else len(RUNTIME_NAMES), key[1])
+
+    return {
+        "runtimes": [seen[key] for key in sorted(seen, key=order)],
+        "workers": [{"name": row.worker, "runtimes": row.runtimes} for row in workers],
+    }
+
+
+def offered_runtime_names() -> set[str]:
+    """The names of the runtimes at least one live worker offers (``python``, ``java``...)."""
+    return {runtime["name"] for row in live_worker_runtimes() for runtime in row.runtimes}
+
+
+def missing_runtime(programs: list[str]) -> errors.RuntimeMissing | None:
+    """The error for the first of ``programs`` (``engines.sandbox.runtimes.required_programs``)
+    whose runtime of the promised table no live worker offers, or None: every such runtime is
+    offered, no live worker has recorded a runtime yet (nothing is known: a worker whose sandbox
+    cannot start engines records none, and its validations wait), or the programs are outside
+    the table (only a worker can tell whether it has ``perl``: validation decides)."""
+    from engines.sandbox.runtimes import runtime_for
+
+    workers = [row for row in live_worker_runtimes() if row.runtimes]
+    if not workers:
+        return None
+    offered = {runtime["name"] for row in workers for runtime in row.runtimes}
+    for program in programs:
+        runtime = runtime_for(program)
+        if runtime is not None and runtime not in offered:
+            return runtime_missing_error(runtime, program, sorted(offered))
+    return None
+
+
+def runtime_missing_error(runtime: str, program: str, offered: list[str]) -> errors.RuntimeMissing:
+    """``RuntimeMissing`` naming ``runtime`` (a name of the table, or the program itself for
+    one outside it), the ``program`` the command starts and the runtimes ``offered``."""
+    what = runtime if runtime == program else f"{runtime} ({program})"
+    return errors.RuntimeMissing(
+        f"The engine's command needs {what}, which no worker offers "
+        f"(offered: {', '.join(offered) or 'none'}; see docs/runtimes.md).",
+        details={"runtime": runtime, "program": program, "offered": offered},
+    )

@@ -183,3 +183,25 @@ class EngineDetailOutputSerializer(EngineListOutputSerializer):
                 engine.versions.all(), many=True, context=self.context
             ).data
         )
+
+
+class RuntimeOutputSerializer(serializers.Serializer[Any]):
+    """One runtime a worker offers engines (docs/runtimes.md)."""
+
+    name = serializers.CharField(help_text="python, node, java, libc or libstdc++")
+    version = serializers.CharField(help_text="as the runtime prints it: 3.11.2, 17.0.15")
+    command = serializers.CharField(
+        help_text='what a manifest command starts with to use it ("" for a library)'
+    )
+
+
+class WorkerRuntimesOutputSerializer(serializers.Serializer[Any]):
+    name = serializers.CharField(help_text="the worker's Celery node name")
+    runtimes = RuntimeOutputSerializer(many=True)
+
+
+class RuntimesOutputSerializer(serializers.Serializer[Any]):
+    runtimes = RuntimeOutputSerializer(
+        many=True, help_text="every runtime at least one live worker offers"
+    )
+    workers = WorkerRuntimesOutputSerializer(many=True, help_text="each live worker's probe")

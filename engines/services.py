@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from datetime import timedelta
 from functools import partial
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -21,8 +21,11 @@ from django.db.models import Q
 from django.utils import timezone
 
 from engines import errors, storage
-from engines.models import Engine, EngineVersion
-from engines.selectors import engine_by_name
+from engines.models import Engine, EngineVersion, WorkerRuntimes
+from engines.selectors import engine_by_name, missing_runtime
+
+if TYPE_CHECKING:
+    from engines.sandbox.runtimes import Runtime
 
 log = logging.getLogger(__name__)
 
@@ -70,10 +73,13 @@ def engine_version_create(
     Raises (``engines.errors``): ``EngineNotYours`` (403, the name belongs to another user),
     ``UploadTooLarge`` (413, over ``settings.BAO_ENGINE_MAX_BYTES`` bytes, or over four times
     that once unpacked), ``UnsafeArchive``, ``BadManifest``, ``NotExecutable``, ``BadUpload``
-    (corrupt archive, empty file) - all 400; ``DuplicateVersion`` (409, the same sha256 as the
+    (corrupt archive, empty file), ``RuntimeMissing`` (its command needs a runtime of the
+    promised table that no live worker offers: ``engines.selectors.missing_runtime``) - all
+    400; ``DuplicateVersion`` (409, the same sha256 as the
     engine's latest version: a re-upload would only replay the same engine).
     """
     from engines.package import EnginePackageError, load_engine
+    from engines.sandbox.runtimes import required_programs
 
     # Names differing only in case would look the same on a leaderboard: they are one name,
     # spelled as on its first upload.
@@ -99,7 +105,7 @@ def engine_version_create(
                 ".zip or .tar.gz with a bao-engine.json manifest."
             )
         try:
-            load_engine(
+            package = load_engine(
                 incoming.path,
                 unpack_dir=incoming.root,
                 max_bytes=storage.unpacked_max_bytes(),
@@ -108,6 +114,9 @@ def engine_version_create(
             raise _PACKAGE_ERRORS.get(exc.code, errors.BadUpload)(
                 str(exc.args[0]), details=dict(exc.details)
             ) from None
+        missing = missing_runtime(required_programs(package))
+        if missing is not None:
+            raise missing
         original = Path((upload.name or "engine").replace("\\", "/")).name or "engine"
         version = _create_version_row(owner, name, description, original, incoming)
     finally:
@@ -355,3 +364,30 @@ def engine_versions_revalidate(version_ids: list[int]) -> int:
         for version_id in version_ids:
             _enqueue_validation(version_id)
     return count
+
+
+def worker_runtimes_record(worker: str, runtimes: Iterable[Runtime]) -> WorkerRuntimes:
+    """Store what ``worker``'s sandbox offers (``engines.sandbox.runtimes.probe_runtimes``),
+    replacing its earlier probe; seen now."""
+    now = timezone.now()
+    row, _ = WorkerRuntimes.objects.update_or_create(
+        worker=worker,
+        defaults={
+            "runtimes": [
+                {"name": r.name, "version": r.version, "command": r.command} for r in runtimes
+            ],
+            "probed_at": now,
+            "last_seen": now,
+        },
+    )
+    return row
+
+
+def worker_runtimes_seen(worker: str) -> bool:
+    """Mark ``worker``'s probe as still current (its presence update); False if it has none."""
+    return bool(WorkerRuntimes.objects.filter(worker=worker).update(last_seen=timezone.now()))
+
+
+def worker_runtimes_forget(worker: str) -> None:
+    """Remove ``worker``'s probe (its warm shutdown): it offers nothing any more."""
+    WorkerRuntimes.objects.filter(worker=worker).delete()

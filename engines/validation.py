@@ -49,6 +49,9 @@ VALIDATION_TIME_CONTROL = "5+0.1"
 VALIDATION_PLY_CAP = 40
 CANDIDATE = "candidate"
 OPPONENT = "arena-random"
+#: The rejection code of a version whose command needs a runtime no worker offers (the API's
+#: ``runtime_missing`` at upload, docs/runtimes.md).
+RUNTIME_MISSING = "runtime_missing"
 #: Most characters of engine stderr kept in a rejection log.
 REASON_STDERR_CHARS = 2000
 
@@ -135,6 +138,13 @@ def check_package(
                 package, config=config, opponent=opponent_package(Path(tmp) / "random")
             )
     config = config or referee_config()
+    # Engines started as the sandbox starts them (not by a test's own starter) need their
+    # runtime on this worker.
+    real_start = config.starter is None and config.transport_factory is None
+    if real_start and config.sandbox is not None:
+        missing = _runtime_verdict(package, config.sandbox)
+        if missing is not None:
+            return missing
     probe = EngineSlot(package, CANDIDATE, config)
     try:
         # prepare() starts the process and runs the handshake before it looks at the variant;
@@ -195,6 +205,47 @@ def check_package(
         name=name,
         author=author,
     )
+
+
+def _runtime_verdict(package: EnginePackage, sandbox: SandboxConfig) -> Verdict | None:
+    """None if this worker's sandbox has what ``package``'s command needs
+    (``engines.sandbox.runtimes.required_programs``); else a ``runtime_missing`` rejection
+    naming it when no worker has it either, or a deferred verdict (retried, perhaps on the
+    worker that has it) when another live worker offers it."""
+    from engines.sandbox import SandboxError
+    from engines.sandbox.runtimes import (
+        offered_here,
+        program_on_sandbox_path,
+        required_programs,
+        runtime_for,
+    )
+    from engines.selectors import offered_runtime_names, runtime_missing_error
+
+    for program in required_programs(package):
+        runtime = runtime_for(program)
+        if runtime is None:
+            if program_on_sandbox_path(program):
+                continue
+            error = runtime_missing_error(program, program, [])
+            return _reject(RUNTIME_MISSING, _sentence(error), "")
+        try:
+            if offered_here(runtime, sandbox) is not None:
+                continue
+        except SandboxError as exc:
+            return Verdict(ok=False, deferred=True, reason=str(exc))
+        elsewhere = offered_runtime_names()
+        if runtime in elsewhere:
+            return Verdict(
+                ok=False, deferred=True, reason=f"{runtime} is not on this worker (another has it)"
+            )
+        error = runtime_missing_error(runtime, program, sorted(elsewhere))
+        return _reject(RUNTIME_MISSING, _sentence(error), "")
+    return None
+
+
+def _sentence(error: Exception) -> str:
+    text = str(getattr(error, "detail", error))
+    return text[:1].lower() + text[1:].rstrip(".")
 
 
 def _reject(code: str, detail: str, stderr: str) -> Verdict:

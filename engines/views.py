@@ -46,7 +46,8 @@ the engine's stderr: shown to you and to staff, null for others). Poll
 Errors: `engine_not_yours` (403), `duplicate_version` (409, the same file as the latest
 version), `throttled` (429, `BAO_THROTTLE_UPLOADS`, default 30 an hour), `upload_too_large`
 (413, limit `BAO_ENGINE_MAX_BYTES`),
-`unsafe_archive`, `bad_manifest`, `not_executable`, `bad_upload`, `invalid` (400),
+`unsafe_archive`, `bad_manifest`, `not_executable`, `bad_upload`, `runtime_missing` (the command
+needs a runtime no live worker offers: `GET /api/runtimes/`), `invalid` (400),
 `not_authenticated` (401). A refused upload stores nothing."""
 
 
@@ -205,3 +206,20 @@ class EngineVersionDownloadView(APIView):
             filename=version.original_filename or version.storage_path.rpartition("/")[2],
             content_type="application/octet-stream",
         )
+
+
+class RuntimesView(APIView):
+    """``GET`` the runtimes the live workers offer engines, each probed in its sandbox."""
+
+    @extend_schema(
+        operation_id="runtimes_list",
+        summary="What a worker offers engines: Python, node, Java, the C and C++ libraries",
+        description="Each worker probes its sandbox when it starts, running each runtime as an "
+        "engine would be run (docs/runtimes.md). `runtimes`: every distinct runtime some live "
+        "worker offers; `workers`: each live worker's own list. Both are empty while no worker "
+        "runs. An upload whose command needs a runtime none offers is refused "
+        "(`runtime_missing`).",
+        responses={200: s.RuntimesOutputSerializer, **ERROR_RESPONSES},
+    )
+    def get(self, request: Request) -> Response:
+        return Response(s.RuntimesOutputSerializer(selectors.runtimes_offered()).data)

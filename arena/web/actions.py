@@ -63,15 +63,23 @@ UPLOAD_ERRORS: FieldMap = {
     "not_executable": "file",
     "bad_upload": "file",
     "duplicate_version": "file",
+    "runtime_missing": "file",
 }
 
 
 @login_required
 def upload(request: HttpRequest) -> HttpResponse:
     """``/engines/upload/``: a new engine or a new version of one's own (``?name=``)."""
+    # What the workers offer engines, probed in their sandboxes (docs/runtimes.md).
+    runtimes = engine_selectors.runtimes_offered()["runtimes"]
     if request.method != "POST":
         return form_page(
-            request, "web/upload.html", UPLOAD_FIELDS, {"name": request.GET.get("name", "")}, None
+            request,
+            "web/upload.html",
+            UPLOAD_FIELDS,
+            {"name": request.GET.get("name", "")},
+            None,
+            runtimes=runtimes,
         )
     values: dict[str, Any] = {k: request.POST.get(k, "") for k in ("name", "description")}
     data = {**values, **({"file": request.FILES["file"]} if "file" in request.FILES else {})}
@@ -89,7 +97,9 @@ def upload(request: HttpRequest) -> HttpResponse:
         fields=UPLOAD_ERRORS,
     )
     if isinstance(result, FormErrors):
-        return form_page(request, "web/upload.html", UPLOAD_FIELDS, values, result)
+        return form_page(
+            request, "web/upload.html", UPLOAD_FIELDS, values, result, runtimes=runtimes
+        )
     messages.success(request, f"Uploaded {result}: {_status_sentence(result.status)}")
     return HttpResponseRedirect(f"/engines/{result.engine.name}/#version-{result.number}")
 

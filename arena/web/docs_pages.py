@@ -72,6 +72,12 @@ AUTHOR_DOCS: dict[str, DocPage] = {
         "The sandbox",
         "what an engine process may do: files, memory, time, network",
     ),
+    "runtimes": DocPage(
+        "runtimes.md",
+        "/docs/runtimes/",
+        "Runtimes",
+        "what a worker offers engines: Python, node, Java and its flags, the C and C++ libraries",
+    ),
     "conformance": DocPage(
         "rules/conformance.md",
         "/docs/conformance/",

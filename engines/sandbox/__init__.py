@@ -14,7 +14,10 @@ Modes (``SandboxConfig.mode``; ``EngineProcess.mode`` says which one ran):
     a read-only tmpfs holding read-only ``/usr`` (+ the ``/bin``, ``/lib*``, ``/sbin`` links),
     the engine root at ``/engine`` (read-only, the working directory), ``arena/rules`` and
     ``engines/sdk.py`` read-only under ``/bao/lib``, a read-only minimal ``/dev`` and the pid
-    namespace's own ``/proc``. The only writable places are three tmpfs mounts with a size cap:
+    namespace's own ``/proc``. Of ``/etc`` only ``ld.so.cache`` and the directories that links
+    under ``/usr`` lead through (``commands.etc_link_dirs``: ``/etc/alternatives``, the JDK's
+    ``/etc/java-17-openjdk``...) are shown, read-only, so ``java`` on ``PATH`` works. The only
+    writable places are three tmpfs mounts with a size cap:
     ``/scratch`` (``HOME``, ``SandboxLimits.scratch_bytes``), ``/tmp`` and ``/dev/shm``
     (``tmp_bytes`` each). There is no scratch directory on the host. bwrap reads its options
     from a memory file (``--args``), so the namespace's pid 1 (bwrap's reaper) shows the engine
@@ -75,6 +78,8 @@ This module is the interface (what callers import); by concept, the package hold
 - ``memory``: what an engine holds, from ``/proc``; ``cgroup``: the kernel's memory cap;
 - ``mounts``: the fallback's size-capped tmpfs mounts, a script run by path as root in the
   engine's mount namespace (standard library only, imports nothing of the package);
+- ``runtimes``: the runtimes an engine gets here (Python, node, Java, the C and C++ libraries),
+  probed in the sandbox, and the program a package's command needs;
 - ``check``: ``python -m engines.sandbox.check``, which mode works here and why.
 
 The constants here are copies of their module's: code (and a test) that changes one changes it

@@ -2,8 +2,10 @@
 
 Prints the probe (root? bwrap? unshare?), the mode ``auto`` would choose, then starts a tiny
 engine in each mode that can work and reports what it saw (uid, network, import of
-``arena.rules``) and how long the first line took (ms). Exit status 0 if the full sandbox
-(bwrap) works, 1 if only the fallback does, 2 if engines cannot be started at all.
+``arena.rules``) and how long the first line took (ms), then the runtimes an engine gets in
+the mode ``auto`` chose (``engines.sandbox.runtimes``, docs/runtimes.md). Exit status 0 if
+the full sandbox (bwrap) works, 1 if only the fallback does, 2 if engines cannot be started at
+all.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 
 from engines.package import EnginePackage
 from engines.sandbox import SandboxConfig, SandboxError, probe, start_engine
+from engines.sandbox.runtimes import probe_runtimes
 
 _PROBE_ENGINE = """\
 import json, os, socket
@@ -82,6 +85,12 @@ def main() -> int:
             if mode == "bwrap" and not found.bwrap_ok:
                 continue
             print(f"{mode}: {_try_mode(root, mode)}")
+        try:
+            found_runtimes = probe_runtimes(SandboxConfig())
+            offered = ", ".join(f"{r.name} {r.version}" for r in found_runtimes) or "none"
+        except SandboxError as exc:
+            offered = f"none: {exc}"
+        print(f"runtimes engines get: {offered}")
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return 0 if found.bwrap_ok else 1

@@ -59,8 +59,47 @@ for _top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
         BWRAP_BASE += ["--symlink", os.readlink(_top), _top]
     elif os.path.isdir(_top):
         BWRAP_BASE += ["--ro-bind", _top, _top]
-# ld.so.cache only speeds up library lookup; nothing else of /etc is shown.
+#: Where programs under /usr link into /etc: Debian's alternatives (``/usr/bin/java`` ->
+#: ``/etc/alternatives/java`` -> ``/usr/lib/jvm/.../bin/java``) and the JDK's own configuration
+#: (``lib/jvm.cfg`` -> ``/etc/java-17-openjdk/jvm-amd64.cfg``). Only these trees are searched.
+ETC_LINK_SOURCES = ("/usr/bin", "/usr/sbin", "/usr/lib/jvm")
+
+
+def etc_link_dirs(sources: tuple[str, ...] = ETC_LINK_SOURCES, etc: str = "/etc") -> list[str]:
+    """The directories under ``etc`` that symbolic links in ``sources`` lead through, each
+    chain followed link by link (at most 40 hops), smallest set first: a directory inside
+    another listed one is left out, and ``etc`` itself never is one. Sorted; [] when nothing
+    links into ``etc``.
+
+    The sandbox mounts each read-only at its own path, so ``java`` on ``PATH`` resolves as on
+    the host and nothing else of ``/etc`` is shown. A link whose chain ends outside ``/usr``
+    still dangles inside (only ``/usr`` is mounted)."""
+    prefix = etc.rstrip("/") + "/"
+    found: set[str] = set()
+    for source in sources:
+        for dirpath, dirnames, filenames in os.walk(source):
+            for name in (*dirnames, *filenames):
+                path = os.path.join(dirpath, name)
+                for _hop in range(40):
+                    if not os.path.islink(path):
+                        break
+                    path = os.path.join(os.path.dirname(path), os.readlink(path))
+                    path = os.path.normpath(path)
+                    # /etc itself is never shown whole: a link to a file directly in it dangles.
+                    if path.startswith(prefix) and os.path.dirname(path) != prefix[:-1]:
+                        found.add(os.path.dirname(path))
+    kept: list[str] = []
+    for path in sorted(found):
+        if not any(path == k or path.startswith(k + "/") for k in kept):
+            kept.append(path)
+    return kept
+
+
+# ld.so.cache only speeds up library lookup; the /etc links of etc_link_dirs() make programs
+# on PATH work; nothing else of /etc is shown.
 BWRAP_BASE += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
+for _etc_dir in etc_link_dirs():
+    BWRAP_BASE += ["--ro-bind-try", _etc_dir, _etc_dir]
 UNSHARE_ARGS = [
     "--fork",
     "--pid",

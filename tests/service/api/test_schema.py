@@ -17,6 +17,7 @@ OUR_PATHS = {
     "/api/engines/{name}/": {"get", "patch"},
     "/api/engines/{name}/versions/{number}/": {"get"},
     "/api/engines/{name}/versions/{number}/download/": {"get"},
+    "/api/runtimes/": {"get"},
 }
 
 
