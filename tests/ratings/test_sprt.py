@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from ratings.stats import sprt
+from ratings.stats import sprt, sprt_fits
 from ratings.stats.sprt import Decision, Model, SprtInputError, SprtParameters
 
 
@@ -69,11 +69,11 @@ def test_pentanomial_nelo_is_per_game_so_a_pair_t_is_divided_by_root_two():
 def test_the_constrained_fits_meet_their_constraints():
     _, pdf = sprt._pdf([3, 10, 25, 12, 6])
     outcomes = [a for a, _ in pdf]
-    q = sprt._fit_mean(pdf, 0.55)
+    q = sprt_fits.fit_mean(pdf, 0.55)
     assert sum(q) == pytest.approx(1)
     assert sum(a * x for a, x in zip(outcomes, q, strict=True)) == pytest.approx(0.55)
-    q = sprt._fit_t(pdf, 0.1)
-    mu, sigma = sprt._moments(list(zip(outcomes, q, strict=True)))
+    q = sprt_fits.fit_t(pdf, 0.1)
+    mu, sigma = sprt_fits.moments(list(zip(outcomes, q, strict=True)))
     assert sum(q) == pytest.approx(1)
     assert (mu - 0.5) / sigma == pytest.approx(0.1)
 
@@ -201,7 +201,7 @@ def test_the_fallback_search_finds_the_fixed_points_fit_on_ordinary_records():
         ([10, 40, 100, 45, 12], 0.04),
     ):
         _, pdf = sprt._pdf(counts)
-        fixed, searched = sprt._fit_t(pdf, t), sprt._fit_t_search(pdf, t)
+        fixed, searched = sprt_fits.fit_t(pdf, t), sprt_fits.fit_t_search(pdf, t)
         assert max(abs(a - b) for a, b in zip(fixed, searched, strict=True)) < 1e-6
 
 
