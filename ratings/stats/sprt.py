@@ -209,6 +209,18 @@ def logistic_elo(score: float) -> float:
     return -400 * math.log10(1 / score - 1)
 
 
+def _score_offsets(pdf: Sequence[tuple[float, float]], elo: float) -> list[float]:
+    """``a_i - s`` for the logistic score ``s`` of ``elo``, from whichever of ``s`` and
+    ``1 - s`` is the smaller (``e / (1 + e)``, ``e = 10^(-|elo|/400)``, which underflows
+    instead of overflowing): a bound of thousands of Elo puts ``s`` within 1e-16 of 1, where
+    ``a_i - s`` computed from ``s`` would lose the top outcome's distance, and with it the LLR."""
+    e = 10 ** (-abs(elo) / 400)
+    small = e / (1 + e)
+    if elo >= 0:
+        return [(a - 1) + small for a, _ in pdf]
+    return [a - small for a, _ in pdf]
+
+
 def llr(counts: Sequence[int], params: SprtParameters) -> float:
     """The generalized log-likelihood ratio of H1 against H0 for the counts (see the module
     docstring): finite for every record and every pair of finite bounds, and 0.0 while nothing
@@ -220,8 +232,8 @@ def llr(counts: Sequence[int], params: SprtParameters) -> float:
         return 0.0
     try:
         if params.model is Model.LOGISTIC:
-            q0 = fits.fit_mean(pdf, logistic_score(params.elo0))
-            q1 = fits.fit_mean(pdf, logistic_score(params.elo1))
+            q0 = fits.tilt(pdf, _score_offsets(pdf, params.elo0))
+            q1 = fits.tilt(pdf, _score_offsets(pdf, params.elo1))
         else:
             per = _t_per_nelo(len(counts) == 5)
             q0 = fits.fit_t(pdf, params.elo0 * per)

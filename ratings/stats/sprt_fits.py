@@ -261,6 +261,25 @@ def feasible_means(outcomes: Sequence[float], t: float) -> list[tuple[float, flo
     return intervals
 
 
+def _two_point_means(outcomes: Sequence[float], t: float) -> list[float]:
+    """The means of the distributions on two of ``outcomes`` with t-value ``t``: with weight
+    ``w`` on ``a_j`` and ``1 - w`` on ``a_i < a_j`` (``c = a_i - 1/2``, ``d = a_j - a_i``),
+    ``c + d w = t d sqrt(w (1 - w))``, a quadratic in ``w``. The profile of
+    :func:`fit_t_search` has its narrow peaks near these means (the fit puts nearly all its
+    mass on two outcomes), so they are scanned too."""
+    means = []
+    for ai, aj in itertools.combinations(outcomes, 2):
+        c, d = ai - 0.5, aj - ai
+        qa, qb, qc = d * d * (1 + t * t), 2 * c * d - t * t * d * d, c * c
+        disc = qb * qb - 4 * qa * qc
+        if disc < 0:
+            continue
+        for w in ((-qb - math.sqrt(disc)) / (2 * qa), (-qb + math.sqrt(disc)) / (2 * qa)):
+            if 0 < w < 1 and (c + d * w) * t > 0:
+                means.append(ai + d * w)
+    return means
+
+
 #: Where :func:`fit_t_search` first looks in an interval of feasible means: fractions of its
 #: width, geometric towards both ends (a maximum may sit very near one).
 _SCAN = sorted(
@@ -275,10 +294,12 @@ _SCAN = sorted(
 def fit_t_search(pdf: Sequence[tuple[float, float]], t: float) -> list[float]:
     """:func:`fit_t` by a direct search: for each feasible mean ``m`` (with ``sigma = (m -
     1/2) / t``) the fit with that mean and variance (:func:`fit_moments`), and the ``m`` of
-    largest likelihood (a scan of each feasible interval at the fractions ``_SCAN``, then a
-    golden-section search between the neighbours of each local maximum of the scan). Best
-    effort: the profile may have a narrow peak between two scan points, which is then missed
-    (only where the fixed point fails is this the answer). ``t = 0`` is the fit of mean 1/2.
+    largest likelihood (a scan of each feasible interval at the fractions ``_SCAN`` and at the
+    means of two-point fits, :func:`_two_point_means`, then a
+    golden-section search between the neighbours of each local maximum of the scan). A search,
+    not a proof: a peak of the profile between two scan points would be missed (run alone on
+    the 2086 normalized cases of the fishtest data it finds fishtest's LLR to 1e-6 on all but
+    the one where fishtest's own fit is off by 1.6e-6). ``t = 0`` is the fit of mean 1/2.
     Raises ``Infeasible`` if no mean is feasible (never for outcomes spanning [0, 1] and a
     finite ``t``)."""
     if t == 0:
@@ -299,8 +320,10 @@ def fit_t_search(pdf: Sequence[tuple[float, float]], t: float) -> list[float]:
         return value
 
     ratio = (math.sqrt(5) - 1) / 2
+    peaks = _two_point_means(outcomes, t)
     for left, right in feasible_means(outcomes, t):
-        grid = [left, *(left + (right - left) * u for u in _SCAN), right]
+        inner = {left + (right - left) * u for u in _SCAN} | {m for m in peaks if left < m < right}
+        grid = [left, *sorted(inner), right]
         values = [-math.inf, *(loglik(m) for m in grid[1:-1]), -math.inf]
         # A golden-section search between the neighbours of every local maximum of the scan
         # (the profile may have two: mass moved to either of two outcomes).

@@ -205,6 +205,24 @@ def test_the_fallback_search_finds_the_fixed_points_fit_on_ordinary_records():
         assert max(abs(a - b) for a, b in zip(fixed, searched, strict=True)) < 1e-6
 
 
+def test_the_search_finds_the_narrow_peak_of_an_all_draw_record():
+    # 1000 pairs all 1-1, nElo 20: the best fit moves mass to 2 points (mean 0.5033), a
+    # peak of the profile between scan points, found through the two-point means.
+    _, pdf = sprt._pdf([0, 0, 1000, 0, 0])
+    t = 20 * math.sqrt(2) / sprt.NELO_PER_T
+    fixed, searched = sprt_fits.fit_t(pdf, t), sprt_fits.fit_t_search(pdf, t)
+    assert max(abs(a - b) for a, b in zip(fixed, searched, strict=True)) < 1e-7
+    assert fixed[4] == pytest.approx(0.00658, abs=1e-5)
+
+
+def test_logistic_bounds_of_thousands_of_elo_keep_a_finite_llr():
+    # The score of 20000 Elo is 1 - 1e-50: computed from s it would be 1.0 and leave no tilt.
+    result = sprt.sprt([3, 10, 25, 12, 6], SprtParameters(-20000, 20000))
+    assert result.llr is not None and math.isfinite(result.llr) and result.llr > 0
+    # Symmetric bounds, a record above 1/2: H1 (the score near 1) is the likelier.
+    assert result.decision is Decision.H1
+
+
 def test_the_llr_is_finite_where_fishtest_itself_fails():
     # fishtest's LLR_normalized raises ValueError (no tilt) on this record and bound.
     result = sprt.sprt([0, 0, 1, 0, 0], SprtParameters(0, 400, model=Model.NORMALIZED))
