@@ -273,3 +273,16 @@ def test_the_text_output_says_unbounded(capsys):
     assert sprt.main([*argv, "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
     assert payload["ci_low"] is None and payload["ci_note"].startswith("lower end unbounded")
+
+
+def test_the_command_reports_the_wdl_given_with_pentanomial_counts(capsys):
+    argv = ["--elo0", "0", "--elo1", "5", "--model", "logistic", "--pentanomial", "1,2,3,2,1"]
+    assert sprt.main([*argv, "--wdl", "7,4,7", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert (payload["games"], payload["wdl"], payload["pentanomial"]) == (
+        18,
+        [7, 4, 7],
+        [1, 2, 3, 2, 1],
+    )
+    assert sprt.main(argv) == 0
+    assert "W/D/L" not in capsys.readouterr().out  # not known from pairs alone
