@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from ratings.stats import sprt
+from ratings.stats import sprt, sprt_fits
 from ratings.stats.sprt import Decision, Model, SprtInputError, SprtParameters
 
 
@@ -69,11 +69,11 @@ def test_pentanomial_nelo_is_per_game_so_a_pair_t_is_divided_by_root_two():
 def test_the_constrained_fits_meet_their_constraints():
     _, pdf = sprt._pdf([3, 10, 25, 12, 6])
     outcomes = [a for a, _ in pdf]
-    q = sprt._fit_mean(pdf, 0.55)
+    q = sprt_fits.fit_mean(pdf, 0.55)
     assert sum(q) == pytest.approx(1)
     assert sum(a * x for a, x in zip(outcomes, q, strict=True)) == pytest.approx(0.55)
-    q = sprt._fit_t(pdf, 0.1)
-    mu, sigma = sprt._moments(list(zip(outcomes, q, strict=True)))
+    q = sprt_fits.fit_t(pdf, 0.1)
+    mu, sigma = sprt_fits.moments(list(zip(outcomes, q, strict=True)))
     assert sum(q) == pytest.approx(1)
     assert (mu - 0.5) / sigma == pytest.approx(0.1)
 
@@ -201,8 +201,26 @@ def test_the_fallback_search_finds_the_fixed_points_fit_on_ordinary_records():
         ([10, 40, 100, 45, 12], 0.04),
     ):
         _, pdf = sprt._pdf(counts)
-        fixed, searched = sprt._fit_t(pdf, t), sprt._fit_t_search(pdf, t)
+        fixed, searched = sprt_fits.fit_t(pdf, t), sprt_fits.fit_t_search(pdf, t)
         assert max(abs(a - b) for a, b in zip(fixed, searched, strict=True)) < 1e-6
+
+
+def test_the_search_finds_the_narrow_peak_of_an_all_draw_record():
+    # 1000 pairs all 1-1, nElo 20: the best fit moves mass to 2 points (mean 0.5033), a
+    # peak of the profile between scan points, found through the two-point means.
+    _, pdf = sprt._pdf([0, 0, 1000, 0, 0])
+    t = 20 * math.sqrt(2) / sprt.NELO_PER_T
+    fixed, searched = sprt_fits.fit_t(pdf, t), sprt_fits.fit_t_search(pdf, t)
+    assert max(abs(a - b) for a, b in zip(fixed, searched, strict=True)) < 1e-7
+    assert fixed[4] == pytest.approx(0.00658, abs=1e-5)
+
+
+def test_logistic_bounds_of_thousands_of_elo_keep_a_finite_llr():
+    # The score of 20000 Elo is 1 - 1e-50: computed from s it would be 1.0 and leave no tilt.
+    result = sprt.sprt([3, 10, 25, 12, 6], SprtParameters(-20000, 20000))
+    assert result.llr is not None and math.isfinite(result.llr) and result.llr > 0
+    # Symmetric bounds, a record above 1/2: H1 (the score near 1) is the likelier.
+    assert result.decision is Decision.H1
 
 
 def test_the_llr_is_finite_where_fishtest_itself_fails():
@@ -255,3 +273,16 @@ def test_the_text_output_says_unbounded(capsys):
     assert sprt.main([*argv, "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
     assert payload["ci_low"] is None and payload["ci_note"].startswith("lower end unbounded")
+
+
+def test_the_command_reports_the_wdl_given_with_pentanomial_counts(capsys):
+    argv = ["--elo0", "0", "--elo1", "5", "--model", "logistic", "--pentanomial", "1,2,3,2,1"]
+    assert sprt.main([*argv, "--wdl", "7,4,7", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert (payload["games"], payload["wdl"], payload["pentanomial"]) == (
+        18,
+        [7, 4, 7],
+        [1, 2, 3, 2, 1],
+    )
+    assert sprt.main(argv) == 0
+    assert "W/D/L" not in capsys.readouterr().out  # not known from pairs alone
