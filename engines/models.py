@@ -119,6 +119,17 @@ class EngineVersion(models.Model):
     def __str__(self) -> str:
         return f"{self.engine.name} v{self.number}"
 
+    @property
+    def rejection_detail(self) -> str:
+        """``rejection_reason`` without its leading ``"<rejection_code>: "`` (validation stores
+        the reason as ``"crash: exited with status 3"``), for pages that show the code beside
+        it."""
+        prefix = f"{self.rejection_code}: "
+        reason = self.rejection_reason
+        return (
+            reason[len(prefix) :] if self.rejection_code and reason.startswith(prefix) else reason
+        )
+
     def package(self) -> EnginePackage:
         """The runnable ``EnginePackage`` (``engines.package``) of this version, named
         ``"<engine> v<number>"`` so match records name the version unambiguously, from this

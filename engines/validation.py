@@ -226,7 +226,7 @@ def _runtime_verdict(package: EnginePackage, sandbox: SandboxConfig) -> Verdict 
         if runtime is None:
             if program_on_sandbox_path(program):
                 continue
-            error = runtime_missing_error(program, program, [])
+            error = runtime_missing_error(program, program, sorted(offered_runtime_names()))
             return _reject(RUNTIME_MISSING, _sentence(error), "")
         try:
             if offered_here(runtime, sandbox) is not None:

@@ -57,7 +57,8 @@ class CoverageError(Exception):
 # --------------------------------------------------------------------------- the rules
 
 #: What a Bao la Kiswahili / Bao la Kete line can exercise: code -> description. The source
-#: sections are those of ``docs/rules/`` (bao-la-kiswahili 4-8, bao-la-kete D1-D3).
+#: sections are those of ``docs/rules/bao-la-kete.md``, which Bao la Kiswahili shares but for
+#: D1-D3.
 _BAO_RULES: tuple[tuple[str, str], ...] = (
     ("namua_capture", "namua capture: reserve seed into a front pit, capture (4.1, 6.1)"),
     ("namua_takata", "namua takata from a front pit (4.1)"),
@@ -68,8 +69,8 @@ _BAO_RULES: tuple[tuple[str, str], ...] = (
     ("nyumba_destroyed", "the nyumba is emptied by a lift or relay: lost (K-2)"),
     ("nyumba_captured", "the opponent captures the nyumba: lost (5 step 1)"),
     ("mtaji_capture", "mtaji capture (4.2, 6.2)"),
-    ("mtaji_takata_front", "mtaji takata from a front pit (4.2 step 1)"),
-    ("mtaji_takata_back", "mtaji takata from a back pit, no front takata legal (4.2 step 2)"),
+    ("mtaji_takata_front", "mtaji takata from a front pit (4.2 step 3)"),
+    ("mtaji_takata_back", "mtaji takata from a back pit, no front takata legal (4.2 step 4)"),
     ("kimbi_kichwa", "a capture in a kimbi forces its kichwa and direction (5 step 3)"),
     ("kichwa_direction", "a capture in a central pit keeps the direction (5 step 3)"),
     ("relay", "a lap ends in an occupied pit and its seeds are sown on (3)"),

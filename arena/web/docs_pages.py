@@ -21,7 +21,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.http import FileResponse, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
@@ -85,9 +85,16 @@ AUTHOR_DOCS: dict[str, DocPage] = {
         "positions with their legal moves and successors, perft tables: check a move generator",
     ),
 }
+#: The conformance data (``docs/rules/conformance/``) served as downloads under
+#: ``/docs/data/<file name>``: one gzip JSONL file per variant and the perft table. A fixed
+#: list, so no other file of the checkout can be asked for.
+DATA_FILES: dict[str, str] = {
+    **{f"{variant}.jsonl.gz": "application/gzip" for variant in VARIANTS},
+    "perft.json": "application/json",
+}
 _SERVED = {
     page.path: page.url for page in (RULES_INDEX, *RULE_PAGES.values(), *AUTHOR_DOCS.values())
-}
+} | {f"rules/conformance/{name}": f"/docs/data/{name}" for name in DATA_FILES}
 
 
 def docs_dir() -> Path:
@@ -254,3 +261,17 @@ def doc_page(request: HttpRequest, slug: str) -> HttpResponse:
     if page is None:
         return not_found(request, f"There is no document {slug!r}; the list is at /docs/.")
     return _doc_response(request, page, page.title)
+
+
+def doc_data(request: HttpRequest, name: str) -> HttpResponse:
+    """``/docs/data/<name>``: a conformance file of ``DATA_FILES`` as a download (the bytes of
+    ``docs/rules/conformance/<name>``, never decompressed); 404 for any other name."""
+    content_type = DATA_FILES.get(name)
+    if content_type is None:
+        return not_found(
+            request, f"There is no data file {name!r}; the list is at /docs/conformance/."
+        )
+    path = docs_dir() / "rules" / "conformance" / name
+    return FileResponse(
+        path.open("rb"), as_attachment=True, filename=name, content_type=content_type
+    )

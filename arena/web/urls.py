@@ -42,6 +42,7 @@ urlpatterns = [
     path("rules/<slug:variant>/", docs_pages.rules_page, name="web-rules-variant"),
     path("docs/", docs_pages.docs_index, name="web-docs"),
     path("docs/<slug:slug>/", docs_pages.doc_page, name="web-doc"),
+    path("docs/data/<str:name>", docs_pages.doc_data, name="web-doc-data"),
     path("accounts/signup/", accounts.signup, name="web-signup"),
     path("accounts/login/", accounts.login_page, name="web-login"),
     path("accounts/logout/", accounts.logout_page, name="web-logout"),

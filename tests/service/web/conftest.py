@@ -202,7 +202,7 @@ def world(db: Any, alice: Any, bob: Any) -> Callable[..., dict[str, Any]]:
             1,
             "rejected",
             rejection_code="crash",
-            rejection_reason="exited with status 3 when asked for a move",
+            rejection_reason="crash: exited with status 3 when asked for a move",
             rejection_log="Traceback: SECRET-ALPHA-STDERR",
         )
         a2, b1 = version(alpha, 2, "active"), version(beta, 1, "active")

@@ -144,3 +144,21 @@ def test_the_replay_and_live_pages_link_the_rules_of_their_variant(
     html = _get(f"/live/{live.pk}/")
     variant = live.match.variant
     assert f'href="/rules/{variant}/">The rules of {variant}</a>' in html
+
+
+@pytest.mark.django_db
+def test_the_conformance_page_links_its_data_files_as_downloads() -> None:
+    html = _get("/docs/conformance/")
+    for name in [*(f"{v}.jsonl.gz" for v in VARIANTS), "perft.json"]:
+        assert f'href="/docs/data/{name}"' in html, name
+        response = Client().get(f"/docs/data/{name}")
+        assert response.status_code == 200
+        assert (
+            b"".join(response.streaming_content)
+            == (  # type: ignore[attr-defined]
+                DOCS / "rules" / "conformance" / name
+            ).read_bytes()
+        )
+    assert Client().get("/docs/data/bao-la-kete.jsonl.gz")["Content-Type"] == "application/gzip"
+    for name in ("conformance.md", "..%2F..%2Fsettings.py", "chess.jsonl.gz"):
+        assert Client().get(f"/docs/data/{name}").status_code == 404, name
