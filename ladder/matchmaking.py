@@ -11,7 +11,9 @@ or running) and the number of matches wanted, and answers that many pairings, by
    lower, middle and upper part of the field.
 2. **Fair shares.** Otherwise the engine with the fewest ladder matches is paired next (ties are
    broken by the seeded random generator); an engine more than :func:`fair_share_slack` matches
-   above the median is not paired at all until the others catch up.
+   above the median rests: it is not served, and it is an opponent only of an engine that owes
+   placement matches or that may meet no engine which is not resting (say, all of one owner's
+   engines beside the bundled ones), so the others can always catch up.
 3. **The opponent that best sharpens the order.** The matchmaker keeps an approximate
    covariance of the ratings (:func:`rating_covariance`: the ladder meetings ``met`` weighted
    by the Fisher information ``p (1 - p)`` of a game at the fitted ratings, plus, per engine,
@@ -207,16 +209,22 @@ def choose_pairings(
     median = statistics.median(e.matches for e in entries) if entries else 0.0
     limit = median + fair_share_slack(median)
     free = {e.key: e for e in entries if e.matches <= limit or e.placement_left > 0}
+    resting = {e.key: e for e in entries if e.key not in free}
     pairings: list[tuple[Hashable, Hashable]] = []
     position = {e.key: i for i, e in enumerate(entries)}
     ratings = np.array([e.rating for e in entries], dtype=np.float64)
     covariance: FloatArray | None = None
-    while len(pairings) < wanted and len(free) >= 2:
+    while len(pairings) < wanted and free and len(free) + len(resting) >= 2:
         order = list(free.values())
         rng.shuffle(order)  # the tie-break among equals
         order.sort(key=lambda e: (e.placement_left == 0, e.matches))
         first = order[0]
         allowed = [e for e in order[1:] if compatible is None or compatible(first.key, e.key)]
+        rested = [e for e in resting.values() if compatible is None or compatible(first.key, e.key)]
+        if first.placement_left > 0 or not allowed:
+            # Resting engines serve placement, and anyone with no other opponent: without
+            # them such an engine could never play, and the median never moves.
+            allowed += sorted(rested, key=lambda e: str(e.key))
         if not allowed:
             del free[first.key]  # nobody it may meet is free now
             continue
@@ -241,5 +249,7 @@ def choose_pairings(
                 ratings, covariance, position[first.key], position[second.key]
             )
         pairings.append((first.key, second.key))
-        del free[first.key], free[second.key]
+        del free[first.key]
+        free.pop(second.key, None)
+        resting.pop(second.key, None)
     return pairings

@@ -223,3 +223,24 @@ def test_a_match_is_worth_more_between_strangers_than_between_old_rivals():
     cov = rating_covariance(entries, {frozenset(("a", "rival")): 6})
     rival, stranger = discordance_drop(ratings, cov, 0, [1, 2])
     assert stranger > rival > 0
+
+
+def test_resting_engines_serve_those_that_may_meet_nobody_else():
+    # One owner's engines beside the bundled ones (the only other owner), which are far above
+    # the median: they rest, but still serve a placement and the engines that may meet nobody
+    # else, so the ladder never stalls with slots free (a trial's ladder did for minutes).
+    owners = {"bundled-a": "arena", "bundled-b": "arena"}
+    owners |= {f"mine-{i}": "amina" for i in range(6)} | {"new": "amina"}
+    entries = [entry("bundled-a", matches=16), entry("bundled-b", matches=16)]
+    entries += [entry(f"mine-{i}", matches=m) for i, m in enumerate([3, 3, 13, 13, 13, 13])]
+    entries += [entry("new", half_width=None, matches=0, placement_left=PLACEMENT_MATCHES)]
+    pairings = choose_pairings(
+        entries, 2, random.Random(5), compatible=lambda x, y: owners[x] != owners[y]
+    )
+    assert len(pairings) == 2
+    assert pairings[0][0] == "new" and pairings[0][1].startswith("bundled-")
+    assert pairings[1][0] in {"mine-0", "mine-1"} and pairings[1][1].startswith("bundled-")
+    # Where everyone may meet everyone and nobody owes placement, they keep resting.
+    settled = [e for e in entries if e.key != "new"]
+    paired = {k for pair in choose_pairings(settled, 3, random.Random(5)) for k in pair}
+    assert len(paired) == 6 and not any(k.startswith("bundled-") for k in paired)
