@@ -138,9 +138,22 @@ def test_a_single_decisive_game_is_two_bounds_about_nobody() -> None:
     f = fit([("a", "b", 1.0)])
     a, b = f.get("a"), f.get("b")
     assert a is not None and b is not None
-    # The main group is one engine (the smaller key of two equal groups): a rated, b below.
-    assert (a.bound, b.bound) == (None, BELOW)
-    assert a.rating == 1500.0 and b.rating < 1500.0
+    # The main group is one engine, the one with a group above it, whatever the names: the
+    # all-win engine is the bound (">"), as a reader expects.
+    assert (a.bound, b.bound) == (ABOVE, None)
+    assert b.rating == 1500.0 and a.rating > 1500.0
+    g = fit([("z", "b", 1.0)] * 5)
+    assert {r.engine: r.bound for r in g.ratings} == {"z": ABOVE, "b": None}
+
+
+def test_in_a_chain_of_one_sided_results_the_middle_engine_is_the_main_group() -> None:
+    # search beat greedy and random, greedy beat random: every group is one engine, and the
+    # one in the middle bounds the others from both sides, whatever the names' order.
+    for names in (("search", "greedy", "random"), ("a", "b", "c"), ("c", "b", "a")):
+        top, middle, bottom = names
+        games = [(top, middle, 1.0), (top, bottom, 1.0), (middle, bottom, 1.0)] * 2
+        bounds = {r.engine: r.bound for r in fit(games).ratings}
+        assert bounds == {top: ABOVE, middle: None, bottom: BELOW}, names
 
 
 def test_a_group_that_only_scored_against_the_rest_is_a_bound_as_a_whole() -> None:
@@ -148,9 +161,9 @@ def test_a_group_that_only_scored_against_the_rest_is_a_bound_as_a_whole() -> No
     games = [("a", "b", 0.5), ("c", "d", 0.5), ("a", "c", 1.0), ("b", "d", 1.0)]
     f = fit(games)
     ratings = {r.engine: r for r in f.ratings}
-    # Two groups of one game each: the main group is the one with the smaller key.
-    assert [ratings[k].bound for k in "abcd"] == [None, None, BELOW, BELOW]
-    assert ratings["c"].rating == pytest.approx(ratings["d"].rating)
+    # Two groups of one game each: the main group is the one with a group above it.
+    assert [ratings[k].bound for k in "abcd"] == [ABOVE, ABOVE, None, None]
+    assert ratings["a"].rating == pytest.approx(ratings["b"].rating)
     assert ratings["c"].rating < ratings["a"].rating
     assert all(math.isfinite(r.rating) for r in f.ratings)
 

@@ -4,7 +4,8 @@ the others (pure).
 In the directed graph "i scored a point or half a point against j" the strongly connected
 groups form a DAG; the log-likelihood has a finite maximum exactly over a strongly connected
 group (Zermelo 1929; Ford 1957). The **main group** is the group with the most games between
-its members (then the most engines, then the smallest key): its engines are rated by maximum
+its members (then the most engines, then the one that bounds the most others, in the middle of
+the order, then the smallest key): its engines are rated by maximum
 likelihood, untouched by the rest. A group from which the main group can be reached (it only
 won against the engines below it) is **above**, its rating only a lower bound (``">"``); one
 reachable from the main group (it only lost against those above) is **below** (``"<"``). A
@@ -64,9 +65,15 @@ class Groups:
         return np.flatnonzero(self.labels == group).astype(np.int64)
 
 
+#: Candidates for the main group whose reachability is compared (the rest lose the tie):
+#: equally large candidates are many only in pools whose games are all one-sided.
+MAX_TIED = 64
+
+
 def find_groups(pairs: Pairs, order_key: list[object]) -> Groups:
-    """The groups of ``pairs`` (module docstring); ``order_key[e]`` breaks ties between
-    equally large candidates for the main group (the smallest wins)."""
+    """The groups of ``pairs`` (module docstring). Between equally large candidates for the
+    main group the one that bounds the most other groups wins, then the one in the middle of
+    the order, then the one with more groups above it, then the smallest ``order_key``."""
     i, j, n, s = pairs.i, pairs.j, pairs.n, pairs.s
     scored = np.concatenate([i[s > 0], j[s < n]])  # edges scorer -> conceder
     conceded = np.concatenate([j[s > 0], i[s < n]])
@@ -80,15 +87,28 @@ def find_groups(pairs: Pairs, order_key: list[object]) -> Groups:
     for e, g in enumerate(labels.tolist()):
         if g not in smallest or order_key[e] < smallest[g]:  # type: ignore[operator]
             smallest[g] = order_key[e]
-    main = min(range(count), key=lambda g: (-internal[g], -size[g], smallest[g]))
     successors: dict[int, set[int]] = {g: set() for g in range(count)}
     predecessors: dict[int, set[int]] = {g: set() for g in range(count)}
     for a, b in zip(labels[scored].tolist(), labels[conceded].tolist(), strict=True):
         if a != b:
             successors[a].add(b)
             predecessors[b].add(a)
-    below = _reachable(main, successors)
-    above = _reachable(main, predecessors)
+    best = max((internal[g], size[g]) for g in range(count))
+    tied = [g for g in range(count) if (internal[g], size[g]) == best]
+    reach = {g: (_reachable(g, predecessors), _reachable(g, successors)) for g in tied[:MAX_TIED]}
+
+    def rank(g: int) -> tuple[object, ...]:
+        # Among equals, the group that bounds the most others, then the one in the middle of
+        # the order (an engine with wins and losses before an all-win or all-loss one), then
+        # the one with more above it (so a lone all-win engine is a ">" bound), then the key.
+        above, below = reach.get(g, (set(), set()))
+        return (-(len(above) + len(below)), -min(len(above), len(below)), -len(above), smallest[g])
+
+    main = min(tied, key=rank)
+    above, below = reach.get(main) or (
+        _reachable(main, predecessors),
+        _reachable(main, successors),
+    )
     order = _topological(count, successors, predecessors)
     return Groups(
         labels=labels,

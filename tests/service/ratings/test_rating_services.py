@@ -75,9 +75,9 @@ def test_aborted_games_and_unrated_matches_are_not_counted(
     make_finished_match(a, b, ["0-1", "0-1"], rated=False)
     rating_services.rating_refit(KETE)
     assert (_rating(a).games, _rating(a).wins, _rating(b).losses) == (1, 1, 1)
-    # One decisive game: the rated group is one version, the other only a bound below it.
-    assert (_rating(a).bound, _rating(b).bound, _rating(b).prior) == ("", "<", True)
-    assert _rating(b).low is None and _rating(b).high is not None
+    # One decisive game: the rated group is one version, the winner only a bound above it.
+    assert (_rating(a).bound, _rating(b).bound, _rating(a).prior) == (">", "", True)
+    assert _rating(a).high is None and _rating(a).low is not None
 
 
 def test_ratings_are_fitted_per_variant(make_version: Any, make_finished_match: Any) -> None:
