@@ -2,7 +2,8 @@
 nothing). Issue 30: a 12 000-member zip held one for 10 s before it was refused.
 
 Times ``engines.package.load_engine`` (what ``engine_version_create`` runs in the request, for
-the API and the web form alike) on: a zip of 12 000 empty members (over ``MAX_MEMBERS``), a zip
+the API and the web form alike) on: a zip and a tar.gz of 12 000 empty members (over
+``MAX_MEMBERS``), a zip
 whose members state more than the unpacked cap, and a manifest nested 60 000 deep.
 
 Usage::
@@ -12,8 +13,10 @@ Usage::
 
 from __future__ import annotations
 
+import io
 import json
 import sys
+import tarfile
 import tempfile
 import time
 import zipfile
@@ -47,6 +50,15 @@ def main() -> None:
             for i in range(12_000):
                 zf.writestr(f"d/{i}", b"")
         _timed("zip of 12 000 members", lambda: load_engine(many, unpack_dir=root / "u1"))
+        many_tgz = root / "many.tgz"
+        with tarfile.open(many_tgz, "w:gz") as tf:
+            for name, data in ((MANIFEST_NAME, MANIFEST.encode()), ("m.py", b"print(1)\n")):
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                tf.addfile(info, io.BytesIO(data))
+            for i in range(12_000):
+                tf.addfile(tarfile.TarInfo(f"d/{i}"), io.BytesIO(b""))
+        _timed("tar.gz of 12 000 members", lambda: load_engine(many_tgz, unpack_dir=root / "u3"))
         big = root / "big.zip"
         with zipfile.ZipFile(big, "w", compression=zipfile.ZIP_DEFLATED) as zf:
             zf.writestr(MANIFEST_NAME, MANIFEST)

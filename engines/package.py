@@ -23,12 +23,12 @@ Absolute paths and ``..`` are refused. Unknown manifest keys are ignored (forwar
 Safe unpacking refuses: absolute member names, ``..`` components, backslashes or NUL in names,
 duplicate members, hard links, devices and fifos, symlinks whose target is absolute or resolves
 outside the root, more than ``MAX_MEMBERS`` members, more than ``max_bytes`` of content (counted
-while writing, so a lying header or a compression bomb stops at the cap; a zip is also refused
-from its central directory before anything is unpacked, when its end record counts more members
-or its entries state more bytes). A manifest over ``MAX_MANIFEST_BYTES`` or nested deeper than
-``MAX_MANIFEST_DEPTH`` is ``bad_manifest``. Unpacked files are
-``0644`` (``0755`` if any execute bit was set), directories ``0755``: the engine runs as an
-unprivileged uid that must be able to read them, and never write them.
+while writing, so a lying header or a compression bomb stops at the cap; an archive is also
+refused before anything is unpacked when a zip's central directory, or a first pass over a
+tar.gz's headers, counts more members or states more bytes). A manifest over
+``MAX_MANIFEST_BYTES`` or nested deeper than ``MAX_MANIFEST_DEPTH`` is ``bad_manifest``.
+Unpacked files are ``0644`` (``0755`` if any execute bit was set), directories ``0755``: the
+engine runs as an unprivileged uid that must be able to read them, and never write them.
 
 Every refusal is an ``EnginePackageError`` whose ``code`` is one of ``ERROR_CODES``.
 Standard library only (no Django): the referee and the command line use it directly.
@@ -597,8 +597,32 @@ def _tar_members(tf: tarfile.TarFile) -> Iterator[tarfile.TarInfo]:
         yield info
 
 
+def _check_tar_headers(src: Path, max_bytes: int) -> None:
+    """A tar.gz has no central directory: its headers are read in one pass before anything is
+    unpacked, refusing ``too_large`` at the ``MAX_MEMBERS + 1``-th member or once the stated
+    sizes of its files pass ``max_bytes`` (so the pass decompresses at most ``max_bytes`` of
+    content: a member's data is skipped only once its size is counted)."""
+    with tarfile.open(src, mode="r:gz") as tf:
+        stated = 0
+        for members, info in enumerate(_tar_members(tf), start=1):
+            if members > MAX_MEMBERS:
+                raise EnginePackageError(
+                    "too_large",
+                    f"more than {MAX_MEMBERS} archive members",
+                    {"max_files": MAX_MEMBERS},
+                )
+            stated += info.size if info.isreg() else 0
+            if stated > max_bytes:
+                raise EnginePackageError(
+                    "too_large",
+                    f"more than {max_bytes} bytes once unpacked",
+                    {"max_bytes": max_bytes},
+                )
+
+
 def _unpack_tar(src: Path, dest: Path, max_bytes: int) -> None:
     try:
+        _check_tar_headers(src, max_bytes)
         with tarfile.open(src, mode="r:gz") as tf:
             w = _Writer(dest, max_bytes)
             for info in _tar_members(tf):

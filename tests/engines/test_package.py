@@ -518,3 +518,21 @@ def test_a_zip_whose_members_state_more_than_the_cap_is_refused_before_unpacking
     assert (info.value.code, info.value.details) == ("too_large", {"max_bytes": 2000})
     assert str(info.value) == "too_large: more than 2000 bytes once unpacked"
     assert not (tmp_path / "u").exists()
+
+
+def test_a_tgz_over_the_member_cap_is_refused_from_its_headers_before_unpacking(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def never(*args: object) -> None:
+        raise AssertionError("nothing should have been unpacked")
+
+    monkeypatch.setattr(package._Writer, "member", never)
+    files = {**engine_files(), **{f"d/{i}": b"" for i in range(MAX_MEMBERS - 1)}}
+    with pytest.raises(EnginePackageError) as info:
+        load_engine(make_tgz(tmp_path / "many.tgz", files), unpack_dir=tmp_path / "u")
+    assert (info.value.code, info.value.details) == ("too_large", {"max_files": MAX_MEMBERS})
+    big = make_tgz(tmp_path / "big.tgz", {**engine_files(), "zeros": bytes(3000)})
+    with pytest.raises(EnginePackageError) as info:
+        load_engine(big, unpack_dir=tmp_path / "v", max_bytes=2000)
+    assert (info.value.code, info.value.details) == ("too_large", {"max_bytes": 2000})
+    assert not (tmp_path / "u").exists() and not (tmp_path / "v").exists()
