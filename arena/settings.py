@@ -198,6 +198,14 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    # Every answer under /api/ is JSON, also to a browser (whose Accept has */*): DRF's
+    # browsable renderer wants one queryset and one serializer per view, which the API's
+    # views (selectors, input and output serializers per operation) do not have, and it
+    # answered a browser with a 500 on several lists (issue 30). A client asking for nothing
+    # but text/html gets 406 not_acceptable.
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    # OPTIONS without DRF's per-serializer "actions" (arena.api.metadata).
+    "DEFAULT_METADATA_CLASS": "arena.api.metadata.Metadata",
     # DRF's parsers with the body size limit and a parse_error for too deep a JSON nesting.
     "DEFAULT_PARSER_CLASSES": [
         "arena.api.parsers.JSONParser",

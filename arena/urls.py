@@ -7,9 +7,10 @@ handlers answer in the API's error shape there (``arena.api.handlers``).
 
 from django.contrib import admin
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView
 
 from arena.api import handlers
+from arena.api.docs import DocsView
 from arena.api.outages import healthz
 from arena.metrics import metrics_view
 
@@ -18,7 +19,7 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("metrics", metrics_view, name="metrics"),  # Prometheus (arena.metrics)
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path("api/docs/", DocsView.as_view(url_name="schema"), name="docs"),
     path("api/", include("arena.accounts.urls")),
     path("api/", include("engines.urls")),
     path("api/", include("arena.matches.urls")),

@@ -5,12 +5,21 @@ record (``GET /api/games/{id}/record.txt``, in the manner of PGN; the layout is 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from arena.matches.gameline import EngineRef, GameLine, move_number, move_tokens, record_text
 from arena.matches.models import Game
+from arena.referee.output_cap import cap_stored_moves
 from engines.models import EngineVersion
 
-__all__ = ["game_line", "game_record_text", "move_number", "move_tokens"]
+__all__ = ["game_line", "game_moves", "game_record_text", "move_number", "move_tokens"]
+
+
+def game_moves(game: Game) -> list[dict[str, Any]]:
+    """``game.moves`` held to the stored-output cap (``arena.referee.output_cap``: 64 KiB of
+    ``info`` and of ignored lines per engine, a marker line for the rest), so a game stored
+    before the referee capped its output reads like one stored since."""
+    return cap_stored_moves(game.moves or [])
 
 
 def _ref(version: EngineVersion) -> EngineRef:
@@ -54,7 +63,7 @@ def game_line(game: Game, engine_errors: Mapping[str, str] | None = None) -> Gam
         plies=game.plies,
         start_position=game.start_position,
         final_position=game.final_position,
-        moves=list(game.moves or []),
+        moves=game_moves(game),
         scores=game.scores,
         seeds_in_hand=game.seeds_in_hand,
         engine_errors=dict(engine_errors or {}),

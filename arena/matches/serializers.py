@@ -10,6 +10,7 @@ from rest_framework import serializers
 
 from arena.api.filters import MAX_ID, VariantField
 from arena.api.serializers import BodySerializer
+from arena.matches.gamerecord import game_moves
 from arena.matches.models import Game, LiveGame, Match
 from arena.matches.replay import moves_with_traces
 from arena.matches.selectors import (
@@ -194,7 +195,7 @@ class GameReplayOutput(serializers.ModelSerializer[Game]):
 
     @extend_schema_field(MoveOutput(many=True))
     def get_moves(self, game: Game) -> list[dict[str, Any]]:
-        moves = moves_with_traces(game.match.variant, game.start_position, game.moves or [])
+        moves = moves_with_traces(game.match.variant, game.start_position, game_moves(game))
         return MoveOutput(moves, many=True).data  # type: ignore[return-value]
 
     def get_engine_errors(self, game: Game) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from typing import NamedTuple, NoReturn
 from arena import terminations as T
 from arena.terminations import Termination
 
+from .output_cap import LineBudget
 from .transport import (
     LINE,
     OVERFLOW,
@@ -333,12 +334,14 @@ class EngineClient:
         budget_ns: int,
         ready_timeout_ms: int,
         legal_moves: Sequence[str] | None = None,
+        info_budget: LineBudget | None = None,
     ) -> BestMove:
         """Write ``position_cmd``, ``isready`` and ``go_cmd`` in one write; return the
         ``bestmove`` read after that ``isready``'s ``readyok`` (the fence: module docstring).
         ``legal_moves`` (the sorted tokens of the position, for an engine that asked for them)
         adds the line ``legalmoves <t1> <t2> ...`` right after ``position_cmd``, in the same
-        write.
+        write. ``info_budget``: what is left of the engine's ``info`` for this game
+        (``output_cap``); a line it refuses is dropped as it is read.
 
         Lines before the ``readyok`` are ignored (``take_ignored``); after it, ``info`` lines
         are kept for the move, other lines ignored. The clock runs from the write to the
@@ -393,7 +396,9 @@ class EngineClient:
                     raise EngineFault(T.INVALID_OUTPUT, f"malformed bestmove line {_quote(line)}")
                 return BestMove(words[1], info, sent, result.at_ns)
             if head == "info":
-                info.append(line[4:].strip())
+                text = line[4:].strip()
+                if info_budget is None or info_budget.keep(text):
+                    info.append(text)
             else:
                 self._ignore(line)
 

@@ -28,7 +28,7 @@ import datetime as _dt
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from arena import terminations as T
 from arena.rules import (
@@ -48,6 +48,7 @@ from .config import RefereeConfig, TimeControl
 from .control import MatchControl, MatchStopped
 from .events import EventHandler, GameEnd, GameStart, MovePlayed, RefereeEvent
 from .hostload import host_load
+from .output_cap import IGNORED, INFO, LineBudget, cut_marker
 from .players import EngineSlot, StartError
 from .records import GameRecord, MoveRecord, TimeLoss
 
@@ -106,6 +107,8 @@ def play_game(
         GameStart(index=index, south=south.name, north=north.name, start_position=start_position),
     )
     played = _Played(index)
+    for slot in (south, north):
+        slot.begin_game()
     try:
         options = dict(config.engine_options)
         if seed is not None and config.seed_option:
@@ -124,10 +127,10 @@ def play_game(
     engine_errors: dict[str, str] = {}
     for slot in (south, north):
         played.keep_ignored(slot)
-        tail = slot.stderr_tail()
+        tail = slot.game_stderr()
         if tail:
             engine_errors[slot.name] = tail
-    moves = played.moves
+    moves = played.finish()
     record = GameRecord(
         index=index,
         south=south.name,
@@ -167,11 +170,22 @@ def play_game(
 @dataclass
 class _Played:
     """What game ``index`` collects while it runs: the moves recorded, and the lines of each
-    engine (by name) ignored outside a recorded move."""
+    engine (by name) ignored outside a recorded move; each engine's ``info`` and ignored lines
+    held to ``OUTPUT_KEEP_BYTES`` a game (``budget``; ``finish`` places the markers)."""
 
     index: int
     moves: list[MoveRecord] = field(default_factory=list)
     ignored: dict[str, list[str]] = field(default_factory=dict)
+    budgets: dict[tuple[str, str], LineBudget] = field(default_factory=dict)
+    # Where each cut began: the index of the move, or -1 for the game's ``ignored``.
+    marks: dict[tuple[str, str], int] = field(default_factory=dict)
+
+    def budget(self, name: str, what: str) -> LineBudget:
+        """What is left of engine ``name``'s ``what`` (``output_cap.INFO``/``IGNORED``)."""
+        budget = self.budgets.get((name, what))
+        if budget is None:
+            budget = self.budgets[name, what] = LineBudget()
+        return budget
 
     def keep_ignored(self, slot: EngineSlot) -> None:
         """Lines of ``slot``'s engine ignored outside a recorded move go to ``ignored``."""
@@ -179,7 +193,35 @@ class _Played:
             return
         lines = slot.client.take_ignored()
         if lines:
-            self.ignored.setdefault(slot.name, []).extend(lines)
+            kept = self.budget(slot.name, IGNORED).keep_lines(lines)
+            self.note_cut(slot.name, IGNORED, -1)
+            if kept:
+                self.ignored.setdefault(slot.name, []).extend(kept)
+
+    def move_ignored(self, name: str, lines: list[str]) -> list[str]:
+        """The part of a move's ignored ``lines`` engine ``name`` still has room for."""
+        return self.budget(name, IGNORED).keep_lines(lines) if lines else lines
+
+    def note_cut(self, name: str, what: str, where: int) -> None:
+        """Remember ``where`` (a move index, -1 for ``ignored``) if the cut began there."""
+        budget = self.budgets.get((name, what))
+        if budget is not None and budget.cut and not budget.marked:
+            budget.marked = True
+            self.marks[name, what] = where
+
+    def finish(self) -> list[MoveRecord]:
+        """The moves, with the marker line of each cut where it began (its count is known
+        only now); the markers of ``ignored`` lines cut outside a move go to ``ignored``."""
+        moves = self.moves
+        for (name, what), where in self.marks.items():
+            marker = cut_marker(self.budgets[name, what].cut, what)
+            if where < 0:
+                self.ignored.setdefault(name, []).append(marker)
+            elif what == INFO:
+                moves[where] = replace(moves[where], info=[*moves[where].info, marker])
+            else:
+                moves[where] = replace(moves[where], ignored=[*moves[where].ignored, marker])
+        return moves
 
 
 @dataclass(frozen=True)
@@ -321,7 +363,12 @@ def _play_plies(
                 # rules engine made when it judged the position, so it costs only the join.
                 legal = game.legal_moves() if client.wants_legal_moves else None
                 reply = client.go(
-                    position_cmd, go, budget_ns + grace_left_ns, ready_timeout_ms, legal
+                    position_cmd,
+                    go,
+                    budget_ns + grace_left_ns,
+                    ready_timeout_ms,
+                    legal,
+                    played.budget(slot.name, INFO),
                 )
             except EngineFault as fault:
                 if fault.code != T.TIME_FORFEIT or not overrun_ns[side]:
@@ -377,8 +424,10 @@ def _play_plies(
             clock_ms=clock_after // MS,
             position=after.to_text(),
             info=reply.info,
-            ignored=client.take_ignored(),
+            ignored=played.move_ignored(slot.name, client.take_ignored()),
         )
+        played.note_cut(slot.name, INFO, len(played.moves))
+        played.note_cut(slot.name, IGNORED, len(played.moves))
         played.moves.append(entry)
         if on_metric is not None:
             # The referee's own time on this ply: what is not the engine thinking

@@ -22,6 +22,7 @@ from arena.engine_text import clean_engine_text
 from .client import EngineClient, EngineFault, EngineId
 from .config import RefereeConfig
 from .control import MatchControl
+from .output_cap import OUTPUT_KEEP_BYTES, cap_text_tail
 from .process import EngineProcessLike, Starter
 from .transport import EngineProcessPipes, PipeTransport, Transport
 from .watchdog import MemoryWatchdog
@@ -63,7 +64,8 @@ class EngineSlot:
         self.ident: EngineId | None = None
         self.watchdog: MemoryWatchdog | None = None  # of the current process, if it has a cap
         self.starts = 0  # how many processes were started (restarts = starts - 1)
-        self._last_stderr = ""  # the stderr tail of a process killed since the last start
+        self._last_stderr = ""  # this game's stderr of a process killed since the last start
+        self._stderr_mark = 0  # the current process's stderr_bytes when this game began
         self._handshake: tuple[int, int] | None = None  # begun by launch, read by prepare
         self._launched_at = 0.0  # time.monotonic() when launch started the process
         self._oom_check_due = 0  # time.monotonic_ns() from which check_limits asks the kernel
@@ -80,6 +82,7 @@ class EngineSlot:
         self.watchdog = None
         self._oom_check_due = 0
         self._last_stderr = ""
+        self._stderr_mark = 0
         began = time.monotonic()
         starter: Starter | None = self.config.starter
         if starter is None:
@@ -233,6 +236,12 @@ class EngineSlot:
             f"the cap is {dog.cap_bytes / 2**20:.0f} MiB",
         )
 
+    def begin_game(self) -> None:
+        """A game begins: ``game_stderr`` counts from here (the stderr of earlier games of
+        the same process, and of a process killed before, is not this game's)."""
+        self._last_stderr = ""
+        self._stderr_mark = int(getattr(self.process, "stderr_bytes", 0) or 0)
+
     def stderr_tail(self) -> str:
         """The last stderr of the current process, or of the one killed since the last start
         (a crashed engine's traceback must reach the record), as clean text (control
@@ -246,6 +255,29 @@ class EngineSlot:
         except Exception:
             log.exception("reading the stderr of %s failed", self.name)
             return ""
+
+    def game_stderr(self) -> str:
+        """The engine's stderr in this game (since ``begin_game``, or since the start of a
+        process started in it), of the process killed in it if it was: the last
+        ``OUTPUT_KEEP_BYTES`` at most, behind one marker line with the count of bytes cut
+        (``output_cap``). Clean text, as ``stderr_tail``."""
+        if self.process is None:
+            return self._last_stderr
+        since = getattr(self.process, "stderr_since", None)
+        try:
+            if callable(since):
+                text, cut = since(self._stderr_mark)
+                text = clean_engine_text(str(text), multiline=True)
+            else:  # a swapped-in starter's process: its whole tail
+                text, cut = self.stderr_tail(), 0
+        except Exception:
+            log.exception("reading the stderr of %s failed", self.name)
+            return ""
+        data = text.encode("utf-8", "replace")
+        if len(data) > OUTPUT_KEEP_BYTES:
+            cut += len(data) - OUTPUT_KEEP_BYTES
+            text = data[-OUTPUT_KEEP_BYTES:].decode("utf-8", "replace")
+        return cap_text_tail(text, cut)
 
     def exit_detail(self, wait_s: float = 0.5) -> str:
         """How the process ended: ``exit code 3`` / ``killed by signal 9 (SIGKILL)`` / ``still
@@ -267,7 +299,7 @@ class EngineSlot:
     def kill(self) -> None:
         """Kill the engine's processes (idempotent); the slot can start a new one later."""
         if self.process is not None:
-            self._last_stderr = self.stderr_tail()
+            self._last_stderr = self.game_stderr()
         process, self.process = self.process, None
         if self.watchdog is not None:
             self.watchdog.stop()  # its verdict stays readable until the next start

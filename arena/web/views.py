@@ -19,7 +19,7 @@ from rest_framework.exceptions import APIException
 
 from arena.api.errors import describe
 from arena.matches import selectors as match_selectors
-from arena.matches.gamerecord import move_number
+from arena.matches.gamerecord import game_moves, move_number
 from arena.matches.replay import moves_with_traces
 from arena.referee import TimeControl, TimeControlError
 from arena.web.board import svg_board
@@ -92,7 +92,11 @@ def _viewer_context(
             "variant": variant,
             "start_position": start_position,
             "base_ms": _base_clock_ms(time_control),
-            "moves": moves_with_traces(variant, start_position, moves),
+            # The script shows a move's info lines, never the lines the referee ignored.
+            "moves": [
+                {k: v for k, v in move.items() if k != "ignored"}
+                for move in moves_with_traces(variant, start_position, moves)
+            ],
             "live": live,
         },
     }
@@ -111,7 +115,7 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
         variant=game.match.variant,
         time_control=game.match.time_control,
         start_position=game.start_position,
-        moves=list(game.moves or []),
+        moves=game_moves(game),
         south=game.south,
         north=game.north,
     )

@@ -36,7 +36,7 @@ class SandboxLimits:
     max_processes: int = 64
     max_file_bytes: int = 8 << 20
     max_open_files: int = 64
-    stderr_keep_bytes: int = 16384
+    stderr_keep_bytes: int = 65536
     max_stderr_bytes: int = 1 << 20
     tmp_bytes: int = 64 << 20
     scratch_bytes: int = 64 << 20

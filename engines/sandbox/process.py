@@ -141,6 +141,20 @@ class EngineProcess:
             raw = bytes(self._tail)
         return decode_engine_output(raw, multiline=True)
 
+    def stderr_since(self, offset: int) -> tuple[str, int]:
+        """What the engine wrote to stderr after its first ``offset`` bytes (``stderr_bytes``
+        then): the part of it still in the tail (the last ``stderr_keep_bytes``) as text, as
+        ``stderr_tail`` cleans it, and how many bytes of it the tail no longer holds. The
+        referee's stderr of one game (docs/referee.md, "Stored output")."""
+        if self._drainer.is_alive() and self._popen.poll() is not None:
+            self._drainer.join(_STDERR_SETTLE_S)
+        with self._tail_lock:
+            total = self.stderr_bytes
+            raw = bytes(self._tail)
+        offset = max(0, min(offset, total))
+        raw = raw[max(0, offset - (total - len(raw))) :]
+        return decode_engine_output(raw, multiline=True), total - offset - len(raw)
+
     def poll(self) -> int | None:
         """Exit status like ``Popen.returncode`` (negative: killed by that signal).
 

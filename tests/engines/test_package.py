@@ -446,3 +446,93 @@ def test_too_large_names_the_limit_it_broke(
     monkeypatch.setattr(package, "MAX_MEMBERS", 5)
     many = make_tgz(tmp_path / "many.tgz", {**engine_files(), **{f"f{i}": b"" for i in range(9)}})
     assert message_of(many, unpack_dir=tmp_path / "v")[2] == {"max_files": 5}
+
+
+# --------------------------------------------------------------------------- refused early
+
+
+def test_a_deeply_nested_manifest_is_a_bad_manifest_not_a_recursion_error(
+    tmp_path: Path,
+) -> None:
+    deep = {**MANIFEST, "extra": json.loads("[" * 32 + "]" * 32)}  # 33 deep with the object
+    (tmp_path / "main.py").write_bytes(b"print('hi')\n")
+    (tmp_path / MANIFEST_NAME).write_text(json.dumps(deep))
+    with pytest.raises(EnginePackageError, match="nests arrays and objects 33 deep, over 32"):
+        load_engine(tmp_path)
+    (tmp_path / MANIFEST_NAME).write_text("[" * 60_000 + "]" * 5_000)  # json.loads recursed
+    assert code_of(tmp_path) == "bad_manifest"
+    # Brackets inside strings do not nest; 32 deep is accepted.
+    ok = {**MANIFEST, "note": "[[[[[[" * 10 + '\\"{', "extra": json.loads("[" * 31 + "]" * 31)}
+    (tmp_path / MANIFEST_NAME).write_text(json.dumps(ok))
+    assert load_engine(tmp_path).name == "myengine"
+
+
+def _many_member_zip(path: Path, members: int) -> Path:
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, data in engine_files().items():
+            zf.writestr(name, data)
+        for i in range(members - 2):
+            zf.writestr(f"d/{i}", b"")
+    return path
+
+
+def test_a_zip_over_the_member_cap_is_refused_from_its_directory_before_unpacking(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    archive = _many_member_zip(tmp_path / "many.zip", 12_000)
+    unpacked: list[str] = []
+    real_member = package._Writer.member
+    monkeypatch.setattr(
+        package._Writer,
+        "member",
+        lambda self, name: unpacked.append(name) or real_member(self, name),
+    )
+    read_directories: list[object] = []
+    monkeypatch.setattr(zipfile, "ZipFile", lambda *a, **k: read_directories.append(a))
+    with pytest.raises(EnginePackageError) as info:
+        load_engine(archive, unpack_dir=tmp_path / "u")
+    assert (info.value.code, info.value.details) == ("too_large", {"max_files": MAX_MEMBERS})
+    assert str(info.value) == "too_large: 12000 archive members, over 10000"
+    assert unpacked == [] and read_directories == []  # from the end record alone
+    assert not (tmp_path / "u").exists()
+
+
+def test_the_member_count_is_read_from_a_zip64_end_record(tmp_path: Path) -> None:
+    archive = _many_member_zip(tmp_path / "many.zip", 70_000)  # over 0xFFFF: zip64 records
+    assert package._zip_member_count(archive) == 70_000
+    assert package._zip_member_count(_many_member_zip(tmp_path / "few.zip", 3)) == 3
+    (tmp_path / "junk.zip").write_bytes(b"PK\x03\x04" + bytes(100))
+    assert package._zip_member_count(tmp_path / "junk.zip") is None
+
+
+def test_a_zip_whose_members_state_more_than_the_cap_is_refused_before_unpacking(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def never(*args: object) -> None:
+        raise AssertionError("nothing should have been unpacked")
+
+    monkeypatch.setattr(package._Writer, "member", never)
+    archive = make_zip(tmp_path / "big.zip", {**engine_files(), "zeros": bytes(3000)})
+    with pytest.raises(EnginePackageError) as info:
+        load_engine(archive, unpack_dir=tmp_path / "u", max_bytes=2000)
+    assert (info.value.code, info.value.details) == ("too_large", {"max_bytes": 2000})
+    assert str(info.value) == "too_large: more than 2000 bytes once unpacked"
+    assert not (tmp_path / "u").exists()
+
+
+def test_a_tgz_over_the_member_cap_is_refused_from_its_headers_before_unpacking(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def never(*args: object) -> None:
+        raise AssertionError("nothing should have been unpacked")
+
+    monkeypatch.setattr(package._Writer, "member", never)
+    files = {**engine_files(), **{f"d/{i}": b"" for i in range(MAX_MEMBERS - 1)}}
+    with pytest.raises(EnginePackageError) as info:
+        load_engine(make_tgz(tmp_path / "many.tgz", files), unpack_dir=tmp_path / "u")
+    assert (info.value.code, info.value.details) == ("too_large", {"max_files": MAX_MEMBERS})
+    big = make_tgz(tmp_path / "big.tgz", {**engine_files(), "zeros": bytes(3000)})
+    with pytest.raises(EnginePackageError) as info:
+        load_engine(big, unpack_dir=tmp_path / "v", max_bytes=2000)
+    assert (info.value.code, info.value.details) == ("too_large", {"max_bytes": 2000})
+    assert not (tmp_path / "u").exists() and not (tmp_path / "v").exists()

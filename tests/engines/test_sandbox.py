@@ -622,6 +622,21 @@ def test_a_quiet_engine_does_not_overflow(world_dir: Path) -> None:
     assert_all_gone(engine, marker)
 
 
+def test_stderr_since_an_offset_gives_what_came_after_it_and_the_bytes_cut(
+    world_dir: Path,
+) -> None:
+    package, marker = hostile(world_dir, "flood_stderr.py", "100")  # 1400 bytes
+    limits = SandboxLimits(stderr_keep_bytes=140)
+    engine = start_engine(package, SandboxConfig(mode="off", limits=limits))
+    assert read_lines(engine, 1) == ["done"]
+    assert wait_for(lambda: engine.stderr_bytes == 1400)
+    assert engine.stderr_since(1386) == ("line 00000099\n", 0)
+    assert engine.stderr_since(1260) == (engine.stderr_tail(), 0)  # the whole tail
+    assert engine.stderr_since(0) == (engine.stderr_tail(), 1260)
+    assert engine.stderr_since(1400) == ("", 0)
+    assert_all_gone(engine, marker)
+
+
 # --------------------------------------------------------------------------- choosing a mode
 
 

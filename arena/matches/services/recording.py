@@ -20,6 +20,7 @@ from arena.engine_text import storable, storable_text
 from arena.matches.events import MatchEnded, publish_match_ended
 from arena.matches.models import Game, Match
 from arena.referee import GameRecord, MatchRecord
+from arena.referee.output_cap import cap_stored_moves
 from arena.terminations import ABORTED, TERMINATIONS, is_rated
 
 
@@ -85,7 +86,9 @@ def _games_from_record(match_id: int, match: _Recording, record: MatchRecord) ->
                 plies=game.plies,
                 start_position=storable_text(game.start_position),
                 final_position=storable_text(game.final_position),
-                moves=storable([m.to_dict() for m in game.moves]),
+                # Capped by the referee already; held to the cap again for a worker of an
+                # older version (arena.referee.output_cap).
+                moves=storable(cap_stored_moves([m.to_dict() for m in game.moves])),
                 scores=list(game.scores) if game.scores is not None else None,
                 seeds_in_hand=game.seeds_in_hand,
                 engine_errors=engine_errors,

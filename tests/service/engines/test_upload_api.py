@@ -300,3 +300,37 @@ def test_going_back_to_an_older_build_is_a_new_version(alice_client):
     assert upload(alice_client, file=v2).status_code == 201
     response = upload(alice_client, file=script_upload(FIRST_MOVE_ENGINE))
     assert (response.status_code, response.json()["number"]) == (201, 3)
+
+
+def test_it_rejects_a_deeply_nested_manifest_as_a_bad_manifest(alice_client, engines_dir):
+    # 30 000 '[' made json.loads raise RecursionError: a 500 (issue 30).
+    deep = b"[" * 30_000 + b"]" * 30_000
+    response = upload(
+        alice_client, file=zip_upload({"bao-engine.json": deep, "main.py": FIRST_MOVE_ENGINE})
+    )
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "bad_manifest"
+    assert error["message"] == "bao-engine.json nests arrays and objects 30000 deep, over 32"
+    assert_nothing_stored(engines_dir)
+
+
+def test_it_refuses_a_zip_of_too_many_members_from_its_directory(
+    alice_client, engines_dir, monkeypatch
+):
+    from engines.package import _Writer
+
+    def never(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("nothing should have been unpacked")
+
+    monkeypatch.setattr(_Writer, "member", never)
+    members = {"bao-engine.json": MANIFEST, "main.py": FIRST_MOVE_ENGINE}
+    members |= {f"d/{i}": b"" for i in range(12_000)}
+    response = upload(alice_client, file=zip_upload(members))
+    assert response.status_code == 413
+    assert response.json()["error"] == {
+        "code": "upload_too_large",
+        "message": "12002 archive members, over 10000",
+        "details": {"max_files": 10_000},
+    }
+    assert_nothing_stored(engines_dir)

@@ -195,6 +195,32 @@ def test_an_upload_over_the_size_limit_is_413_next_to_the_file(
     ]
 
 
+def test_an_upload_form_refuses_a_zip_of_too_many_members_and_a_deep_manifest(
+    alice: Any, engines_dir: Path
+) -> None:
+    import io
+    import zipfile
+
+    def zipped(members: dict[str, bytes]) -> SimpleUploadedFile:
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w") as zf:
+            for name, data in members.items():
+                zf.writestr(name, data)
+        return SimpleUploadedFile("e.zip", buffer.getvalue(), content_type="application/zip")
+
+    manifest = b'{"name": "gamma", "command": ["python3", "main.py"]}'
+    many = zipped({"bao-engine.json": manifest, **{f"d/{i}": b"" for i in range(10_001)}})
+    response = logged_in(alice).post("/engines/upload/", {"name": "gamma", "file": many})
+    assert response.status_code == 413
+    assert field_errors(response.content.decode(), "file") == ["10002 archive members, over 10000"]
+    deep = zipped({"bao-engine.json": b"[" * 60_000, "main.py": SCRIPT})
+    response = logged_in(alice).post("/engines/upload/", {"name": "gamma", "file": deep})
+    assert response.status_code == 400
+    assert field_errors(response.content.decode(), "file") == [
+        "bao-engine.json nests arrays and objects 60000 deep, over 32"
+    ]
+
+
 def test_web_and_api_uploads_share_one_rate_limit(
     alice: Any, settings: Any, engines_dir: Path
 ) -> None:
