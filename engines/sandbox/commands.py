@@ -42,6 +42,12 @@ class RunAs(TypedDict, total=False):
 
 BWRAP_BASE = [
     "--unshare-all",
+    # Named on its own as well: --disable-userns (BWRAP_NO_USERNS) needs it, and
+    # --unshare-all only tries it.
+    "--unshare-user",
+    # No reaper: the engine's command is the namespace's pid 1, so /proc/1 is the engine's own
+    # (bwrap's init, same uid, would show its memory, holding the host paths of its options).
+    "--as-pid-1",
     "--die-with-parent",
     "--new-session",
     "--cap-drop",
@@ -100,6 +106,9 @@ def etc_link_dirs(sources: tuple[str, ...] = ETC_LINK_SOURCES, etc: str = "/etc"
 BWRAP_BASE += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
 for _etc_dir in etc_link_dirs():
     BWRAP_BASE += ["--ro-bind-try", _etc_dir, _etc_dir]
+#: No user namespace inside the sandbox (bubblewrap 0.8+): ``unshare -U`` gets ``ENOSPC``.
+#: The seccomp filter (``engines.sandbox.seccomp``) refuses the same, on any bubblewrap.
+BWRAP_NO_USERNS = ["--disable-userns"]
 UNSHARE_ARGS = [
     "--fork",
     "--pid",
@@ -152,11 +161,24 @@ BWRAP_READ_ONLY = ["--remount-ro", "/dev", "--remount-ro", "/"]
 
 
 def bwrap_argv(
-    package: EnginePackage, root: Path, lib: Path, uid: int, limits: SandboxLimits
+    package: EnginePackage,
+    root: Path,
+    lib: Path,
+    uid: int,
+    limits: SandboxLimits,
+    *,
+    disable_userns: bool = True,
+    seccomp_fd: int | None = None,
 ) -> list[str]:
-    """bwrap's options (``root``: the engine's private copy); the command follows ``--``."""
+    """bwrap's options (``root``: the engine's private copy); the command follows ``--``.
+    ``disable_userns``: add ``BWRAP_NO_USERNS`` (this bwrap has it); ``seccomp_fd``: a file
+    holding the compiled filter (``seccomp.program_fd``), loaded before the command runs."""
+    harden = list(BWRAP_NO_USERNS) if disable_userns else []
+    if seccomp_fd is not None:
+        harden += ["--seccomp", str(seccomp_fd)]
     return [
         *BWRAP_BASE,
+        *harden,
         "--uid",
         str(uid),
         "--gid",
