@@ -54,7 +54,7 @@ class CpuBudget:
     ``factor`` is in cores (1.0: one core busy all the time). Raises ``ValueError`` unless
     both are positive."""
 
-    allowance_s: float = 10.0
+    allowance_s: float = 5.0
     factor: float = 1.25
 
     def __post_init__(self) -> None:
