@@ -60,6 +60,9 @@ class SandboxConfig:
     #: cgroup of it with ``memory.max = cgroup_memory_bytes`` (``engines.sandbox.cgroup``).
     cgroup_parent: str = ""
     cgroup_memory_bytes: int = 1 << 30
+    #: Cores the engine's cgroup may use together (``cpu.max``), where the delegated directory
+    #: enables the cpu controller for its children; None: no kernel CPU cap.
+    cgroup_cpu_cores: float | None = 1.25
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:

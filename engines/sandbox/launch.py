@@ -158,7 +158,10 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
     if config.cgroup_parent and mode != "off":
         try:
             process.cgroup = EngineCgroup.create(
-                Path(config.cgroup_parent), f"engine-{process.uid}", config.cgroup_memory_bytes
+                Path(config.cgroup_parent),
+                f"engine-{process.uid}",
+                config.cgroup_memory_bytes,
+                config.cgroup_cpu_cores,
             )
             process.cgroup.adopt(process.pid)
         except CgroupError as exc:

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -79,27 +81,52 @@ def test_forty_busy_loops_end_the_game_cpu_limit_and_leave_no_process(capsys) ->
     # A small factor, so the test does not depend on how many cores the hog gets: on a loaded
     # machine (8 sessions on 2 cores) its 40 loops were seen getting 0.3 cores in all.
     budget = CpuBudget(allowance_s=0.5, factor=0.05)
-    config = RefereeConfig(sandbox=sandbox.SandboxConfig(mode="auto"), cpu_budget=budget)
+    started: list[Any] = []
+
+    def starter(pkg: Any, config: Any) -> Any:
+        started.append(sandbox.start_engine(pkg, config))
+        return started[-1]
+
+    # Room for all 40 loops (the default process limit, 32, would refuse 9 of them).
+    limits = sandbox.SandboxLimits(max_processes=64)
+    config = RefereeConfig(
+        sandbox=sandbox.SandboxConfig(mode="auto", limits=limits),
+        cpu_budget=budget,
+        starter=starter,
+    )
     hog = package.load_engine(ENGINES / "cpu_hog.py")
     steady = package.load_engine(ENGINES / "steady.py")
     south = EngineSlot(hog, "cpu_hog.py", config)
     north = EngineSlot(steady, "steady.py", config)
+    peak = [0]
+    done = threading.Event()
+
+    def count() -> None:  # the hog's processes, seen from outside
+        while not done.wait(0.05):
+            if started:
+                peak[0] = max(peak[0], len(procs.pids_of_uid(started[0].uid)))
+
+    counter = threading.Thread(target=count, daemon=True)
+    counter.start()
     began = time.monotonic()
     try:
         record = play_game("bao-kingulu", south, north, TimeControl.parse("60+0"), config)
         took = time.monotonic() - began
-        assert south.process is not None
-        uid = south.process.uid  # type: ignore[attr-defined]
         south.close()
         north.close()
     finally:
+        done.set()
+        counter.join()
         shutil.rmtree(hog.root, ignore_errors=True)
         shutil.rmtree(steady.root, ignore_errors=True)
     with capsys.disabled():
-        print(f"\ncpu_hog: game over in {took:.1f} s; {record.detail}")
+        print(f"\ncpu_hog: {peak[0]} processes, game over in {took:.1f} s; {record.detail}")
     assert (record.termination, record.winner, record.result) == (T.CPU_LIMIT, "steady.py", "0-1")
     assert record.detail.startswith("South (cpu_hog.py): used ")
     assert record.detail.endswith(f"over its budget of {budget} ({record.detail.split('(')[-1]}")
+    assert peak[0] >= 40  # the 40 loops (and bubblewrap's outer process)
     # Stopped within seconds of its first go, well before its 60 s clock.
     assert took < 20
-    assert procs.pids_of_uid(uid) == set()
+    # Both engines started once, and the 40 processes of the hog are gone with the other's.
+    assert len(started) == 2 and all(process.alive_pids() == set() for process in started)
+    assert all(procs.pids_of_uid(process.uid) == set() for process in started)
