@@ -218,8 +218,10 @@ def mounts_argv(
     uid: int | None = None,
     keep: tuple[Path, ...] = (),
     chdir: Path | None = None,
+    seccomp_fd: int | None = None,
 ) -> list[str]:
-    """``mounts.py`` with its options, up to (not including) ``--`` and the command."""
+    """``mounts.py`` with its options, up to (not including) ``--`` and the command.
+    ``seccomp_fd``: a file holding the compiled filter, which it loads before the exec."""
     argv = [sys.executable, "-I", "-S", str(MOUNTS_HELPER), "--tmp-bytes", str(limits.tmp_bytes)]
     if scratch is not None and uid is not None:
         argv += ["--scratch", str(scratch), "--scratch-bytes", str(limits.scratch_bytes)]
@@ -228,6 +230,8 @@ def mounts_argv(
         argv += ["--keep", str(path)]
     if chdir is not None:
         argv += ["--chdir", str(chdir)]
+    if seccomp_fd is not None:
+        argv += ["--seccomp-fd", str(seccomp_fd)]
     return argv
 
 
@@ -240,7 +244,10 @@ def fallback_argv(
     limits: SandboxLimits,
     with_unshare: bool,
     with_mounts: bool,
+    seccomp_fd: int | None = None,
 ) -> list[str]:
+    """The fallback's chain (see the package docstring). ``seccomp_fd``: the compiled filter,
+    loaded by ``mounts.py`` (so only ``with_mounts``) before it execs the drop to the uid."""
     # The kernel clears the parent-death signal when the uid changes (and unshare's
     # --kill-child is one), so this setpriv sets it again after dropping to the engine uid.
     drop = [
@@ -262,6 +269,6 @@ def fallback_argv(
         return [*head, *tail]
     if with_mounts:
         # What the engine must still reach once /tmp is covered (they live under STATE_DIR).
-        mounts = mounts_argv(limits, scratch, uid, (root, lib), root)
+        mounts = mounts_argv(limits, scratch, uid, (root, lib), root, seccomp_fd)
         tail = [*mounts, "--", *tail]
     return [*head, TOOLS["unshare"], *UNSHARE_ARGS, "--", *tail]

@@ -102,6 +102,9 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
                 os.chown(scratch, lease.uid, lease.uid)
                 env.update(HOME=str(scratch), PYTHONPATH=str(lib))
                 found = modes.probe()
+                if found.mounts_ok and not found.seccomp_reason:
+                    seccomp_fd = seccomp.program_fd()
+                    pass_fds = (seccomp_fd,)
                 argv = commands.fallback_argv(
                     package,
                     copy,
@@ -111,6 +114,7 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
                     config.limits,
                     found.unshare_ok,
                     found.mounts_ok,
+                    seccomp_fd if seccomp_fd >= 0 else None,
                 )
                 if found.mounts_ok:
                     mounts = (("/tmp", tmp), ("/dev/shm", tmp), (str(scratch), scratch_cap))

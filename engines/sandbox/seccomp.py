@@ -1,10 +1,11 @@
-"""The seccomp filter of the ``bwrap`` sandbox: the system calls an engine never needs, refused.
+"""The seccomp filter of the sandbox: the system calls an engine never needs, refused.
 
 Part of the sandbox (``engines.sandbox`` is the interface). bubblewrap loads it (``--seccomp FD``,
 a compiled classic BPF program) right before it execs the engine's command, so it binds the
-engine and everything it starts, not the sandbox plumbing. Every other call is allowed: the
-filter is a deny list of what no game-playing program uses, so Python, node, a JVM, Rust and C
-programs run unchanged.
+engine and everything it starts, not the sandbox plumbing; in the fallback, ``mounts.py``
+loads the same program (``--seccomp-fd``) before it execs the drop to the engine's uid. Every
+other call is allowed: the filter is a deny list of what no game-playing program uses, so
+Python, node, a JVM, Rust and C programs run unchanged.
 
 A refused call fails with ``EPERM`` (the process is never killed, so a runtime that probes a
 feature degrades): ``clone3`` alone fails with ``ENOSYS``, its arguments being a structure the

@@ -4,6 +4,7 @@ a pid 1 that is the engine itself, so ``/proc/1`` shows nothing of the host."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -43,17 +44,16 @@ REFUSED = [
 ]
 
 
-@pytest.fixture(scope="module")
-def escape() -> Iterator[tuple[dict[str, object], str, int]]:
-    """What ``hostile/escape.py`` found in one bwrap sandbox; its world-readable root; its uid."""
-    if not _found.bwrap_ok:
-        pytest.skip(f"bwrap does not work here: {_found.bwrap_reason}")
+@contextlib.contextmanager
+def run_escape(mode: str) -> Iterator[tuple[dict[str, object], str, int]]:
+    """What ``hostile/escape.py`` found in one sandbox of ``mode``; its world-readable root;
+    its uid. Every process is gone after."""
     root = Path(tempfile.mkdtemp(prefix="bao-seccomp-test-"))
     os.chmod(root, 0o755)
     shutil.copyfile(HERE / "hostile" / "escape.py", root / "escape.py")
     marker = f"bao-marker-{uuid.uuid4().hex}"
     package = EnginePackage("escape", root, ("python3", "escape.py", marker))
-    engine = start_engine(package, SandboxConfig(mode="bwrap"))
+    engine = start_engine(package, SandboxConfig(mode=mode))
     try:
         ready = select.select([engine.stdout_fd], [], [], 30)[0]
         assert ready, engine.stderr_tail()
@@ -64,6 +64,15 @@ def escape() -> Iterator[tuple[dict[str, object], str, int]]:
         engine.kill()
         assert engine.alive_pids() == set()
         shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def escape() -> Iterator[tuple[dict[str, object], str, int]]:
+    """``run_escape`` in bwrap."""
+    if not _found.bwrap_ok:
+        pytest.skip(f"bwrap does not work here: {_found.bwrap_reason}")
+    with run_escape("bwrap") as found:
+        yield found
 
 
 def test_the_filter_compiles_to_whole_bpf_instructions() -> None:
@@ -124,3 +133,13 @@ def test_pid_1_is_the_engine_and_shows_no_host_path(
     shown = "".join(str(found[f"/proc/1/{part}"]) for part in ("cmdline", "environ", "maps"))
     for leak in (str(sandbox.STATE_DIR), root, str(REPO), "bwrap", str(uid), "/tmp"):
         assert leak not in shown, leak
+
+
+@pytest.mark.skipif(not _found.mounts_ok, reason=f"no fallback mounts: {_found.mounts_reason}")
+@needs_seccomp
+def test_the_fallback_loads_the_same_filter() -> None:
+    with run_escape("fallback") as (found, _root, _uid):
+        pass
+    assert {attempt: found[attempt] for attempt in REFUSED} == dict.fromkeys(REFUSED, "EPERM")
+    assert found["unshare -Urm id"] == "unshare: unshare failed: Operation not permitted"
+    assert (found["thread"], found["fork"], found["socket(AF_UNIX)"]) == ("ok", "ok", "ok")
