@@ -21,10 +21,10 @@ class SandboxError(RuntimeError):
 class SandboxLimits:
     """Per-engine limits. Bytes, seconds and counts; every value must be positive.
 
-    ``max_processes`` counts the engine's own processes (threads included: a JVM with the
-    serial collector runs 14 or 15, node 7, the Python engines 2; docs/sandbox.md),
-    ``max_file_bytes`` is the largest file it may write (``EFBIG`` / ``SIGXFSZ`` beyond),
-    ``stderr_keep_bytes`` the tail of stderr kept for the record, ``max_stderr_bytes`` the stderr volume past which
+    ``max_processes`` counts the engine's own processes (threads included: a JVM with the serial
+    collector runs 14 or 15, node 7, the Python engines 2; docs/sandbox.md), ``max_file_bytes``
+    is the largest file it may write (``EFBIG`` / ``SIGXFSZ`` beyond), ``stderr_keep_bytes`` the
+    tail of stderr kept for the record, ``max_stderr_bytes`` the stderr volume past which
     ``EngineProcess.stderr_overflow`` is set (the referee then ends the game ``output_limit``).
     ``tmp_bytes`` caps ``/tmp`` and, separately, ``/dev/shm``; ``scratch_bytes`` caps the
     scratch directory (``HOME``); past a cap writes fail with ``ENOSPC``. These are tmpfs, so
