@@ -7,6 +7,7 @@ from __future__ import annotations
 from arena.rules.terminations import (
     ABORTED,
     BAO_HAMNA,
+    CPU_LIMIT,
     CRASH,
     ENGINE_FAULTS,
     HANDSHAKE_FAILED,
@@ -31,6 +32,7 @@ from arena.rules.terminations import (
 __all__ = [
     "ABORTED",
     "BAO_HAMNA",
+    "CPU_LIMIT",
     "CRASH",
     "ENGINE_FAULTS",
     "HANDSHAKE_FAILED",

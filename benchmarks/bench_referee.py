@@ -46,6 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from arena.referee import (  # noqa: E402
+    CpuBudget,
     EngineSlot,
     PipeTransport,
     RefereeConfig,
@@ -153,8 +154,8 @@ def measure_moves(
     work: Path,
     memory_cap_bytes: int | None = RefereeConfig.memory_cap_bytes,
 ) -> dict[str, Any]:
-    """Per-move figures; ``memory_cap_bytes`` None runs without the memory watchdog
-    (``benchmarks/bench_watchdog.py`` compares both)."""
+    """Per-move figures; ``memory_cap_bytes`` None runs without the watchdog (no CPU budget
+    either: ``benchmarks/bench_watchdog.py`` compares both)."""
     from engines.sandbox import SandboxConfig
 
     pkg = engine_package(variant_id, mode, work, f"moves-{memory_cap_bytes}")
@@ -163,6 +164,7 @@ def measure_moves(
         ready_timeout_ms=5000,
         grace_ms=1000,
         memory_cap_bytes=memory_cap_bytes,
+        cpu_budget=None if memory_cap_bytes is None else CpuBudget(),
     )
     slots = (EngineSlot(pkg, "a", config), EngineSlot(pkg, "b", config))
     stamps: list[tuple[str, int]] = []

@@ -8,7 +8,7 @@ each variant it failed is kept in ``failed_variants`` with the fault, so an engi
 in one variant and then lose rated games on purpose in another. If it passes none, it is
 ``rejected`` with the
 termination code of its fault (``arena.terminations``: ``handshake_failed``, ``crash``,
-``illegal_move``, ``invalid_output``, ``time_forfeit``, ``stall``, ``output_limit``) and the
+``illegal_move``, ``invalid_output``, ``time_forfeit``, ``stall``, ``output_limit``, ...) and the
 referee's detail as a readable reason. An ``aborted`` game (the sandbox could not start an
 engine: our fault, not the engine's) rejects nothing: the version goes back to ``pending`` and
 ``ValidationDeferred`` is raised so the task retries.

@@ -1,5 +1,6 @@
-"""The package of pyproject.toml: ``pip install .`` gives ``bao-match`` with numpy and scipy as
-its only dependencies (no Django, Celery or database); ``.[service]`` adds the service's."""
+"""The package of pyproject.toml: ``pip install .`` gives ``bao-match`` with numpy, scipy and
+pyseccomp (the sandbox's filter, ctypes over libseccomp) as its only dependencies (no Django,
+Celery or database); ``.[service]`` adds the service's."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ def test_the_core_and_the_service_extra_together_are_the_requirements() -> None:
     project = _project()
     core = project["dependencies"]
     service = project["optional-dependencies"]["service"]  # type: ignore[index]
-    assert core == ["numpy>=2.2", "scipy>=1.17"]
+    assert core == ["numpy>=2.2", "pyseccomp>=0.1.2", "scipy>=1.17"]
     required = [
         line.strip()
         for line in (ROOT / "requirements.txt").read_text().splitlines()
@@ -58,7 +59,7 @@ def test_pip_install_gives_bao_match_without_django(tmp_path: Path) -> None:
     run = {"cwd": tmp_path, "env": env, "capture_output": True, "text": True}
     freeze = subprocess.run([str(py), "-m", "pip", "list", "--format=json"], **run)  # type: ignore[call-overload]
     installed = {p["name"].lower() for p in json.loads(freeze.stdout)}
-    assert installed - {"pip", "setuptools"} == {"bao-arena", "numpy", "scipy"}
+    assert installed - {"pip", "setuptools"} == {"bao-arena", "numpy", "pyseccomp", "scipy"}
     no_django = subprocess.run([str(py), "-c", "import django"], **run)  # type: ignore[call-overload]
     assert no_django.returncode == 1 and "No module named 'django'" in no_django.stderr
     help_ = subprocess.run([str(venv / "bin" / "bao-match"), "--help"], **run)  # type: ignore[call-overload]

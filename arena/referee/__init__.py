@@ -22,10 +22,12 @@ from .match import GAMES, play_match
 from .players import EngineSlot, StartError
 from .records import GameRecord, MatchRecord, MoveRecord, TimeLoss
 from .transport import FakeTransport, PipeTransport, ReadResult, Transport
+from .watchdog import CpuBudget
 
 __all__ = [
     "GAMES",
     "BestMove",
+    "CpuBudget",
     "EngineClient",
     "EngineFault",
     "EngineId",

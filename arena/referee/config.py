@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from .process import Starter, TransportFactory
 from .transport import DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_STDOUT_BYTES
+from .watchdog import CpuBudget
 
 if TYPE_CHECKING:
     from engines.sandbox import SandboxConfig
@@ -145,8 +146,11 @@ class RefereeConfig:
     and ``process.TransportFactory``; default: ``engines.sandbox.start_engine`` and
     ``PipeTransport``; tests swap them).
     ``memory_cap_bytes``: the most memory one engine may hold, all its processes and its tmpfs
-    together (``watchdog.MemoryWatchdog`` samples it every ``memory_interval_ms``, 1 to 20, and
-    kills it at the cap: ``memory_limit``); None: no cap. ``on_metric``: called with
+    together (``watchdog.EngineWatchdog`` samples it every ``memory_interval_ms``, 1 to 20, and
+    kills it at the cap: ``memory_limit``); None: no cap. ``cpu_budget``: the CPU time one
+    engine may use, all its processes together (``watchdog.CpuBudget``: ``allowance_s +
+    factor * wall_s``; the watchdog kills it past it: ``cpu_limit``); None: no budget.
+    ``on_metric``: called with
     ``("engine_start_seconds", s)`` after each engine start (spawn to handshake done) and
     ``("move_overhead_seconds", s)`` after each move (the ply's wall time minus the engine's
     ``go`` to ``bestmove``); the worker feeds them to Prometheus (``arena.metrics``).
@@ -167,6 +171,7 @@ class RefereeConfig:
     transport_factory: TransportFactory | None = None
     memory_cap_bytes: int | None = DEFAULT_MEMORY_CAP_BYTES
     memory_interval_ms: int = 20
+    cpu_budget: CpuBudget | None = field(default_factory=CpuBudget)
     on_metric: Callable[[str, float], None] | None = None
 
     def __post_init__(self) -> None:

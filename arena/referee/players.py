@@ -25,7 +25,7 @@ from .control import MatchControl
 from .output_cap import OUTPUT_KEEP_BYTES, cap_text_tail
 from .process import EngineProcessLike, Starter
 from .transport import EngineProcessPipes, PipeTransport, Transport
-from .watchdog import MemoryWatchdog
+from .watchdog import EngineWatchdog
 
 if TYPE_CHECKING:
     from engines.package import EnginePackage
@@ -62,7 +62,7 @@ class EngineSlot:
         self.process: EngineProcessLike | None = None
         self.client: EngineClient | None = None
         self.ident: EngineId | None = None
-        self.watchdog: MemoryWatchdog | None = None  # of the current process, if it has a cap
+        self.watchdog: EngineWatchdog | None = None  # of the current process, if it has limits
         self.starts = 0  # how many processes were started (restarts = starts - 1)
         self._last_stderr = ""  # this game's stderr of a process killed since the last start
         self._stderr_mark = 0  # the current process's stderr_bytes when this game began
@@ -103,10 +103,10 @@ class EngineSlot:
         if self.control is not None:
             self.control.attach(process)  # a stop kills it from any thread
             self.control.check()  # stopped while it started: it is dead already
-        cap = self.config.memory_cap_bytes
-        if cap is not None and MemoryWatchdog.supports(process):
-            self.watchdog = MemoryWatchdog(
-                process, cap, interval_ms=self.config.memory_interval_ms
+        cap, cpu = self.config.memory_cap_bytes, self.config.cpu_budget
+        if (cap is not None or cpu is not None) and EngineWatchdog.supports(process):
+            self.watchdog = EngineWatchdog(
+                process, cap, interval_ms=self.config.memory_interval_ms, cpu=cpu
             ).start()
         factory = self.config.transport_factory
         transport: Transport
@@ -191,9 +191,10 @@ class EngineSlot:
         self.check_limits()
 
     def check_memory(self) -> None:
-        """Raises ``EngineFault(memory_limit)`` once the memory watchdog killed the current
-        process (docs/referee.md: an engine over its memory cap loses)."""
-        fault = self._memory_fault()
+        """Raises ``EngineFault(memory_limit)`` or ``EngineFault(cpu_limit)`` once the watchdog
+        killed the current process (docs/referee.md: an engine over its memory cap or its CPU
+        budget loses)."""
+        fault = self._limit_fault()
         if fault is not None:
             raise fault
 
@@ -207,7 +208,7 @@ class EngineSlot:
         if getattr(self.process, "stderr_overflow", False):
             self.check_stderr()
         dog = self.watchdog
-        if dog is not None and dog.exceeded_bytes is not None:
+        if dog is not None and dog.tripped:
             self.check_memory()
             return
         now = time.monotonic_ns()
@@ -216,19 +217,28 @@ class EngineSlot:
             self.check_memory()
 
     def fault_cause(self, fault: EngineFault) -> EngineFault:
-        """The fault to record for ``fault``: ``memory_limit`` if the watchdog killed the
-        engine (its pipes closing may be what the referee saw first: a ``crash``), else
-        ``fault`` itself."""
-        return self._memory_fault() or fault
+        """The fault to record for ``fault``: ``memory_limit`` or ``cpu_limit`` if the watchdog
+        killed the engine (its pipes closing may be what the referee saw first: a ``crash``),
+        else ``fault`` itself."""
+        return self._limit_fault() or fault
 
-    def _memory_fault(self) -> EngineFault | None:
+    def _limit_fault(self) -> EngineFault | None:
         oom_killed = getattr(self.process, "oom_killed", None)
         if callable(oom_killed) and oom_killed():
             return EngineFault(
                 T.MEMORY_LIMIT, "killed by the kernel at the memory cap of its cgroup"
             )
         dog = self.watchdog
-        if dog is None or dog.exceeded_bytes is None:
+        if dog is None:
+            return None
+        if dog.cpu_exceeded is not None and dog.cpu is not None:
+            used, wall = dog.cpu_exceeded
+            return EngineFault(
+                T.CPU_LIMIT,
+                f"used {used:.1f} s of CPU (all processes) in {wall:.1f} s, "
+                f"over its budget of {dog.cpu} ({dog.cpu.limit_s(wall):.1f} s)",
+            )
+        if dog.exceeded_bytes is None or dog.cap_bytes is None:
             return None
         return EngineFault(
             T.MEMORY_LIMIT,

@@ -7,7 +7,7 @@ rules package, the lowest pure layer, so the rules engine (also mounted into the
 Python engines) and every layer above read the same enum; ``arena.terminations`` is its name in
 the service.
 
-Every engine fault (``time_forfeit`` .. ``memory_limit``) loses the game for that engine and
+Every engine fault (``time_forfeit`` .. ``cpu_limit``) loses the game for that engine and
 wins it for the opponent. ``aborted`` is our fault (the sandbox could not start, the referee
 was interrupted): no winner and the game is not rated.
 """
@@ -35,6 +35,7 @@ class Termination(StrEnum):
     HANDSHAKE_FAILED = "handshake_failed"  # no complete bep ... bepok exchange in time
     OUTPUT_LIMIT = "output_limit"  # a line too long, or too much stdout / stderr
     MEMORY_LIMIT = "memory_limit"  # all its processes plus its tmpfs held more than the memory cap
+    CPU_LIMIT = "cpu_limit"  # all its processes used more CPU time than its budget
     # Infrastructure ending: not the engine's fault.
     ABORTED = "aborted"
 
@@ -53,6 +54,7 @@ STALL = Termination.STALL
 HANDSHAKE_FAILED = Termination.HANDSHAKE_FAILED
 OUTPUT_LIMIT = Termination.OUTPUT_LIMIT
 MEMORY_LIMIT = Termination.MEMORY_LIMIT
+CPU_LIMIT = Termination.CPU_LIMIT
 ABORTED = Termination.ABORTED
 
 RULES_TERMINATIONS: tuple[Termination, ...] = (BAO_HAMNA, NO_LEGAL_MOVE, SCORE, REPETITION, PLY_CAP)
@@ -65,6 +67,7 @@ ENGINE_FAULTS: tuple[Termination, ...] = (
     HANDSHAKE_FAILED,
     OUTPUT_LIMIT,
     MEMORY_LIMIT,
+    CPU_LIMIT,
 )
 TERMINATIONS: tuple[Termination, ...] = tuple(Termination)
 

@@ -20,8 +20,12 @@ Modes (``SandboxConfig.mode``; ``EngineProcess.mode`` says which one ran):
     writable places are three tmpfs mounts with a size cap:
     ``/scratch`` (``HOME``, ``SandboxLimits.scratch_bytes``), ``/tmp`` and ``/dev/shm``
     (``tmp_bytes`` each). There is no scratch directory on the host. bwrap reads its options
-    from a memory file (``--args``), so the namespace's pid 1 (bwrap's reaper) shows the engine
-    no host path and no uid in ``/proc/1/cmdline``, only ``prlimit`` and the engine's command.
+    from a memory file (``--args``) and runs no reaper (``--as-pid-1``): the engine's command is
+    the namespace's pid 1, so ``/proc/1`` is the engine's own. ``--disable-userns`` (where this
+    bwrap has it) and a seccomp filter (``engines.sandbox.seccomp``: ptrace, namespaces,
+    mounts, keyrings, BPF, sockets but ``AF_UNIX``... refused with ``EPERM``) keep the engine
+    from the kernel's larger surfaces; without libseccomp the filter is left out with a WARNING,
+    or ``require_full`` refuses.
 ``fallback``
     where namespaces are refused to unprivileged users: ``setpriv --pdeathsig KILL`` then
     ``unshare --fork --pid --kill-child --mount-proc --net --ipc --uts`` (as root; no network,
@@ -45,7 +49,8 @@ Modes (``SandboxConfig.mode``; ``EngineProcess.mode`` says which one ran):
 Limits are set by ``prlimit`` right before the engine's own command, so they bind the engine
 and everything it starts, not the sandbox plumbing. ``RLIMIT_NPROC`` counts per (user namespace,
 uid): in ``bwrap`` every engine has its own user namespace, in ``fallback`` its own host uid,
-so one engine's fork bomb never eats another engine's budget. ``RLIMIT_CPU`` is per process.
+so one engine's fork bomb never eats another engine's budget. ``RLIMIT_CPU`` is per process:
+the referee's watchdog caps the sum (``EngineProcess.cpu_seconds``, ``cpu_limit``).
 
 Files (every mode but ``off``): the engine runs from a copy of its package readable only by its
 leased uid (``engines.sandbox.files.give_to_uid``), removed when it is killed, so no engine ever
@@ -75,7 +80,8 @@ This module is the interface (what callers import); by concept, the package hold
 - ``launch``: ``start_engine``; ``process``: ``EngineProcess``, the running engine and its end;
 - ``procs``: an engine's processes found and killed through its uid, the uid lease itself;
 - ``files``: the private package copy and the content-keyed library directory;
-- ``memory``: what an engine holds, from ``/proc``; ``cgroup``: the kernel's memory cap;
+- ``memory``: what an engine holds, from ``/proc``; ``cpu``: the CPU time it used, from
+  ``/proc``; ``cgroup``: the kernel's memory cap; ``seccomp``: bwrap's system call filter;
 - ``mounts``: the fallback's size-capped tmpfs mounts, a script run by path as root in the
   engine's mount namespace (standard library only, imports nothing of the package);
 - ``runtimes``: the runtimes an engine gets here (Python, node, Java, the C and C++ libraries),

@@ -1,4 +1,4 @@
-"""An optional kernel memory cap per engine: a cgroup v2 child of a subtree the operator delegated.
+"""Optional kernel memory and CPU caps per engine: a cgroup v2 child of a delegated subtree.
 
 Part of the sandbox (``engines.sandbox`` is the interface; ``SandboxConfig.cgroup_parent``,
 the service's ``BAO_ENGINE_CGROUP_PARENT``, off by default). The referee's memory watchdog is
@@ -6,8 +6,11 @@ what always enforces the cap (``arena.referee.watchdog``); where the operator gi
 a delegated cgroup v2 directory (for example a systemd unit with ``Delegate=yes``, or a
 container's own cgroup), each engine additionally runs in a fresh child cgroup of it with
 ``memory.max`` at the cap, ``memory.swap.max`` 0 and ``memory.oom.group`` 1, so the kernel kills
-the whole engine even between two samples. The service creates cgroups **only** as children of
-that directory, never anywhere else, and removes each when its engine is killed.
+the whole engine even between two samples; where the cpu controller is enabled for the children
+too, ``cpu.max`` throttles all its processes together to ``SandboxConfig.cgroup_cpu_cores``
+(1.25 by default, the factor of the referee's CPU budget, which still applies). The service
+creates cgroups **only** as children of that directory, never anywhere else, and removes each
+when its engine is killed.
 
 An engine is moved into its cgroup right after it is spawned: every process of its tree is
 written to ``cgroup.procs`` until a pass finds them all inside (a process forked after its
@@ -26,6 +29,9 @@ from pathlib import Path
 
 from engines.sandbox.memory import tree_pids
 
+#: The period of ``cpu.max``, us (the kernel's default).
+CPU_PERIOD_US = 100_000
+
 
 class CgroupError(RuntimeError):
     """The delegated cgroup cannot be used (missing, not cgroup v2 with the memory controller,
@@ -39,8 +45,13 @@ class EngineCgroup:
         self.path = path
 
     @classmethod
-    def create(cls, parent: Path, name: str, memory_bytes: int) -> EngineCgroup:
-        """Make ``<parent>/<name>-<random>`` with the memory cap. Raises ``CgroupError``."""
+    def create(
+        cls, parent: Path, name: str, memory_bytes: int, cpu_cores: float | None = None
+    ) -> EngineCgroup:
+        """Make ``<parent>/<name>-<random>`` with the memory cap and, when ``cpu_cores`` is
+        given and the parent enables the cpu controller for its children, ``cpu.max`` at that
+        many cores (a quota per 100 ms period: the kernel throttles the engine's processes
+        together, so a fork hog gets no more than that). Raises ``CgroupError``."""
         if not (parent / "cgroup.procs").is_file():
             raise CgroupError(f"{parent} is not a cgroup v2 directory")
         try:
@@ -59,6 +70,9 @@ class EngineCgroup:
             if (path / "memory.swap.max").exists():
                 (path / "memory.swap.max").write_text("0")
             (path / "memory.oom.group").write_text("1")
+            if cpu_cores is not None and "cpu" in controllers:
+                period = CPU_PERIOD_US
+                (path / "cpu.max").write_text(f"{max(1000, round(cpu_cores * period))} {period}")
         except OSError as exc:
             with contextlib.suppress(OSError):
                 path.rmdir()

@@ -30,9 +30,9 @@ try:
     rules = "ok"
 except Exception as exc:
     rules = repr(exc)
-s = socket.socket()
-s.settimeout(1)
-try:
+try:  # the bwrap sandbox's seccomp filter refuses the socket itself
+    s = socket.socket()
+    s.settimeout(1)
     s.connect(("127.0.0.1", 22))
     net = "open"
 except OSError as exc:
@@ -65,6 +65,12 @@ def main() -> int:
     found = probe()
     print(f"running as root: {found.root}")
     print(f"bwrap (full sandbox): {'works' if found.bwrap_ok else 'NO - ' + found.bwrap_reason}")
+    print(
+        f"seccomp filter: {'works' if not found.seccomp_reason else 'NO - ' + found.seccomp_reason}"
+    )
+    print(
+        f"bwrap --disable-userns: {'yes' if found.disable_userns else 'no (the filter refuses it)'}"
+    )
     print(
         "unshare (fallback namespaces): "
         f"{'works' if found.unshare_ok else 'NO - ' + found.unshare_reason}"

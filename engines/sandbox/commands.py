@@ -42,6 +42,12 @@ class RunAs(TypedDict, total=False):
 
 BWRAP_BASE = [
     "--unshare-all",
+    # Named on its own as well: --disable-userns (BWRAP_NO_USERNS) needs it, and
+    # --unshare-all only tries it.
+    "--unshare-user",
+    # No reaper: the engine's command is the namespace's pid 1, so /proc/1 is the engine's own
+    # (bwrap's init, same uid, would show its memory, holding the host paths of its options).
+    "--as-pid-1",
     "--die-with-parent",
     "--new-session",
     "--cap-drop",
@@ -100,6 +106,9 @@ def etc_link_dirs(sources: tuple[str, ...] = ETC_LINK_SOURCES, etc: str = "/etc"
 BWRAP_BASE += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
 for _etc_dir in etc_link_dirs():
     BWRAP_BASE += ["--ro-bind-try", _etc_dir, _etc_dir]
+#: No user namespace inside the sandbox (bubblewrap 0.8+): ``unshare -U`` gets ``ENOSPC``.
+#: The seccomp filter (``engines.sandbox.seccomp``) refuses the same, on any bubblewrap.
+BWRAP_NO_USERNS = ["--disable-userns"]
 UNSHARE_ARGS = [
     "--fork",
     "--pid",
@@ -152,11 +161,24 @@ BWRAP_READ_ONLY = ["--remount-ro", "/dev", "--remount-ro", "/"]
 
 
 def bwrap_argv(
-    package: EnginePackage, root: Path, lib: Path, uid: int, limits: SandboxLimits
+    package: EnginePackage,
+    root: Path,
+    lib: Path,
+    uid: int,
+    limits: SandboxLimits,
+    *,
+    disable_userns: bool = True,
+    seccomp_fd: int | None = None,
 ) -> list[str]:
-    """bwrap's options (``root``: the engine's private copy); the command follows ``--``."""
+    """bwrap's options (``root``: the engine's private copy); the command follows ``--``.
+    ``disable_userns``: add ``BWRAP_NO_USERNS`` (this bwrap has it); ``seccomp_fd``: a file
+    holding the compiled filter (``seccomp.program_fd``), loaded before the command runs."""
+    harden = list(BWRAP_NO_USERNS) if disable_userns else []
+    if seccomp_fd is not None:
+        harden += ["--seccomp", str(seccomp_fd)]
     return [
         *BWRAP_BASE,
+        *harden,
         "--uid",
         str(uid),
         "--gid",
@@ -196,8 +218,10 @@ def mounts_argv(
     uid: int | None = None,
     keep: tuple[Path, ...] = (),
     chdir: Path | None = None,
+    seccomp_fd: int | None = None,
 ) -> list[str]:
-    """``mounts.py`` with its options, up to (not including) ``--`` and the command."""
+    """``mounts.py`` with its options, up to (not including) ``--`` and the command.
+    ``seccomp_fd``: a file holding the compiled filter, which it loads before the exec."""
     argv = [sys.executable, "-I", "-S", str(MOUNTS_HELPER), "--tmp-bytes", str(limits.tmp_bytes)]
     if scratch is not None and uid is not None:
         argv += ["--scratch", str(scratch), "--scratch-bytes", str(limits.scratch_bytes)]
@@ -206,6 +230,8 @@ def mounts_argv(
         argv += ["--keep", str(path)]
     if chdir is not None:
         argv += ["--chdir", str(chdir)]
+    if seccomp_fd is not None:
+        argv += ["--seccomp-fd", str(seccomp_fd)]
     return argv
 
 
@@ -218,7 +244,10 @@ def fallback_argv(
     limits: SandboxLimits,
     with_unshare: bool,
     with_mounts: bool,
+    seccomp_fd: int | None = None,
 ) -> list[str]:
+    """The fallback's chain (see the package docstring). ``seccomp_fd``: the compiled filter,
+    loaded by ``mounts.py`` (so only ``with_mounts``) before it execs the drop to the uid."""
     # The kernel clears the parent-death signal when the uid changes (and unshare's
     # --kill-child is one), so this setpriv sets it again after dropping to the engine uid.
     drop = [
@@ -240,6 +269,6 @@ def fallback_argv(
         return [*head, *tail]
     if with_mounts:
         # What the engine must still reach once /tmp is covered (they live under STATE_DIR).
-        mounts = mounts_argv(limits, scratch, uid, (root, lib), root)
+        mounts = mounts_argv(limits, scratch, uid, (root, lib), root, seccomp_fd)
         tail = [*mounts, "--", *tail]
     return [*head, TOOLS["unshare"], *UNSHARE_ARGS, "--", *tail]

@@ -21,7 +21,8 @@ class SandboxError(RuntimeError):
 class SandboxLimits:
     """Per-engine limits. Bytes, seconds and counts; every value must be positive.
 
-    ``max_processes`` counts the engine's own processes (threads included), ``max_file_bytes``
+    ``max_processes`` counts the engine's own processes (threads included: a JVM with the serial
+    collector runs 14 or 15, node 7, the Python engines 2; docs/sandbox.md), ``max_file_bytes``
     is the largest file it may write (``EFBIG`` / ``SIGXFSZ`` beyond), ``stderr_keep_bytes`` the
     tail of stderr kept for the record, ``max_stderr_bytes`` the stderr volume past which
     ``EngineProcess.stderr_overflow`` is set (the referee then ends the game ``output_limit``).
@@ -33,7 +34,7 @@ class SandboxLimits:
 
     cpu_seconds: int = 300
     memory_bytes: int = 1 << 30
-    max_processes: int = 64
+    max_processes: int = 32
     max_file_bytes: int = 8 << 20
     max_open_files: int = 64
     stderr_keep_bytes: int = 65536
@@ -59,6 +60,9 @@ class SandboxConfig:
     #: cgroup of it with ``memory.max = cgroup_memory_bytes`` (``engines.sandbox.cgroup``).
     cgroup_parent: str = ""
     cgroup_memory_bytes: int = 1 << 30
+    #: Cores the engine's cgroup may use together (``cpu.max``), where the delegated directory
+    #: enables the cpu controller for its children; None: no kernel CPU cap.
+    cgroup_cpu_cores: float | None = 1.25
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from engines.package import EnginePackage
-from engines.sandbox import commands, modes, state
+from engines.sandbox import commands, modes, seccomp, state
 from engines.sandbox.cgroup import CgroupError, EngineCgroup
 from engines.sandbox.config import SandboxConfig, SandboxError
 from engines.sandbox.files import give_to_uid
@@ -46,6 +46,7 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
     copy: Path | None = None
     lib = state.REPO_ROOT  # mode off imports from the checkout itself
     args_fd = -1
+    seccomp_fd = -1
     try:
         ids: commands.RunAs = {}
         env = commands.base_env()
@@ -64,9 +65,19 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
             info_r, info_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
             # --info-fd: bwrap names the pid namespace's init there (see kill()).
             options = ["--info-fd", str(info_w)]
-            args_fd = commands.args_file(
-                [*options, *commands.bwrap_argv(package, copy, lib, lease.uid, config.limits)]
+            found = modes.probe()
+            if not found.seccomp_reason:
+                seccomp_fd = seccomp.program_fd()
+            bwrap_options = commands.bwrap_argv(
+                package,
+                copy,
+                lib,
+                lease.uid,
+                config.limits,
+                disable_userns=found.disable_userns,
+                seccomp_fd=seccomp_fd if seccomp_fd >= 0 else None,
             )
+            args_fd = commands.args_file([*options, *bwrap_options])
             # Only the options hold host paths and uids: bwrap reads them from the memory file,
             # so its command line (pid 1's, inside) is the engine's command alone.
             argv = [
@@ -78,7 +89,7 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
                 *package.argv,
             ]
             executable = commands.BWRAP
-            pass_fds = (args_fd, info_w)
+            pass_fds = (args_fd, info_w, *([seccomp_fd] if seccomp_fd >= 0 else []))
             ids = {"user": lease.uid, "group": lease.uid, "extra_groups": []}
             mounts = ((commands.SCRATCH_IN, scratch_cap), ("/tmp", tmp), ("/dev/shm", tmp))
         else:
@@ -91,6 +102,9 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
                 os.chown(scratch, lease.uid, lease.uid)
                 env.update(HOME=str(scratch), PYTHONPATH=str(lib))
                 found = modes.probe()
+                if found.mounts_ok and not found.seccomp_reason:
+                    seccomp_fd = seccomp.program_fd()
+                    pass_fds = (seccomp_fd,)
                 argv = commands.fallback_argv(
                     package,
                     copy,
@@ -100,6 +114,7 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
                     config.limits,
                     found.unshare_ok,
                     found.mounts_ok,
+                    seccomp_fd if seccomp_fd >= 0 else None,
                 )
                 if found.mounts_ok:
                     mounts = (("/tmp", tmp), ("/dev/shm", tmp), (str(scratch), scratch_cap))
@@ -125,8 +140,9 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
         _undo_start(scratch, copy, lease, info_r)
         raise
     finally:
-        if args_fd >= 0:
-            os.close(args_fd)
+        for fd in (args_fd, seccomp_fd):
+            if fd >= 0:
+                os.close(fd)
         if info_w is not None:
             os.close(info_w)  # bwrap has its copy
     namespaced = mode == "bwrap" or (mode == "fallback" and modes.probe().unshare_ok)
@@ -146,7 +162,10 @@ def start_engine(package: EnginePackage, config: SandboxConfig = SandboxConfig()
     if config.cgroup_parent and mode != "off":
         try:
             process.cgroup = EngineCgroup.create(
-                Path(config.cgroup_parent), f"engine-{process.uid}", config.cgroup_memory_bytes
+                Path(config.cgroup_parent),
+                f"engine-{process.uid}",
+                config.cgroup_memory_bytes,
+                config.cgroup_cpu_cores,
             )
             process.cgroup.adopt(process.pid)
         except CgroupError as exc:

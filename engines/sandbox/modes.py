@@ -14,7 +14,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from engines.sandbox import commands, state
+from engines.sandbox import commands, seccomp, state
 from engines.sandbox.config import SandboxConfig, SandboxError, SandboxLimits
 
 LOG = logging.getLogger("engines.sandbox")
@@ -31,6 +31,11 @@ class Probe:
     bwrap_reason: str
     unshare_reason: str
     mounts_reason: str = ""
+    #: Whether this bwrap has ``--disable-userns`` (0.8+); the seccomp filter refuses nested
+    #: user namespaces either way.
+    disable_userns: bool = False
+    #: Why the seccomp filter cannot be built here ("" when it can: ``seccomp.available``).
+    seccomp_reason: str = "not probed"
 
     @property
     def bwrap_ok(self) -> bool:
@@ -56,11 +61,13 @@ def probe(refresh: bool = False) -> Probe:
         if _probe_cache is None or refresh:
             root = os.geteuid() == 0
             limits = SandboxLimits()
+            no_userns = _bwrap_has("--disable-userns")
             bwrap = (
                 _try(
                     [
                         commands.BWRAP,
                         *commands.BWRAP_BASE,
+                        *(commands.BWRAP_NO_USERNS if no_userns else []),
                         *commands.bwrap_writable(limits),
                         "--",
                         "/usr/bin/true",
@@ -91,9 +98,25 @@ def probe(refresh: bool = False) -> Probe:
                 else "needs unshare"
             )
             _probe_cache = Probe(
-                root=root, bwrap_reason=bwrap, unshare_reason=unshare, mounts_reason=mounts
+                root=root,
+                bwrap_reason=bwrap,
+                unshare_reason=unshare,
+                mounts_reason=mounts,
+                disable_userns=no_userns,
+                seccomp_reason=seccomp.available(),
             )
         return _probe_cache
+
+
+def _bwrap_has(option: str) -> bool:
+    """Whether ``bwrap --help`` lists ``option`` (False without a bwrap)."""
+    try:
+        done = subprocess.run(
+            [commands.BWRAP, "--help"], capture_output=True, timeout=5, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return option.encode() in done.stdout + done.stderr
 
 
 def _try(argv: list[str], as_uid: int | None = None) -> str:
@@ -133,6 +156,10 @@ def choose_mode(config: SandboxConfig) -> str:
     if not found.root:
         raise SandboxError("the engine sandbox needs root (to give engines their own uid)")
     if config.mode in ("auto", "bwrap") and found.bwrap_ok:
+        if found.seccomp_reason:
+            if config.require_full:
+                raise SandboxError(f"the full sandbox needs its {found.seccomp_reason}")
+            warn_once(f"engines run in bwrap WITHOUT the seccomp filter: {found.seccomp_reason}")
         return "bwrap"
     if config.require_full or config.mode == "bwrap":
         raise SandboxError(f"the full sandbox (bwrap) does not work here: {found.bwrap_reason}")

@@ -18,7 +18,10 @@ and the ``setpriv`` that drops to the engine uid, and before exec'ing that comma
    its own path, read-only: paths under ``/tmp`` would otherwise vanish under the new tmpfs;
 5. mounts a tmpfs of ``--scratch-bytes`` (mode 0700, owned by ``--owner``) at ``--scratch``
    (the engine's ``HOME``), so the host directory of that name stays empty;
-6. changes to ``--chdir`` and execs the command after ``--``.
+6. with ``--seccomp-fd FD``, reads a compiled seccomp filter (classic BPF, as ``bwrap
+   --seccomp`` takes it: ``engines.sandbox.seccomp``) from that file, closes it and loads the
+   filter (as root: no ``no_new_privs`` needed), so it binds the engine as in bubblewrap;
+7. changes to ``--chdir`` and execs the command after ``--``.
 
 The tmpfs mounts live as long as the mount namespace, that is as long as any engine process:
 ``EngineProcess.kill()`` frees them all. Sizes are bytes (rounded up to pages by the kernel);
@@ -27,7 +30,7 @@ past a cap, writes fail with ``ENOSPC``.
 Usage (the order of options is free; every option but ``--keep`` once)::
 
     python3 -I -S mounts.py --tmp-bytes N --scratch DIR --scratch-bytes N --owner UID
-        [--keep DIR]... --chdir DIR -- COMMAND...
+        [--keep DIR]... --chdir DIR [--seccomp-fd FD] -- COMMAND...
 
 ``--probe`` instead of a command does the mounts (no scratch needed) and exits 0, to find
 out whether this host allows them. Any failure prints ``bao-sandbox-mounts: <why>`` on stderr
@@ -142,6 +145,27 @@ def setup(single: dict[str, str], keep: list[str]) -> None:
         mount("bao-engine-scratch", scratch, "tmpfs", flags, data)
 
 
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
+
+
+def load_seccomp(fd: int) -> None:
+    """Load the classic BPF program held by ``fd`` (closed here). Raises ``MountError``."""
+    with os.fdopen(fd, "rb") as handle:
+        program = handle.read()
+    if not program or len(program) % 8:
+        raise MountError(f"seccomp filter of {len(program)} bytes is not a BPF program")
+    buffer = ctypes.create_string_buffer(program, len(program))
+    fprog = _SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    _libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p]
+    if _libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog)) != 0:
+        raise MountError(f"loading the seccomp filter: {os.strerror(ctypes.get_errno())}")
+
+
 def main(argv: list[str]) -> int:
     try:
         single, keep, command = parse(argv)
@@ -151,6 +175,8 @@ def main(argv: list[str]) -> int:
         if not command:
             raise MountError("no command after --")
         os.chdir(single["chdir"])
+        if "seccomp-fd" in single:
+            load_seccomp(int(single["seccomp-fd"]))
         os.execv(command[0], command)
     except (MountError, OSError, KeyError, ValueError) as exc:
         what = f"missing option --{exc.args[0]}" if isinstance(exc, KeyError) else str(exc)

@@ -24,6 +24,7 @@ from typing import IO, Self
 from arena.engine_text import decode_engine_output
 from engines.sandbox.cgroup import EngineCgroup
 from engines.sandbox.config import SandboxLimits
+from engines.sandbox.cpu import cpu_seconds
 from engines.sandbox.memory import tree_pids, usage_bytes
 from engines.sandbox.procs import UidLease, kill_uid, pids_of_uid, proc_status, scan, sigkill
 
@@ -205,12 +206,22 @@ class EngineProcess:
         """The memory the engine holds now, in bytes: the summed proportional set size of all
         its processes plus the bytes used in its size-capped tmpfs mounts
         (``engines.sandbox.memory``). About 20-50 us per process; 0 once it is gone."""
+        pids = self._tree()
+        inside = next((pid for pid in pids if pid != self.pid), None)
+        return usage_bytes(pids, inside if self._memory_mounts else None, self._memory_mounts)
+
+    def cpu_seconds(self) -> float:
+        """The CPU time, user and system, all the engine's processes have used since it started,
+        in seconds (``engines.sandbox.cpu``: those still alive and the children they reaped).
+        About 10 us per process; 0 once it is gone."""
+        return cpu_seconds(self._tree())
+
+    def _tree(self) -> set[int]:
         pids = tree_pids(self.pid)
         if not self.pid_namespace and self.mode != "off":
             # No pid namespace: a double fork leaves the tree (the uid is the engine's alone).
             pids |= pids_of_uid(self.uid)
-        inside = next((pid for pid in pids if pid != self.pid), None)
-        return usage_bytes(pids, inside if self._memory_mounts else None, self._memory_mounts)
+        return pids
 
     def oom_killed(self) -> bool:
         """Whether the kernel killed the engine at its cgroup's memory cap (False without one)."""

@@ -33,6 +33,19 @@ def test_a_child_cgroup_gets_the_memory_cap_and_no_swap(tmp_path: Path) -> None:
     assert (cgroup.path / "memory.oom.group").read_text() == "1"
 
 
+def test_with_the_cpu_controller_a_child_cgroup_gets_a_cpu_quota(tmp_path: Path) -> None:
+    cgroup = EngineCgroup.create(_fake_parent(tmp_path), "engine", 1 << 30, cpu_cores=1.25)
+    assert (cgroup.path / "cpu.max").read_text() == "125000 100000"
+
+
+def test_without_the_cpu_controller_or_cores_no_cpu_quota_is_written(tmp_path: Path) -> None:
+    memory_only = _fake_parent(tmp_path, "memory")
+    assert not (EngineCgroup.create(memory_only, "a", 1 << 30, 1.25).path / "cpu.max").exists()
+    (tmp_path / "delegated").rename(tmp_path / "old")
+    both = _fake_parent(tmp_path)
+    assert not (EngineCgroup.create(both, "b", 1 << 30, None).path / "cpu.max").exists()
+
+
 def test_a_parent_that_is_not_a_cgroup_or_lacks_the_memory_controller_is_refused(
     tmp_path: Path,
 ) -> None:
