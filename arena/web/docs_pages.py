@@ -263,7 +263,7 @@ def doc_page(request: HttpRequest, slug: str) -> HttpResponse:
     return _doc_response(request, page, page.title)
 
 
-def doc_data(request: HttpRequest, name: str) -> HttpResponse:
+def doc_data(request: HttpRequest, name: str) -> HttpResponse | FileResponse:
     """``/docs/data/<name>``: a conformance file of ``DATA_FILES`` as a download (the bytes of
     ``docs/rules/conformance/<name>``, never decompressed); 404 for any other name."""
     content_type = DATA_FILES.get(name)
