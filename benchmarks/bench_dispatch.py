@@ -29,7 +29,7 @@ pick a claim makes), median and p95 ms over 50 calls.
 Usage::
 
     python benchmarks/bench_dispatch.py [--slots 1 8 32 64] [--thread-slots 1000]
-        [--seconds 8] [--repeat 1]
+        [--seconds 8] [--repeat 1] [--play worker|record]
 
 Run from a checkout's root (it imports that checkout's ``arena``); the load (``uptime``) is
 printed first and last.
@@ -234,6 +234,7 @@ def _slot(name: str, play: str, start_at: float, stop_at: float, report: SlotRep
     from arena.matches.services import match_record_result
 
     try:
+        connection.ensure_connection()  # connected before the start, as a worker's slot is
         while time.time() < start_at:
             time.sleep(0.005)
         while time.time() < stop_at:
@@ -289,6 +290,20 @@ def _process(
         merged.errors += r.errors
     merged.slot_queries, merged.control_queries = _counts["slot"], _counts["control"]
     out.put(merged)
+
+
+def _warm_up(world: dict[str, Any]) -> None:
+    """One match claimed and played each way in the parent, so the forked slots inherit every
+    module the claim and the record import (the subscribers of ``MatchEnded``), as a running
+    worker has them."""
+    from arena.matches import runner
+
+    runner._play = lambda match, config, control, on_event=None: _stub_record(match)  # type: ignore[assignment]
+    for play in ("worker", "record"):
+        _refill(world, 1, 1)
+        report = SlotReport()
+        _slot("warm-up", play, 0.0, time.time() + 30, report)
+        assert report.claims and not report.errors, report
 
 
 @dataclass
@@ -431,6 +446,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=8.0)
     parser.add_argument("--queue", type=int, default=0, help="0: max(2000, 4 x slots)")
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument(
+        "--play", choices=("worker", "record"), default="worker", help="of the process steps"
+    )
     parser.add_argument("--window", type=int, default=10_000)
     parser.add_argument("--pg-bin", type=Path, default=Path("/usr/lib/postgresql/15/bin"))
     args = parser.parse_args()
@@ -444,12 +462,13 @@ def main() -> None:
 
             call_command("migrate", verbosity=0)
             world = _world()
+            _warm_up(world)
             print(
                 f"{'slots':>12} {'claims/s':>9} {'p50 ms':>8} {'p95 ms':>8} {'dups':>5}"
                 f" {'idle':>5} {'conns':>6} {'ctl q/s':>8}",
                 flush=True,
             )
-            plan = [(n, n, "worker", f"{n} proc") for n in args.slots]
+            plan = [(n, n, args.play, f"{n} proc") for n in args.slots]
             plan += [(n, args.thread_procs, "record", f"{n} thr") for n in args.thread_slots]
             for slots, procs, play, label in plan:
                 for _ in range(args.repeat):
