@@ -9,6 +9,14 @@ worker consuming only that queue with a pool of ``BEAT_POOL_THREADS`` threads (t
 database work). It runs beside the match pool, lives and dies with its worker (SIGTERM on a warm
 shutdown; the kernel's parent-death signal if the worker is killed), and logs to the same
 output. The command that starts a worker stays the same everywhere (README, compose, tests).
+
+The validation pool (issue 29) is the same kind of side pool for a new version's validation
+(``VALIDATION_TASKS``): its own queue (``validation_queue()``: ``settings.BAO_VALIDATION_QUEUE``,
+else the default queue's name plus ``.validation``) consumed by every worker with
+``settings.BAO_VALIDATION_SLOTS`` threads of its own (default 1), so a validation never waits
+behind the ``run_match`` messages of automatic rated play in the broker, nor for a match slot
+to free: it is played within seconds even while the ladder fills every slot. That slot is one
+game beyond the match slots (a 5+0.1 game of at most 40 plies per variant).
 """
 
 from __future__ import annotations
@@ -35,7 +43,10 @@ BEAT_TASKS = frozenset(
         "tournaments.tasks.refit_stale_ratings",
     }
 )
-#: Set in the beat pool's environment (it must not start a beat pool of its own).
+#: The tasks routed to the validation queue.
+VALIDATION_TASKS = frozenset({"engines.tasks.validate_engine_version"})
+#: Set in a side pool's environment (beat or validation: it must not start side pools of its
+#: own, nor announce match slots).
 MARKER = "BAO_BEAT_POOL"
 BEAT_POOL_THREADS = 2
 PR_SET_PDEATHSIG = 1
@@ -55,11 +66,25 @@ def beat_queue() -> str:
     return str(settings.BAO_BEAT_QUEUE or f"{app.conf.task_default_queue}.beat")
 
 
+def validation_queue() -> str:
+    """The queue of the validations (module docstring)."""
+    from django.conf import settings
+
+    from arena.celery import app
+
+    return str(settings.BAO_VALIDATION_QUEUE or f"{app.conf.task_default_queue}.validation")
+
+
 def route_beat_tasks(
     name: str, args: Any, kwargs: Any, options: Any, task: Any = None, **extra: Any
 ) -> dict[str, str] | None:
-    """Celery router (``CELERY_TASK_ROUTES``): ``BEAT_TASKS`` to ``beat_queue()``."""
-    return {"queue": beat_queue()} if name in BEAT_TASKS else None
+    """Celery router (``CELERY_TASK_ROUTES``): ``BEAT_TASKS`` to ``beat_queue()``,
+    ``VALIDATION_TASKS`` to ``validation_queue()``."""
+    if name in BEAT_TASKS:
+        return {"queue": beat_queue()}
+    if name in VALIDATION_TASKS:
+        return {"queue": validation_queue()}
+    return None
 
 
 def is_beat_pool() -> bool:
@@ -68,26 +93,35 @@ def is_beat_pool() -> bool:
 
 
 class BeatPool(bootsteps.StartStopStep):
-    """Starts and stops the beat pool of a worker (not of a beat pool itself)."""
+    """Starts and stops the beat pool of a worker (not of a side pool itself)."""
+
+    #: The pool's node name is this prefix and the worker's.
+    prefix = "beat"
 
     def __init__(self, worker: Any, **kwargs: Any) -> None:
         super().__init__(worker, **kwargs)
         self.popen: subprocess.Popen[bytes] | None = None
 
+    def queue(self) -> str:
+        return beat_queue()
+
+    def threads(self) -> int:
+        return BEAT_POOL_THREADS
+
     def start(self, worker: Any) -> None:
         if is_beat_pool():
             return
-        queue = beat_queue()
+        queue = self.queue()
         argv = [
             sys.executable, "-m", "celery", "-A", "arena.worker", "worker",
-            "--pool=threads", f"--concurrency={BEAT_POOL_THREADS}",
-            "-Q", queue, "-n", f"beat.{worker.hostname}",
+            "--pool=threads", f"--concurrency={self.threads()}",
+            "-Q", queue, "-n", f"{self.prefix}.{worker.hostname}",
             "--without-gossip", "--without-mingle", "--without-heartbeat",
             "-l", str(logging.getLevelName(worker.loglevel)),
         ]  # fmt: skip
         env = {**os.environ, MARKER: "1"}
         self.popen = subprocess.Popen(argv, env=env, preexec_fn=_die_with_parent)
-        log.info("beat pool started (pid %s) on queue %s", self.popen.pid, queue)
+        log.info("%s pool started (pid %s) on queue %s", self.prefix, self.popen.pid, queue)
 
     def stop(self, worker: Any) -> None:
         popen, self.popen = self.popen, None
@@ -102,3 +136,17 @@ class BeatPool(bootsteps.StartStopStep):
 
     def terminate(self, worker: Any) -> None:
         self.stop(worker)
+
+
+class ValidationPool(BeatPool):
+    """Starts and stops the validation pool of a worker (module docstring)."""
+
+    prefix = "validation"
+
+    def queue(self) -> str:
+        return validation_queue()
+
+    def threads(self) -> int:
+        from django.conf import settings
+
+        return int(settings.BAO_VALIDATION_SLOTS)

@@ -18,7 +18,8 @@ Environment variables:
   engine, bytes), BAO_ENGINE_CGROUP_PARENT (delegated cgroup v2 directory, "" = off),
   BAO_MATCH_LEASE_SECONDS,
   BAO_REQUEUE_SCAN_SECONDS, BAO_LOST_MESSAGE_SECONDS, BAO_LIVE_KEEP_SECONDS,
-  BAO_FAIR_SHARE_WINDOW_SECONDS,
+  BAO_FAIR_SHARE_WINDOW_SECONDS, BAO_VALIDATION_QUEUE, BAO_VALIDATION_SLOTS (threads of the
+  validation pool, default 1),
   BAO_QUEUE_MAX_PER_USER, BAO_WORKER_SLOTS, BAO_WORKER_SLOTS_FORCE (bool),
   BAO_ENGINE_STORAGE (database|s3; s3 reads BAO_S3_BUCKET, BAO_S3_ENDPOINT_URL, BAO_S3_REGION,
   BAO_S3_PREFIX), BAO_ENGINE_CACHE_BYTES (per-host package cache cap, bytes),
@@ -307,6 +308,10 @@ CELERY_BEAT_SCHEDULER = "arena.beat:RetryingDatabaseScheduler"
 # BAO_BEAT_QUEUE names one), served by the small beat pool every worker starts beside its match
 # slots (arena.beat_pool), so they never wait behind a match nor take a match slot.
 BAO_BEAT_QUEUE = env_str("BAO_BEAT_QUEUE", "").strip()
+# Validations go to their own queue (default: the default queue's name + ".validation"), served
+# by BAO_VALIDATION_SLOTS threads every worker starts beside its match slots (arena.beat_pool).
+BAO_VALIDATION_QUEUE = env_str("BAO_VALIDATION_QUEUE", "").strip()
+BAO_VALIDATION_SLOTS = env_int("BAO_VALIDATION_SLOTS", 1, minimum=1)
 CELERY_TASK_ROUTES = ("arena.beat_pool.route_beat_tasks",)
 CELERY_TIMEZONE = TIME_ZONE
 

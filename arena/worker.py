@@ -6,7 +6,8 @@ starts (docker-compose.yml, ``arena.celery_processes.WorkerProcess``, the beat p
 worker): importing it connects what every worker does (``arena.worker_hooks``: the pool's size
 checked at start, orphaned engine processes swept and presence announced when ready, matches
 handed back at a warm shutdown), serves the worker's Prometheus samples (``arena.metrics``) and
-adds the beat pool (``arena.beat_pool.BeatPool``) as a bootstep of the worker's main process.
+adds the beat pool and the validation pool (``arena.beat_pool.BeatPool``, ``ValidationPool``) as
+bootsteps of the worker's main process.
 ``app`` is the same object as ``arena.celery.app``, for Celery's ``-A`` option. With the embedded
 broker the worker's main process starts (or attaches to) the server on import, before its pool
 forks, so a worker that started it owns it (``arena.embedded``).
@@ -19,7 +20,7 @@ from typing import Any
 from celery import signals
 
 from arena import worker_hooks
-from arena.beat_pool import BeatPool
+from arena.beat_pool import BeatPool, ValidationPool
 from arena.celery import app, broker_url
 
 __all__ = ["app"]
@@ -42,4 +43,5 @@ signals.worker_shutting_down.connect(worker_hooks.hand_back_matches, weak=False)
 signals.worker_ready.connect(worker_hooks.sweep_sandbox_orphans, weak=False)
 signals.worker_ready.connect(worker_hooks.announce_presence, weak=False)
 app.steps["worker"].add(BeatPool)
+app.steps["worker"].add(ValidationPool)
 broker_url()

@@ -5,36 +5,81 @@ may be free" (its match id is a hint, see ``arena.matches.runner``). A slot clai
 claimable matches (``leases.claimable``: pending or with an expired lease, under the attempt
 bound, past ``available_at``):
 
-1. the lowest ``priority`` class present (challenges and tournament rounds, then version tests,
-   then automatic rated play). No preemption: a running match is never stopped for a higher
-   class, and a lower class never starts while a higher one waits;
+0. from a user within their **share of the running slots** (``fair_share``:
+   ``ceil(slots / users with work)``, users with a running or claimable match, the system's
+   matches without submitter one account; slots as the live workers announce them,
+   ``selectors.live_slots``, else ``settings.BAO_WORKER_SLOTS``). A user whose running matches
+   reached their share gets no new slot while a user under it waits; when every waiting user
+   is at their share, they all may claim (no slot idles while work waits). No preemption:
+   running matches are never stopped;
+1. the lowest ``priority`` class present among them (challenges and tournament rounds, then
+   version tests, then automatic rated play); a lower class never starts while a higher one
+   waits, except past a user's share as above;
 2. in that class, the ``submitter`` who used the least worker time in the last
    ``settings.BAO_FAIR_SHARE_WINDOW_SECONDS`` (running matches count up to now; ties go to the
-   user whose oldest match waits longest; matches without submitter share one account);
+   user whose oldest match waits longest);
 3. that user's oldest match.
 
-The choice is advisory; the claim itself is one conditional UPDATE (``leases.match_claim``), so
-two slots never take the same match: the loser of a race chooses again.
+The pick reads four aggregates, none of them rows of the window (``pick``): the claimable
+matches grouped by class and user, the running matches per user (a partial index over running
+matches only: the running totals), the window's worker time per waiting user summed in the
+database (an index on submitter and end time), and the announced slots.
+
+The claim (``match_claim_next``) takes the picked user's oldest match that no other slot is
+claiming: ``SELECT ... FOR UPDATE SKIP LOCKED`` in the order above, then the conditional
+UPDATE of ``leases.match_claim`` in the same transaction, so concurrent slots take different
+rows instead of racing for one, and two slots never take the same match. SQLite has no row
+locks (``select_for_update`` does nothing there) but serialises writers: a lost race there
+re-picks, and a slot gives up only when nothing is claimable.
 """
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from enum import StrEnum
 
 from django.conf import settings
-from django.db.models import Min, Q
+from django.db import transaction
+from django.db.models import (
+    Count,
+    DateTimeField,
+    DurationField,
+    ExpressionWrapper,
+    F,
+    Min,
+    Q,
+    Sum,
+    Value,
+)
+from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from arena.matches.leases import Claim, claimable, match_claim
 from arena.matches.limits import match_limits
-from arena.matches.models import Match
-
-#: Choices re-made after a lost race before a slot gives up for this message.
-CLAIM_RACES = 8
+from arena.matches.models import Match, WorkerNode
 
 UserId = int | None
+
+#: A worker whose presence row is older than this is taken for dead (three missed updates):
+#: its slots no longer count (here and in the queue view).
+WORKER_STALE_S = 30
+
+
+class WaitingReason(StrEnum):
+    """Why a claimable match waits (the queue view's ``waiting_reason``)."""
+
+    #: Every slot is busy; it is the next match a freed slot takes.
+    NEXT = "next"
+    #: Its user's running matches reached their share of the slots while another user waits.
+    OVER_SHARE = "over_share"
+    #: A match of a higher class (challenges first, then version tests) waits.
+    HIGHER_CLASS = "higher_class"
+    #: Matches of users with less recent worker time, or older ones, go first.
+    FAIR_SHARE = "fair_share"
 
 
 def fair_share_window() -> timedelta:
@@ -42,104 +87,254 @@ def fair_share_window() -> timedelta:
     return timedelta(seconds=int(settings.BAO_FAIR_SHARE_WINDOW_SECONDS))
 
 
-def usage_seconds(users: set[UserId], now: datetime) -> dict[UserId, float]:
-    """Worker seconds each submitter's matches used within the fair-share window before
-    ``now``: the overlap of [started_at, finished_at or now] with the window, over running and
-    ended matches (a match handed back and waiting counts nothing more)."""
-    if not users:
-        return {}
-    since = now - fair_share_window()
+def _who(users: Iterable[UserId]) -> Q:
+    users = set(users)
     who = Q(submitter_id__in=[u for u in users if u is not None])
     if None in users:
         who |= Q(submitter__isnull=True)
-    rows = Match.objects.filter(
-        who,
-        Q(status=Match.Status.RUNNING) | Q(finished_at__gt=since),
-        started_at__isnull=False,
-    ).values_list("submitter_id", "started_at", "finished_at", "status")
+    return who
+
+
+def usage_seconds(users: set[UserId], now: datetime) -> dict[UserId, float]:
+    """Worker seconds each submitter's matches used within the fair-share window before
+    ``now``: the overlap of [started_at, finished_at or now] with the window, over running and
+    ended matches (a match handed back and waiting counts nothing more). Summed in the database
+    per user (two aggregates: ended within the window, running), no row fetched."""
+    if not users:
+        return {}
+    since = now - fair_share_window()
+    seconds = DurationField()
     used: dict[UserId, float] = defaultdict(float)
-    for user, started, finished, status in rows:
-        if started is None:  # excluded by the query; for the type checker
-            continue
-        end = now if status == Match.Status.RUNNING or finished is None else finished
-        start = max(started, since)
-        if end > start:
-            used[user] += (end - start).total_seconds()
+    ended = (
+        Match.objects.filter(_who(users), finished_at__gt=since, started_at__isnull=False)
+        .exclude(status=Match.Status.RUNNING)
+        .values("submitter_id")
+        .annotate(
+            used=Sum(
+                ExpressionWrapper(
+                    F("finished_at")
+                    - Greatest(F("started_at"), Value(since, output_field=DateTimeField())),
+                    output_field=seconds,
+                )
+            )
+        )
+    )
+    running = (
+        Match.objects.filter(_who(users), status=Match.Status.RUNNING, started_at__isnull=False)
+        .values("submitter_id")
+        .annotate(
+            used=Sum(
+                ExpressionWrapper(
+                    Value(now, output_field=DateTimeField())
+                    - Greatest(F("started_at"), Value(since, output_field=DateTimeField())),
+                    output_field=seconds,
+                )
+            )
+        )
+    )
+    for row in (*ended, *running):
+        if row["used"] is not None:
+            used[row["submitter_id"]] += max(0.0, row["used"].total_seconds())
     return {u: used.get(u, 0.0) for u in users}
+
+
+def running_counts() -> dict[UserId, int]:
+    """Running matches per submitter (None: the system), from the index over running matches
+    only (``match_running_submitter_idx``): the running totals the share bounds."""
+    rows = (
+        Match.objects.filter(status=Match.Status.RUNNING)
+        .values("submitter_id")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    return {row["submitter_id"]: row["n"] for row in rows}
+
+
+def total_slots(now: datetime) -> int:
+    """Match slots of the live workers (announced in the last ``WORKER_STALE_S`` seconds),
+    else ``settings.BAO_WORKER_SLOTS`` (no worker announced itself yet)."""
+    live = WorkerNode.objects.filter(last_seen__gte=now - timedelta(seconds=WORKER_STALE_S))
+    return int(live.aggregate(total=Sum("slots"))["total"] or 0) or int(settings.BAO_WORKER_SLOTS)
+
+
+def fair_share(slots: int, users_with_work: int) -> int:
+    """A user's share of the running slots: ``ceil(slots / users_with_work)``, at least 1."""
+    return max(1, math.ceil(slots / max(1, users_with_work)))
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A (class, user) with claimable matches, in pick order: ``capped`` when the user is at
+    their share while a user under it waits."""
+
+    priority: int
+    submitter_id: UserId
+    capped: bool
+    used_s: float
+    oldest: datetime
+
+    @property
+    def key(self) -> tuple[bool, int, float, datetime]:
+        return (self.capped, self.priority, self.used_s, self.oldest)
+
+
+@dataclass(frozen=True)
+class Pick:
+    """The dispatcher's view at one moment: the candidates in order, the share, the totals."""
+
+    candidates: list[Candidate]
+    share: int
+    slots: int
+    running: dict[UserId, int]
+
+
+def pick(now: datetime | None = None) -> Pick:
+    """The candidates (class, user) in the order of the module docstring; empty when nothing
+    is claimable. Four aggregate queries whatever the window or the queue hold."""
+    now = now or timezone.now()
+    waiting = list(
+        Match.objects.filter(claimable(now))
+        .values("priority", "submitter_id")
+        .annotate(oldest=Min("created_at"))
+        .order_by()
+    )
+    if not waiting:
+        return Pick(candidates=[], share=0, slots=0, running={})
+    running = running_counts()
+    users: set[UserId] = {row["submitter_id"] for row in waiting}
+    slots = total_slots(now)
+    share = fair_share(slots, len(users | set(running)))
+    under = {u for u in users if running.get(u, 0) < share}
+    used = usage_seconds(users, now)
+    candidates = sorted(
+        (
+            Candidate(
+                priority=row["priority"],
+                submitter_id=row["submitter_id"],
+                capped=bool(under) and row["submitter_id"] not in under,
+                used_s=used[row["submitter_id"]],
+                oldest=row["oldest"],
+            )
+            for row in waiting
+        ),
+        key=lambda c: c.key,
+    )
+    return Pick(candidates=candidates, share=share, slots=slots, running=running)
+
+
+def _in(candidate: Candidate) -> Q:
+    who = (
+        Q(submitter__isnull=True)
+        if candidate.submitter_id is None
+        else Q(submitter_id=candidate.submitter_id)
+    )
+    return who & Q(priority=candidate.priority)
 
 
 def next_match_id(now: datetime | None = None) -> int | None:
     """The match the order above picks now, or None when nothing is claimable."""
     now = now or timezone.now()
-    queue = Match.objects.filter(claimable(now))
-    top = queue.aggregate(top=Min("priority"))["top"]
-    if top is None:
+    chosen = pick(now).candidates
+    if not chosen:
         return None
-    in_class = queue.filter(priority=top)
-    oldest = {
-        row["submitter_id"]: row["oldest"]
-        for row in in_class.values("submitter_id").annotate(oldest=Min("created_at"))
-    }
-    if not oldest:
-        return None
-    used = usage_seconds(set(oldest), now)
-    user = min(oldest, key=lambda u: (used[u], oldest[u]))
-    mine = (
-        in_class.filter(submitter__isnull=True)
-        if user is None
-        else in_class.filter(submitter_id=user)
+    return (
+        Match.objects.filter(claimable(now), _in(chosen[0]))
+        .order_by("created_at", "id")
+        .values_list("pk", flat=True)
+        .first()
     )
-    return mine.order_by("created_at", "id").values_list("pk", flat=True).first()
+
+
+def _claim_in(candidate: Candidate, now: datetime, worker: str) -> Claim | None:
+    """Claim ``candidate``'s oldest match no other slot is claiming (row locks skipped on
+    PostgreSQL); None if every one is taken."""
+    with transaction.atomic():
+        row = (
+            Match.objects.select_for_update(skip_locked=True, of=("self",))
+            .filter(claimable(now), _in(candidate))
+            .order_by("created_at", "id")
+            .values("pk", "variant", "time_control")
+            .first()
+        )
+        if row is None:
+            return None
+        lease = match_limits(row["variant"], row["time_control"]).lease
+        return match_claim(row["pk"], lease_seconds=lease, worker=worker)
 
 
 def match_claim_next(*, worker: str = "", now: datetime | None = None) -> Claim | None:
     """Claim the match the dispatcher picks for a free slot of ``worker`` (a Celery node
-    name, stored on the match); None when nothing is claimable. Raises the database's errors
-    (the caller retries transient ones)."""
-    for _ in range(CLAIM_RACES):
-        match_id = next_match_id(now)
-        if match_id is None:
+    name, stored on the match); None only when nothing is claimable. A candidate whose
+    matches other slots are claiming is passed for the next one; when every candidate was
+    taken meanwhile the pick is made again (each round, some slot claimed: the queue shrinks).
+    Raises the database's errors (the caller retries transient ones)."""
+    while True:
+        at = now or timezone.now()
+        candidates = pick(at).candidates
+        if not candidates:
             return None
-        row = Match.objects.filter(pk=match_id).values("variant", "time_control").first()
-        if row is None:
-            continue
-        lease = match_limits(row["variant"], row["time_control"]).lease
-        claim = match_claim(match_id, lease_seconds=lease, worker=worker)
-        if claim is not None:
-            return claim
-    return None
+        for candidate in candidates:
+            claim = _claim_in(candidate, at, worker)
+            if claim is not None:
+                return claim
 
 
 @dataclass(frozen=True)
 class QueueEntry:
-    """A pending match and its place in the dispatch order (1 = next)."""
+    """A pending match and its place in the dispatch order (1 = next); ``waiting_reason``
+    (``WaitingReason``) says why it is not the next."""
 
     match_id: int
     position: int
     priority: int
     submitter_id: int | None
+    waiting_reason: str = WaitingReason.NEXT
 
 
 def queue_order(now: datetime | None = None) -> list[QueueEntry]:
     """The claimable matches in the order slots would take them if none finished meanwhile:
-    by class, then fair share taken in turns (each user's k-th match after every user's
-    (k-1)-th, users with less recent worker time first), then age. An estimate: worker time
-    used changes the turns as matches run."""
+    users within their share first, then by class, then fair share taken in turns (each
+    user's k-th match after every user's (k-1)-th, users with less recent worker time first),
+    then age. An estimate: worker time used changes the turns as matches run. Each entry's
+    ``waiting_reason``: ``next`` (the first), ``over_share`` (its user is at their share of
+    the running slots while another user waits), ``higher_class`` (a higher class comes
+    first), ``fair_share`` (users with less recent worker time, or older matches, first)."""
     now = now or timezone.now()
     rows = list(
         Match.objects.filter(claimable(now))
         .order_by("created_at", "id")
         .values_list("pk", "priority", "submitter_id", "created_at")
     )
-    used = usage_seconds({r[2] for r in rows}, now)
+    if not rows:
+        return []
+    state = pick(now)
+    capped = {c.submitter_id for c in state.candidates if c.capped}
+    used = {c.submitter_id: c.used_s for c in state.candidates}
     turn: dict[tuple[int, UserId], int] = defaultdict(int)
     keyed = []
     for pk, priority, user, created in rows:
         k = turn[(priority, user)]
         turn[(priority, user)] += 1
-        keyed.append(((priority, k, used[user], created, pk), pk, priority, user))
+        keyed.append(((user in capped, priority, k, used[user], created, pk), pk, priority, user))
     keyed.sort(key=lambda item: item[0])
-    return [
-        QueueEntry(match_id=pk, position=i, priority=priority, submitter_id=user)
-        for i, (_, pk, priority, user) in enumerate(keyed, start=1)
-    ]
+    first_class = min((p for _, _, p, u in keyed if u not in capped), default=None)
+    entries = []
+    for i, (_, pk, priority, user) in enumerate(keyed, start=1):
+        if i == 1:
+            reason = WaitingReason.NEXT
+        elif user in capped:
+            reason = WaitingReason.OVER_SHARE
+        elif first_class is not None and priority > first_class:
+            reason = WaitingReason.HIGHER_CLASS
+        else:
+            reason = WaitingReason.FAIR_SHARE
+        entries.append(
+            QueueEntry(
+                match_id=pk,
+                position=i,
+                priority=priority,
+                submitter_id=user,
+                waiting_reason=str(reason),
+            )
+        )
+    return entries

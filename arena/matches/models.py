@@ -127,6 +127,17 @@ class Match(models.Model):
             # The dispatcher reads the queue in this order; fair shares sum by submitter.
             models.Index(fields=["status", "priority", "created_at"], name="match_dispatch_idx"),
             models.Index(fields=["submitter", "started_at"], name="match_submitter_idx"),
+            # The running totals of the fair share: running matches per user, from an index
+            # over running matches only; and the window's worker time per user, summed from
+            # the index (arena.matches.dispatch).
+            models.Index(
+                fields=["submitter"],
+                condition=models.Q(status="running"),
+                name="match_running_submitter_idx",
+            ),
+            models.Index(
+                fields=["submitter", "finished_at", "started_at"], name="match_submitter_end_idx"
+            ),
             # What GET /api/matches/ and the home page order by (newest first, id breaks
             # ties): a page is read from the index instead of sorting every match.
             models.Index(fields=["-created_at", "-id"], name="match_created_idx"),

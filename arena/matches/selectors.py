@@ -13,7 +13,7 @@ from django.db.models import Count, Prefetch, Q, QuerySet, Sum, prefetch_related
 from django.db.models.query import ModelIterable
 from django.utils import timezone
 
-from arena.matches.dispatch import queue_order
+from arena.matches.dispatch import WORKER_STALE_S, queue_order
 from arena.matches.models import Game, LiveGame, Match, WorkerNode
 from engines.selectors import engine_version_ids
 
@@ -305,8 +305,6 @@ def tournament_live_games(tournament_id: int) -> QuerySet[LiveGame]:
     return live_games_running().filter(match__tournament_id=tournament_id).defer("moves")
 
 
-#: A worker whose presence row is older than this is taken for dead (three missed updates).
-WORKER_STALE_S = 30
 #: Pending matches listed by the queue view (the count gives the rest).
 QUEUE_LISTED = 50
 
@@ -333,7 +331,9 @@ def queue_snapshot() -> dict[str, Any]:
     """What the dispatcher sees: live workers and their slots, the matches running (on which
     worker, since when) and the first ``QUEUE_LISTED`` waiting matches with their positions.
     Shape: ``{"slots": {"total", "busy", "workers": [{"name", "slots", "busy", "cores",
-    "last_seen"}]}, "running": [...], "pending": [...], "pending_count"}``."""
+    "last_seen"}]}, "running": [...], "pending": [...], "pending_count"}``; a pending entry
+    is ``{"match", "position", "class", "submitter", "waiting_reason"}``
+    (``dispatch.WaitingReason``: ``next``, ``over_share``, ``higher_class``, ``fair_share``)."""
     now = timezone.now()
     live = list(WorkerNode.objects.filter(last_seen__gte=now - timedelta(seconds=WORKER_STALE_S)))
     running = list(
@@ -388,6 +388,7 @@ def queue_snapshot() -> dict[str, Any]:
                 "position": e.position,
                 "class": Match.Priority(e.priority).label,
                 "submitter": e.submitter_id,
+                "waiting_reason": e.waiting_reason,
             }
             for e in order[:QUEUE_LISTED]
         ],

@@ -318,3 +318,105 @@ def test_a_wake_up_the_broker_refused_is_sent_again_once_the_match_is_played(
     assert runner.execute_next(None) == runner.RECORDED
     assert sent == [None]  # the chain goes on: the second match has its wake-up
     assert Match.objects.get(pk=second.pk).status == "pending" and first.pk
+
+
+# --------------------------------------------------------------------------- fair share of slots
+
+
+def test_a_user_at_their_share_gets_no_slot_while_another_user_waits(
+    greedy, randomer, alice, bob, settings
+) -> None:
+    # Two slots, both alice's (started just now: little worker time); bob used ten minutes
+    # of the window, so the worker-time order alone would give alice the next slot too.
+    settings.BAO_WORKER_SLOTS = 2
+    for _ in range(2):
+        _ran(_match(greedy, randomer, user=alice), 5, running=True)
+    _ran(_match(greedy, randomer, user=bob), 600)
+    alices_next = _match(greedy, randomer, user=alice, age_s=60)
+    bobs = _match(greedy, randomer, user=bob, age_s=1)
+    assert dispatch.fair_share(2, 2) == 1
+    assert dispatch.next_match_id() == bobs.pk
+    order = dispatch.queue_order()
+    assert [(e.match_id, e.waiting_reason) for e in order] == [
+        (bobs.pk, "next"),
+        (alices_next.pk, "over_share"),
+    ]
+    assert dispatch.match_claim_next().match_id == bobs.pk  # type: ignore[union-attr]
+    # Nobody else waits now: alice's match takes a free slot rather than leave it idle.
+    assert dispatch.match_claim_next().match_id == alices_next.pk  # type: ignore[union-attr]
+
+
+def test_the_share_is_the_slots_over_the_users_with_work_rounded_up() -> None:
+    assert [dispatch.fair_share(s, u) for s, u in ((8, 3), (1000, 7), (2, 5), (4, 0))] == [
+        3,
+        143,
+        1,
+        4,
+    ]
+
+
+def test_the_queue_view_says_a_lower_class_waits_for_a_higher_one(
+    greedy, randomer, alice, bob
+) -> None:
+    ladder = _match(greedy, randomer, priority=Match.Priority.RATED_PLAY, age_s=100)
+    first = _match(greedy, randomer, user=alice, age_s=5)
+    second = _match(greedy, randomer, user=bob, age_s=1)
+    assert [(e.match_id, e.waiting_reason) for e in dispatch.queue_order()] == [
+        (first.pk, "next"),
+        (second.pk, "fair_share"),
+        (ladder.pk, "higher_class"),
+    ]
+
+
+def test_a_slot_never_gives_up_while_a_claimable_match_waits(greedy, randomer, monkeypatch) -> None:
+    wanted = _match(greedy, randomer)
+    real = dispatch.match_claim
+    losses = iter(range(20))  # more lost races than any bound a slot had
+
+    def lose_twenty_times(match_id, **kw):  # type: ignore[no-untyped-def]
+        return None if next(losses, None) is not None else real(match_id, **kw)
+
+    monkeypatch.setattr(dispatch, "match_claim", lose_twenty_times)
+    claim = dispatch.match_claim_next(worker="me")
+    assert claim is not None and claim.match_id == wanted.pk
+
+
+def test_window_usage_is_summed_in_the_database_for_running_and_ended_matches(
+    greedy, randomer, alice, django_assert_max_num_queries
+) -> None:
+    for seconds in (100, 200):
+        _ran(_match(greedy, randomer, user=alice), seconds)
+    _ran(_match(greedy, randomer, user=alice), 50, running=True)
+    with django_assert_max_num_queries(2):
+        used = dispatch.usage_seconds({alice.pk, None}, timezone.now())
+    assert 349 < used[alice.pk] < 352 and used[None] == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_claim_takes_the_next_row_while_another_slot_holds_the_first(greedy, randomer) -> None:
+    import threading
+
+    from django.db import connection, transaction
+
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks (SKIP LOCKED) are PostgreSQL's; SQLite serialises writers")
+    first, second = _match(greedy, randomer, age_s=2), _match(greedy, randomer, age_s=1)
+    locked, release = threading.Event(), threading.Event()
+
+    def another_slot_claiming() -> None:
+        with transaction.atomic():
+            list(Match.objects.select_for_update().filter(pk=first.pk))
+            locked.set()
+            release.wait(10)
+        connection.close()
+
+    holder = threading.Thread(target=another_slot_claiming)
+    holder.start()
+    assert locked.wait(10)
+    try:
+        claim = dispatch.match_claim_next(worker="me")  # does not wait for the held row
+    finally:
+        release.set()
+        holder.join()
+    assert claim is not None and claim.match_id == second.pk
+    assert Match.objects.get(pk=first.pk).status == "pending"

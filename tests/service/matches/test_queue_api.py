@@ -204,3 +204,19 @@ def test_staff_see_each_workers_time_loss_and_a_jump_is_logged(
     assert jumped is not None and jumped.forfeits == 4
     assert "celery@busy: 4 of its last 12 games lost on time (33%; other workers 0%)" in caplog.text
     assert "'runnable': 9" in caplog.text
+
+
+def test_the_queue_says_why_each_match_waits(
+    anon_client, alice_client, bob_client, alices_engine, bobs_engine
+) -> None:
+    now = timezone.now()
+    WorkerNode.objects.create(name="celery@a", slots=2, cores=2, started_at=now, last_seen=now)
+    alices = [_challenge(alice_client).json()["id"] for _ in range(3)]
+    for match_id in alices[:2]:  # both slots play alice's matches: her share of two users
+        assert match_claim(match_id, lease_seconds=30, worker="celery@a") is not None
+    bobs = _challenge(bob_client, engine="bob-random", opponent="alice-greedy").json()["id"]
+    pending = anon_client.get("/api/queue/").json()["pending"]
+    assert [(p["match"], p["waiting_reason"]) for p in pending] == [
+        (bobs, "next"),
+        (alices[2], "over_share"),
+    ]
