@@ -71,7 +71,7 @@ def signup(request: HttpRequest) -> HttpResponse:
         serializer=RegisterInputSerializer,
         data=values,
         call=lambda d: user_register(**d)[0],
-        fields={"username_taken": "username"},
+        fields={"username_taken": "username", "username_confusable": "username"},
     )
     if isinstance(result, FormErrors):
         return form_page(
