@@ -25,6 +25,8 @@ scraped there.
 
 from __future__ import annotations
 
+import hmac
+import ipaddress
 import logging
 import os
 import socket
@@ -32,6 +34,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -44,6 +47,7 @@ from prometheus_client import (
 )
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
+from rest_framework.throttling import BaseThrottle
 
 from arena import terminations as T
 
@@ -133,9 +137,50 @@ def _registry(with_matches: bool) -> CollectorRegistry:
     return registry
 
 
+#: The private networks (RFC 1918, RFC 4193 unique local, link-local) served without a token,
+#: besides loopback; not the documentation ranges Python also calls private.
+INTERNAL_NETWORKS = tuple(
+    ipaddress.ip_network(n)
+    for n in (
+        "10.0.0.0/8",
+        "172.16.0.0/12",
+        "192.168.0.0/16",
+        "169.254.0.0/16",
+        "fc00::/7",
+        "fe80::/10",
+    )
+)
+
+
+def metrics_allowed(request: HttpRequest) -> bool:
+    """Whether ``request`` may read ``/metrics``: with ``BAO_METRICS_TOKEN`` set, only with
+    ``Authorization: Bearer <token>``; without one, only from a loopback or private address
+    (the client address the throttles use: ``X-Forwarded-For`` behind ``BAO_NUM_PROXIES``
+    proxies), so a scraper on the same host or network reads it and the internet does not."""
+    token = settings.BAO_METRICS_TOKEN
+    if token:
+        given = request.headers.get("Authorization", "")
+        return hmac.compare_digest(given.encode(), f"Bearer {token}".encode())
+    try:
+        address = ipaddress.ip_address(str(BaseThrottle().get_ident(request)).strip())  # type: ignore[arg-type]
+    except ValueError:
+        return False
+    return address.is_loopback or any(address in net for net in INTERNAL_NETWORKS)
+
+
 def metrics_view(request: HttpRequest) -> HttpResponse:
     """``GET /metrics``: this host's processes' samples and the match counts, in the Prometheus
-    text format."""
+    text format; 403 (plain text) for a client ``metrics_allowed`` refuses."""
+    if not metrics_allowed(request):
+        refused = HttpResponse(
+            "403 Forbidden: /metrics needs BAO_METRICS_TOKEN as a bearer token, or an "
+            "internal address (docs/metrics.md)\n",
+            status=403,
+            content_type="text/plain; charset=utf-8",
+        )
+        if settings.BAO_METRICS_TOKEN:
+            refused["WWW-Authenticate"] = 'Bearer realm="metrics"'
+        return refused
     return HttpResponse(generate_latest(_registry(True)), content_type=CONTENT_TYPE_LATEST)
 
 

@@ -31,7 +31,14 @@ Environment variables:
   fails), BAO_CACHE_URL ("locmem" default, or redis://host:port/db shared by
   web processes),
   BAO_WORKER_METRICS_PORT (a worker's Prometheus port, 0 = off), PROMETHEUS_MULTIPROC_DIR
-  (default <BAO_VAR_DIR>/metrics).
+  (default <BAO_VAR_DIR>/metrics),
+  BAO_LOGIN_FAILURES_PER_USER_IP (failed logins of one username from one IP before that pair
+  waits BAO_LOGIN_COOLOFF_MINUTES, default 10 and 15), BAO_LOGIN_FAILURES_PER_USERNAME (failed
+  logins of one username from anywhere, '<n>/<period>' or 'off', default 100/hour),
+  BAO_SECURE_COOKIES (bool, default off: session and CSRF cookies sent over HTTPS only),
+  BAO_HSTS_SECONDS (Strict-Transport-Security max-age, default 0 = none),
+  BAO_CSRF_TRUSTED_ORIGINS (comma list of https://host origins), BAO_METRICS_TOKEN (the bearer
+  token /metrics asks for; unset: /metrics answers loopback and private addresses only).
 """
 
 from __future__ import annotations
@@ -42,6 +49,7 @@ from pathlib import Path
 
 import dj_database_url
 import django_stubs_ext
+from django.core.exceptions import ImproperlyConfigured
 
 from arena.dbfile import create_private, sqlite_path
 from arena.env import (
@@ -75,6 +83,25 @@ if not SECRET_KEY:
     if not DEBUG:
         raise SettingError("DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off")
     SECRET_KEY = "bao-arena-insecure-development-key"
+
+
+class InsecureSetting(SettingError, ImproperlyConfigured):
+    """A setting that works but is public knowledge (a placeholder secret), refused when
+    ``DJANGO_DEBUG`` is off; ``manage.py`` prints it as one line, as any ``SettingError``."""
+
+
+#: Secret keys everyone can read (docker-compose's placeholder, the development default):
+#: sessions, CSRF tokens and password-reset links signed with them can be forged.
+PLACEHOLDER_SECRET_KEYS = frozenset(
+    {"change-me-in-production", "bao-arena-insecure-development-key"}
+)
+if not DEBUG and (
+    SECRET_KEY in PLACEHOLDER_SECRET_KEYS or SECRET_KEY.startswith("django-insecure")
+):
+    raise InsecureSetting(
+        "DJANGO_SECRET_KEY is a placeholder that everyone knows; with DJANGO_DEBUG=0 set a "
+        "long random one (python -c 'import secrets; print(secrets.token_urlsafe(50))')"
+    )
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
 
 INSTALLED_APPS = [
@@ -90,6 +117,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI's files, served locally (no CDN)
     "django_celery_beat",
+    "axes",  # failed logins per (username, IP): arena.accounts.login_limits
     "arena.accounts",
     "engines",
     "arena.matches",
@@ -119,6 +147,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Under /api/: a query parameter the OpenAPI schema does not document is 400 `invalid`.
     "arena.api.query.QueryParameterMiddleware",
+    # Last: turns a login refused by a limit into its 429 answer (the admin's login too).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "arena.urls"
@@ -172,6 +202,42 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # The web pages' log-in (arena.web.accounts): a browser session, which the API accepts too.
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
+# Every login path (the API's token, the web's and the admin's log-in) calls authenticate():
+# the first two backends only refuse over a limit of failed logins (arena.accounts.login_limits).
+AUTHENTICATION_BACKENDS = [
+    "arena.accounts.login_limits.LoginLimitBackend",  # per username, per IP
+    "axes.backends.AxesStandaloneBackend",  # per (username, IP)
+    "django.contrib.auth.backends.ModelBackend",
+]
+# In the database: shared by every web process whatever the cache (axes's own tables).
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+AXES_DISABLE_ACCESS_LOG = True  # no row per successful login
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_FAILURE_LIMIT = env_int("BAO_LOGIN_FAILURES_PER_USER_IP", 10, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("BAO_LOGIN_COOLOFF_MINUTES", 15, minimum=1))
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "arena.accounts.login_limits.client_ip"
+AXES_LOCKOUT_CALLABLE = "arena.accounts.login_limits.lockout_response"
+AXES_VERBOSE = False
+BAO_LOGIN_FAILURES_PER_USERNAME = env_rate("BAO_LOGIN_FAILURES_PER_USERNAME", "100/hour")
+
+# --- HTTPS --------------------------------------------------------------------------------
+# Behind a TLS proxy: cookies only over HTTPS, HSTS, and the origins a CSRF check trusts.
+_SECURE_COOKIES = env_bool("BAO_SECURE_COOKIES", False)
+SESSION_COOKIE_SECURE = _SECURE_COOKIES
+CSRF_COOKIE_SECURE = _SECURE_COOKIES
+SESSION_COOKIE_HTTPONLY = True
+SECURE_HSTS_SECONDS = env_int("BAO_HSTS_SECONDS", 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = False
+CSRF_TRUSTED_ORIGINS = env_list("BAO_CSRF_TRUSTED_ORIGINS", [])
+for _origin in CSRF_TRUSTED_ORIGINS:
+    if not _origin.startswith(("https://", "http://")) or _origin.rstrip("/").count("/") != 2:
+        raise SettingError(
+            f"BAO_CSRF_TRUSTED_ORIGINS entry {_origin!r} is not an origin: use "
+            "'https://host[:port]' (comma separated)"
+        )
+# /metrics (arena.metrics): the bearer token it asks for, or None (loopback and private only).
+BAO_METRICS_TOKEN = env_str("BAO_METRICS_TOKEN", "").strip() or None
 AUTH_PASSWORD_VALIDATORS = [
     {
         "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",

@@ -20,13 +20,22 @@ The owner's own requests are always allowed (but for the ladder, which is asked 
 the owner, except for the ladder. A refusal is ``PairingRefused``: 403 ``pairing_refused``
 with ``details`` naming the engine, the setting and its value.
 
-Rating: games between two engines of the same owner are never rated (``rated_between``), the
-bundled engines (all owned by the system user) excepted; so no one lifts an engine's rating by
-feeding it games against another engine of theirs built to lose.
+Rating (``rated_decision``, the one place that decides whether games are rated): games
+between two engines of the same owner are never rated, the bundled engines (all owned by the
+system user) excepted; and a rated game between two users' engines comes only from a pairing
+the arena chose (``Chooser.ARENA``: the ladder's matchmaker and its placement matches,
+tournaments created by staff or by the service itself). A pairing a user chose
+(``Chooser.USER``: a challenge, a tournament, a version test) is rated only against the
+arena's bundled engines, which cannot throw games; anything else is played casual whatever
+the request asked, with ``CASUAL_*`` as the stable ``rated_note``. Any rule that let one user
+pick the opponent of a rated game between two users' engines could be farmed with a second
+account whose engine loses on a signal (the increment, the hour, the start position).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -80,12 +89,67 @@ def check_pairing(engine: Engine, *, kind: PairingKind, rated: bool, requester: 
         raise refusal
 
 
+class Chooser(StrEnum):
+    """Who chose a pairing, for ``rated_decision``."""
+
+    ARENA = "arena"  # the ladder, its placement matches, staff's or the service's tournaments
+    USER = "user"  # a user's challenge, tournament or version test
+
+
+#: The stable ``rated_note`` of a game asked rated but played casual: both engines of one owner.
+CASUAL_SAME_OWNER = "casual: both engines belong to one owner"
+#: ... or a pairing a user chose between two users' engines (none of them bundled).
+CASUAL_USER_PAIRING = (
+    "casual: rated games between two users' engines come only from pairings the arena "
+    "chooses (the ladder, tournaments created by staff); challenges and events you create "
+    "are rated only against the arena's bundled engines"
+)
+
+
+@dataclass(frozen=True)
+class RatedDecision:
+    """Whether games are rated, and why not when they were asked rated: ``note`` is one of the
+    ``CASUAL_*`` texts then, else None (also when they were asked casual)."""
+
+    rated: bool
+    note: str | None = None
+
+
+def rated_decision(
+    pairs: Iterable[tuple[Engine, Engine]], *, asked: bool, chooser: Chooser
+) -> RatedDecision:
+    """Whether the games of ``pairs`` (every pairing of a challenge or event, as engines) are
+    rated when ``asked`` (the request's ``rated``) and ``chooser`` chose the pairing.
+
+    Rated only if asked and every pair may be (``pair_casual_note``); the note of the first
+    pair that may not otherwise. The one place every feature decides ``rated``: challenges,
+    tournaments, version tests, the ladder and ``match_create``'s last check.
+    """
+    if not asked:
+        return RatedDecision(rated=False)
+    for engine_a, engine_b in pairs:
+        note = pair_casual_note(engine_a, engine_b, chooser)
+        if note is not None:
+            return RatedDecision(rated=False, note=note)
+    return RatedDecision(rated=True)
+
+
+def pair_casual_note(engine_a: Engine, engine_b: Engine, chooser: Chooser) -> str | None:
+    """Why games between these two engines cannot be rated (a ``CASUAL_*`` text), or None if
+    they can: not if one owner owns both, unless both are bundled engines (the system user's
+    reference players); not if a user chose the pairing and neither engine is bundled."""
+    if engine_a.owner_id == engine_b.owner_id:
+        return None if engine_a.is_bundled and engine_b.is_bundled else CASUAL_SAME_OWNER
+    if chooser == Chooser.USER and not (engine_a.is_bundled or engine_b.is_bundled):
+        return CASUAL_USER_PAIRING
+    return None
+
+
 def rated_between(engine_a: Engine, engine_b: Engine) -> bool:
-    """Whether games between these two engines may be rated: not if one owner owns both,
-    unless both are bundled engines (the system user's reference players)."""
-    if engine_a.owner_id != engine_b.owner_id:
-        return True
-    return engine_a.is_bundled and engine_b.is_bundled
+    """Whether games between these two engines may be rated in a pairing the arena chose
+    (``pair_casual_note`` with ``Chooser.ARENA``): not if one owner owns both, unless both are
+    bundled engines."""
+    return pair_casual_note(engine_a, engine_b, Chooser.ARENA) is None
 
 
 def consent_of(engine: Engine) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from arena.matches.models import Match
 from arena.matches.services import match_create
 from arena.openings import DEFAULT_SUITE
 from arena.rules import VARIANTS, UnknownVariantError, canonical_variant_id
-from engines.consent import rated_between
+from engines.consent import Chooser, pair_casual_note
 from engines.errors import EngineNotFound, EngineNotYours, EngineVersionNotFound
 from engines.models import Engine, EngineVersion, RatedPairing
 from engines.selectors import engine_by_name
@@ -225,7 +225,8 @@ def ladder_fill(variant: str, *, most: int | None = None) -> list[int]:
         rng = random.Random(f"bao-arena/ladder/{variant}/{made}")
 
         def compatible(a: Hashable, b: Hashable) -> bool:
-            return rated_between(by_id[int(str(a))].engine, by_id[int(str(b))].engine)
+            engine_a, engine_b = by_id[int(str(a))].engine, by_id[int(str(b))].engine
+            return pair_casual_note(engine_a, engine_b, Chooser.ARENA) is None
 
         created: list[int] = []
         for a, b in choose_pairings(entries, wanted, rng, met, compatible):

@@ -21,7 +21,6 @@ __all__ = [
     "EngineNotFound",
     "InvalidTimeControl",
     "NotFoundError",
-    "RatedTournamentNotAllowed",
     "RoundsNotApplicable",
     "StartAtTooLate",
     "TooFewEngines",
@@ -34,15 +33,6 @@ __all__ = [
 class DuplicateEngine(ApiError):
     default_code = "duplicate_engine"
     default_detail = "An engine is listed more than once."
-
-
-class RatedTournamentNotAllowed(ApiError):
-    """A non-staff user asked for a rated tournament with a match between two engines they do
-    not own (``tournaments.services.tournament_create``)."""
-
-    status_code = status.HTTP_403_FORBIDDEN
-    default_code = "rated_tournament_not_allowed"
-    default_detail = "A rated tournament may only pair engines with one of yours."
 
 
 class TooFewEngines(ApiError):

@@ -41,6 +41,8 @@ class Tournament(models.Model):
     current_round = models.PositiveSmallIntegerField(default=0)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.SCHEDULED)
     rated = models.BooleanField(default=True)
+    # Why a request for rated games was played casual (engines.consent.CASUAL_*), else "".
+    rated_note = models.CharField(max_length=300, blank=True, default="")
     start_suite = models.CharField(max_length=32, default="standard")
     start_at = models.DateTimeField()
     created_by = models.ForeignKey(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from arena.api.filters import VariantField
@@ -47,6 +48,9 @@ class TournamentListQuery(serializers.Serializer[Any]):
 class TournamentListOutput(serializers.ModelSerializer[Tournament]):
     matches_total = serializers.IntegerField(read_only=True)
     matches_done = serializers.IntegerField(read_only=True)
+    rated_note = serializers.SerializerMethodField(
+        help_text="Why a request for a rated tournament was made casual (a stable text), else null."
+    )
 
     class Meta:
         model = Tournament
@@ -58,6 +62,7 @@ class TournamentListOutput(serializers.ModelSerializer[Tournament]):
             "format",
             "status",
             "rated",
+            "rated_note",
             "start_suite",
             "start_at",
             "started_at",
@@ -65,6 +70,10 @@ class TournamentListOutput(serializers.ModelSerializer[Tournament]):
             "matches_total",
             "matches_done",
         ]
+
+    @extend_schema_field({"type": "string", "nullable": True})
+    def get_rated_note(self, tournament: Tournament) -> str | None:
+        return tournament.rated_note or None
 
 
 class EngineRefOutput(serializers.Serializer[Any]):
@@ -136,6 +145,9 @@ class TournamentDetailOutput(serializers.Serializer[Any]):
     status = serializers.ChoiceField(choices=Tournament.Status.choices)
     cancel_reason = serializers.CharField(help_text='Why it was cancelled, else "".')
     rated = serializers.BooleanField()
+    rated_note = serializers.CharField(
+        allow_null=True, help_text="Why a rated request was made casual (stable text), else null."
+    )
     start_at = serializers.DateTimeField()
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
@@ -183,6 +195,7 @@ def tournament_detail_data(
         "status": tournament.status,
         "cancel_reason": tournament.cancel_reason,
         "rated": tournament.rated,
+        "rated_note": tournament.rated_note or None,
         "start_suite": tournament.start_suite,
         "start_at": serializers.DateTimeField().to_representation(tournament.start_at),
         "started_at": tournament.started_at

@@ -27,7 +27,7 @@ from arena.matches.services import (
 )
 from arena.openings import STANDARD
 from arena.rules import UnknownVariantError, canonical_variant_id
-from engines.consent import PairingKind, check_pairing
+from engines.consent import Chooser, PairingKind, RatedDecision, check_pairing, rated_decision
 from engines.models import EngineVersion
 from engines.selectors import check_playable, engine_named, latest_playable_version
 from ratings.services import ratings_match_recorded
@@ -36,7 +36,6 @@ from tournaments.errors import (
     ApiError,
     DuplicateEngine,
     NotFoundError,
-    RatedTournamentNotAllowed,
     StartAtTooLate,
     TooFewEngines,
     TournamentNotCancellable,
@@ -81,23 +80,24 @@ def tournament_create(
     a suite of start positions each match draws its start from by its seed. In a gauntlet the
     first engine named meets every other one. All checks run before anything is written.
 
-    Who may create what: any user may create an unrated tournament of any active, enabled
-    engines (the arena's engines are public entrants). A *rated* tournament moves ratings, so,
-    as for a challenge, every rated match needs an engine of the one who asked for it: unless
-    ``created_by`` is staff (or None: the service itself, e.g. the demo), each pairing of the
-    schedule must include an engine ``created_by`` owns (a gauntlet led by one's own engine,
-    or a round robin with at most one foreign engine).
+    Who may create what: any user may create a tournament of any active, enabled engines (the
+    arena's engines are public entrants). ``rated`` is the request: a tournament created by
+    staff (or None: the service itself, e.g. the demo) is an arena's pairing and rated as
+    asked; one created by another user is rated only if every pairing its format may make
+    includes one of the arena's bundled engines (``engines.consent.rated_decision``), else it
+    is played casual with ``rated_note`` saying why (a user who picks the opponents could
+    farm a rating with a second account's engine).
 
     Raises (``tournaments.errors``): ``UnknownVariant``, ``InvalidTimeControl``,
     ``TimeControlTooLong``, ``UnknownStartSuite``, ``DuplicateEngine``, ``TooFewEngines``
     (fewer than 2 engines), ``EngineNotFound``, ``EngineDisabled`` (disabled by its owner),
     ``EngineNotActive`` (no active version), ``VariantNotSupported`` (the version did not
-    announce the variant), ``RatedTournamentNotAllowed`` (403, the rule above),
-    ``TooManyRounds``, ``RoundsNotApplicable``, ``StartAtTooLate``, ``PairingRefused`` (403
+    announce the variant), ``TooManyRounds``, ``RoundsNotApplicable``, ``StartAtTooLate``,
+    ``PairingRefused`` (403
     ``pairing_refused``: an engine's owner does not consent, ``engines.consent``),
     ``QueueFull`` (409 ``queue_full``: its matches would put more of ``created_by``'s matches
     in the queue than the per-user cap, ``arena.matches.services.queue_admit``). Pairings
-    between two engines of one owner are played unrated (``match_create``).
+    between two engines of one owner are played casual (``match_create``).
     """
     try:
         variant_id = canonical_variant_id(variant)
@@ -140,12 +140,11 @@ def tournament_create(
     except FormatError as exc:
         raise FORMAT_ERRORS[exc.code](str(exc), details=exc.details) from None
     versions = [_entry_version(n, variant_id) for n in names]
+    decision = _rated(created_by, versions, fmt, rated)
     for version in versions:
         check_pairing(
-            version.engine, kind=PairingKind.TOURNAMENT, rated=rated, requester=created_by
+            version.engine, kind=PairingKind.TOURNAMENT, rated=decision.rated, requester=created_by
         )
-    if rated:
-        _check_rated_allowed(created_by, versions, fmt)
     queue_admit(created_by, _expected_matches(fmt, len(versions), rounds_count))
     with transaction.atomic():
         tournament = Tournament.objects.create(
@@ -154,7 +153,8 @@ def tournament_create(
             time_control=tc_text,
             format=format,
             rounds=rounds_count,
-            rated=rated,
+            rated=decision.rated,
+            rated_note=decision.note or "",
             start_at=start_at or now,
             start_suite=start_suite,
             created_by=created_by,
@@ -195,27 +195,22 @@ def _expected_matches(fmt: TournamentFormat, n: int, rounds: int | None) -> int:
     return n - 1
 
 
-def _check_rated_allowed(
-    user: User | None, versions: Sequence[EngineVersion], fmt: TournamentFormat
-) -> None:
-    """Refuse a rated tournament with a match between two engines ``user`` does not own
-    (``tournament_create`` docstring); staff and the service itself (None) may. A format not
-    known up front (Swiss, knockout) may pair any two entrants."""
+def _rated(
+    user: User | None, versions: Sequence[EngineVersion], fmt: TournamentFormat, asked: bool
+) -> RatedDecision:
+    """Whether the tournament is rated (``tournament_create`` docstring): staff and the service
+    itself (None) choose as the arena does; any other user's event is judged over every pairing
+    its format may make (a Swiss or a knockout may pair any two entrants)."""
     if user is None or getattr(user, "is_staff", False):
-        return
-    owned = [v.engine.owner_id == user.pk for v in versions]
-    foreign = [
-        [versions[a].engine.name, versions[b].engine.name]
-        for a, b in fmt.possible_pairs(len(versions))
-        if not (owned[a] or owned[b])
-    ]
-    if foreign:
-        raise RatedTournamentNotAllowed(
-            f"a rated tournament may only pair engines with one of yours; "
-            f"{len(foreign)} match(es) would not (first: {foreign[0][0]} vs {foreign[0][1]}). "
-            "Make it unrated, or a gauntlet led by your engine.",
-            details={"foreign_pairings": foreign},
-        )
+        # The arena's event: rated as asked; a match between one owner's engines is still
+        # played casual on its own (``match_create``).
+        return RatedDecision(rated=asked)
+    engines = [v.engine for v in versions]
+    return rated_decision(
+        ((engines[a], engines[b]) for a, b in fmt.possible_pairs(len(engines))),
+        asked=asked,
+        chooser=Chooser.USER,
+    )
 
 
 def _entry_version(name: str, variant: str) -> EngineVersion:

@@ -86,6 +86,8 @@ class VersionTest(models.Model):
     beta = models.FloatField(default=0.05)
     max_pairs = models.PositiveIntegerField()
     rated = models.BooleanField(default=False)
+    # Why a request for rated games was played casual (engines.consent.CASUAL_*), else "".
+    rated_note = models.CharField(max_length=300, blank=True, default="")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
     decision = models.CharField(max_length=16, choices=Decision.choices, blank=True)
     stop_reason = models.CharField(max_length=200, blank=True)

@@ -84,6 +84,7 @@ def version_test_data(test: VersionTest, *, detail: bool = False) -> dict[str, A
         "beta": test.beta,
         "max_pairs": test.max_pairs,
         "rated": test.rated,
+        "rated_note": test.rated_note or None,
         "status": test.status,
         "decision": test.decision or None,
         "stop_reason": test.stop_reason,

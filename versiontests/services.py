@@ -44,7 +44,14 @@ from arena.matches.services import (
 from arena.openings import DEFAULT_SUITE, STANDARD, load_suite
 from arena.rules import UnknownVariantError, canonical_variant_id
 from arena.terminations import ABORTED
-from engines.consent import PairingKind, check_pairing, pairing_refusal
+from engines.consent import (
+    Chooser,
+    PairingKind,
+    RatedDecision,
+    check_pairing,
+    pairing_refusal,
+    rated_decision,
+)
 from engines.models import EngineVersion
 from engines.selectors import engine_named, playability_error
 from ratings.stats.sprt import Decision, SprtInputError, SprtParameters
@@ -138,19 +145,31 @@ def _version(name: str, number: int | None, *, older_than: EngineVersion | None 
     return version
 
 
-def _check_may_test(user: Any, new: EngineVersion, base: EngineVersion, rated: bool) -> None:
+def _check_may_test(
+    user: Any, new: EngineVersion, base: EngineVersion, rated: bool
+) -> RatedDecision:
     """At least one of the two versions must be the user's (staff and the service itself,
     ``user`` None, excepted): a test spends worker time on engines, and its pairs are the
     business of the engines' owners. The other one's owner must consent to being used in
-    other users' version tests (``engines.consent``; their own engines always may)."""
+    other users' version tests (``engines.consent``; their own engines always may). Returns
+    whether its games are rated: a test another user asked for is rated only against a
+    bundled engine (``engines.consent.rated_decision``)."""
     staff = user is None or getattr(user, "is_staff", False)
+    decision = rated_decision(
+        [(new.engine, base.engine)],
+        asked=rated,
+        chooser=Chooser.ARENA if staff else Chooser.USER,
+    )
     if not staff and user.pk not in (new.engine.owner_id, base.engine.owner_id):
         raise errors.VersionsNotYours(
             f"neither {new} nor {base} is yours: a version test needs one version of your engine.",
             details={"new": str(new), "base": str(base)},
         )
     for version in (new, base):
-        check_pairing(version.engine, kind=PairingKind.VERSION_TEST, rated=rated, requester=user)
+        check_pairing(
+            version.engine, kind=PairingKind.VERSION_TEST, rated=decision.rated, requester=user
+        )
+    return decision
 
 
 def version_test_create(
@@ -180,7 +199,9 @@ def version_test_create(
     both within ``[-BOUND_LIMIT, BOUND_LIMIT]``,
     ``alpha``, ``beta`` in (0, 0.5); ``max_pairs`` (1 to ``MAX_PAIRS_LIMIT``) caps the counted
     pairs; ``start_suite`` a suite of start positions (pairs walk it in order from a random
-    offset) or ``"standard"``; ``rated``: whether its games count for ratings (off by default).
+    offset) or ``"standard"``; ``rated``: whether its games should count for ratings (off by
+    default; a user's test is rated only against a bundled engine, ``rated_note`` says why
+    not).
     ``user`` must own at least one of the versions (staff and ``None``, the service, may test
     any).
 
@@ -222,7 +243,7 @@ def version_test_create(
             f"{new} cannot be tested against itself: name another version.",
             details={"engine": new.engine.name, "version": new.number},
         )
-    _check_may_test(user, new, base, rated)
+    decision = _check_may_test(user, new, base, rated)
     offset = (
         0
         if start_suite == STANDARD
@@ -243,7 +264,8 @@ def version_test_create(
             alpha=params.alpha,
             beta=params.beta,
             max_pairs=int(max_pairs),
-            rated=rated,
+            rated=decision.rated,
+            rated_note=decision.note or "",
         )
         # match_create checks both versions can play (active, enabled, the variant); its
         # refusal leaves nothing behind.

@@ -11,3 +11,9 @@ class AccountsConfig(AppConfig):
         from arena.dbfile import on_connection_created
 
         connection_created.connect(on_connection_created, dispatch_uid="arena.dbfile")
+        # Failed logins on every path (API, web, admin) count against the login limits.
+        from django.contrib.auth.signals import user_login_failed
+
+        from arena.accounts.login_limits import count_failure
+
+        user_login_failed.connect(count_failure, dispatch_uid="bao-login-limits")

@@ -12,6 +12,14 @@ class UsernameTaken(ApiError):
     default_detail = "This username is already taken."
 
 
+class UsernameConfusable(ApiError):
+    """The name looks like an existing one (``arena.accounts.usernames.skeleton``);
+    ``details.username`` (as given), ``details.similar_to`` (the existing name)."""
+
+    default_code = "username_confusable"
+    default_detail = "This username looks like an existing one."
+
+
 class InvalidCredentials(ApiError):
     status_code = status.HTTP_400_BAD_REQUEST
     default_code = "invalid_credentials"

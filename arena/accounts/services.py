@@ -17,12 +17,14 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
+from django.http import HttpRequest
 from django.utils import timezone
 from knox.models import AuthToken
 from knox.settings import CONSTANTS
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import Throttled, ValidationError
 
-from arena.accounts.errors import InvalidCredentials, UsernameTaken
+from arena.accounts import login_limits, usernames
+from arena.accounts.errors import InvalidCredentials, UsernameConfusable, UsernameTaken
 from arena.api.errors import NotFoundError
 
 #: Characters of a key kept in clear (knox's lookup index), shown as the token's name.
@@ -36,13 +38,25 @@ def user_register(
 ) -> tuple[AbstractBaseUser, str, datetime | None]:
     """Create a user and a first API token; returns ``(user, token key, token expiry)``.
 
-    Raises ``UsernameTaken`` (``username_taken``) if the name exists (case-insensitively, so
-    ``Alice`` and ``alice`` cannot both own engines), ``ValidationError`` (``invalid``, details
-    under ``password``) if the password fails ``AUTH_PASSWORD_VALIDATORS``.
+    ``username`` is stored NFKC-normalised (``arena.accounts.usernames``). Raises
+    ``UsernameTaken`` (``username_taken``) if the name exists (case-insensitively, so ``Alice``
+    and ``alice`` cannot both own engines), ``UsernameConfusable`` (``username_confusable``) if
+    it looks like an existing one (``\u0430lice`` with a Cyrillic a (U+0430) beside
+    ``alice``: the same skeleton), ``ValidationError`` (``invalid``, details under
+    ``password``) if the password fails ``AUTH_PASSWORD_VALIDATORS``.
     """
     User = get_user_model()
+    username = usernames.normalize(username)
     if User.objects.filter(username__iexact=username).exists():
         raise UsernameTaken(details={"username": username})
+    similar = usernames.confusable_with(
+        username, User.objects.values_list("username", flat=True).iterator()
+    )
+    if similar is not None:
+        raise UsernameConfusable(
+            f"{username!r} looks like the existing username {similar!r}: choose another.",
+            details={"username": username, "similar_to": similar},
+        )
     _check_password(password, User(username=username, email=email), field="password")
     try:
         with transaction.atomic():
@@ -53,13 +67,17 @@ def user_register(
     return user, key, expiry
 
 
-def token_obtain(*, username: str, password: str) -> tuple[str, datetime | None]:
+def token_obtain(
+    *, request: HttpRequest, username: str, password: str
+) -> tuple[str, datetime | None]:
     """A new API token for the user with these credentials: ``(key, expiry)``. Each call mints
     another token (the earlier ones stay valid until they expire or are revoked).
 
-    Raises ``InvalidCredentials`` (``invalid_credentials``) for a wrong pair or an inactive user.
+    Raises ``InvalidCredentials`` (``invalid_credentials``) for a wrong pair or an inactive user,
+    ``Throttled`` (429 ``throttled``) when a login limit refused it (``user_authenticate``).
     """
-    return token_mint(user=user_authenticate(username=username, password=password))
+    user = user_authenticate(request=request, username=username, password=password)
+    return token_mint(user=user)
 
 
 def token_mint(*, user: Any) -> tuple[str, datetime | None]:
@@ -111,13 +129,19 @@ def _check_password(password: str, user: Any, *, field: str) -> None:
         raise ValidationError({field: list(exc.messages)}) from None
 
 
-def user_authenticate(*, username: str, password: str) -> Any:
-    """The active user with these credentials (for a browser session: ``arena.web``).
+def user_authenticate(*, request: HttpRequest, username: str, password: str) -> Any:
+    """The active user with these credentials (for a browser session: ``arena.web``), asked
+    from the client of ``request`` (Django's request: the login limits key on its address).
 
     Raises ``InvalidCredentials`` (``invalid_credentials``) for a wrong pair or an inactive
-    user, as ``token_obtain`` does.
+    user, as ``token_obtain`` does; ``Throttled`` (429 ``throttled``, with the seconds to wait)
+    when a login limit refused the attempt before the password was checked
+    (``arena.accounts.login_limits``: per (username, IP), per username, per IP; failures only).
     """
-    user = authenticate(username=username, password=password)
+    user = authenticate(request, username=username, password=password)
     if user is None:
+        wait = login_limits.refused_for(request)
+        if wait is not None:
+            raise Throttled(wait=wait, detail=login_limits.message(wait))
         raise InvalidCredentials()
     return user

@@ -52,13 +52,15 @@ class RegisterView(APIView):
 class TokenView(APIView):
     permission_classes = (permissions.AllowAny,)
     authentication_classes = ()
-    throttle_classes = (WriteRateThrottle,)  # per client IP: slows password guessing
-    throttle_scope = "login"
+    # Failed logins are limited per (username, IP), per username and per IP, successes never
+    # counted (arena.accounts.login_limits): no request-rate throttle here.
 
     @extend_schema(
         operation_id="auth_token",
         summary="Mint an API token for an account",
-        description="Errors: `invalid_credentials`, `invalid`. " + TOKEN_LIFETIME_NOTE,
+        description="Errors: `invalid_credentials`, `invalid`, `throttled` (429: too many "
+        "failed logins for this username from this address, for this username, or from this "
+        "address; `details.retry_after_seconds`). " + TOKEN_LIFETIME_NOTE,
         request=s.TokenInputSerializer,
         responses={200: s.TokenOutputSerializer, **ERROR_RESPONSES},
         auth=[],
@@ -66,7 +68,7 @@ class TokenView(APIView):
     def post(self, request: Request) -> Response:
         data = s.TokenInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        token, expiry = token_obtain(**data.validated_data)
+        token, expiry = token_obtain(request=request._request, **data.validated_data)
         return Response(s.TokenOutputSerializer({"token": token, "expires_at": expiry}).data)
 
 

@@ -75,6 +75,8 @@ class Match(models.Model):
     start_suite = models.CharField(max_length=32, default="standard")
     start_position = models.CharField(max_length=256, blank=True)
     rated = models.BooleanField(default=True)
+    # Why a request for rated games was played casual (engines.consent.CASUAL_*), else "".
+    rated_note = models.CharField(max_length=300, blank=True, default="")
     tournament = models.ForeignKey(
         "tournaments.Tournament",
         null=True,

@@ -71,6 +71,9 @@ class MatchListOutput(serializers.ModelSerializer[Match]):
     tournament: serializers.PrimaryKeyRelatedField[Model] = serializers.PrimaryKeyRelatedField(
         read_only=True, allow_null=True, help_text="The tournament's id; null for a challenge."
     )
+    rated_note = serializers.SerializerMethodField(
+        help_text="Why a request for rated games was played casual (a stable text), else null."
+    )
 
     class Meta:
         model = Match
@@ -85,6 +88,7 @@ class MatchListOutput(serializers.ModelSerializer[Match]):
             "start_suite",
             "start_position",
             "rated",
+            "rated_note",
             "tournament",
             "round",
             "status",
@@ -97,6 +101,10 @@ class MatchListOutput(serializers.ModelSerializer[Match]):
             "started_at",
             "finished_at",
         ]
+
+    @extend_schema_field({"type": "string", "nullable": True})
+    def get_rated_note(self, match: Match) -> str | None:
+        return match.rated_note or None
 
 
 class MatchDetailOutput(MatchListOutput):

@@ -1,7 +1,8 @@
 """Accounts in the browser: sign up, log in (``/accounts/login/``) and log out.
 
 The same input serializers, services and rate limits as ``POST /api/auth/register/`` and
-``POST /api/auth/token/`` (``register`` and ``login`` scopes, per client IP); the browser
+``POST /api/auth/token/`` (the ``register`` scope per client IP; failed logins limited as in
+``arena.accounts.login_limits``); the browser
 then holds a Django session instead of an API token (the API accepts the session too).
 """
 
@@ -70,7 +71,7 @@ def signup(request: HttpRequest) -> HttpResponse:
         serializer=RegisterInputSerializer,
         data=values,
         call=lambda d: user_register(**d)[0],
-        fields={"username_taken": "username"},
+        fields={"username_taken": "username", "username_confusable": "username"},
     )
     if isinstance(result, FormErrors):
         return form_page(
@@ -101,11 +102,11 @@ def login_page(request: HttpRequest) -> HttpResponse:
     values = {k: request.POST.get(k, "") for k in ("username", "password")}
     result = submit(
         request,
-        scope="login",
+        scope=None,  # failed logins are limited by the service (arena.accounts.login_limits)
         serializer=TokenInputSerializer,
         data=values,
-        call=lambda d: user_authenticate(**d),
-        fields={"invalid_credentials": FORM},
+        call=lambda d: user_authenticate(request=request, **d),
+        fields={"invalid_credentials": FORM, "throttled": FORM},
     )
     if isinstance(result, FormErrors):
         return form_page(

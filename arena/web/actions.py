@@ -180,7 +180,14 @@ def _challenge_fields(request: HttpRequest) -> list[Field]:
             help="Base seconds + increment seconds per move, e.g. 10+0.1.",
         ),
         start_field(),
-        Field("rated", "Rated (the games count for the ratings)", kind="checkbox", value="true"),
+        Field(
+            "rated",
+            "Rated (the games count for the ratings)",
+            kind="checkbox",
+            value="true",
+            help="Only against the arena's bundled engines: a challenge of another user's "
+            "engine is played casual (rated games between users' engines come from the ladder).",
+        ),
     ]
 
 
@@ -212,7 +219,8 @@ def challenge(request: HttpRequest) -> HttpResponse:
     )
     if isinstance(result, FormErrors):
         return form_page(request, "web/challenge.html", fields, values, result)
-    messages.success(request, f"Challenge sent: match {result.pk} is queued.")
+    note = f" It is played {result.rated_note}." if result.rated_note else ""
+    messages.success(request, f"Challenge sent: match {result.pk} is queued.{note}")
     return HttpResponseRedirect(f"/matches/{result.pk}/")
 
 
@@ -227,7 +235,6 @@ TOURNAMENT_ERRORS: FieldMap = {
     "engine_disabled": "engines",
     "engine_not_active": "engines",
     "variant_not_supported": "engines",
-    "rated_tournament_not_allowed": "rated",
     "pairing_refused": "engines",
     "too_many_rounds": "rounds",
     "rounds_not_applicable": "rounds",
@@ -275,10 +282,11 @@ def _tournament_fields() -> list[Field]:
         ),
         Field(
             "rated",
-            "Rated (every pairing the format may make needs one of your engines, "
-            "unless you are staff)",
+            "Rated (the games count for the ratings)",
             kind="checkbox",
             value="true",
+            help="Unless you are staff, only if every pairing the format may make has one of "
+            "the arena's bundled engines; otherwise the tournament is played casual.",
         ),
     ]
 
@@ -319,7 +327,8 @@ def tournament_new(request: HttpRequest) -> HttpResponse:
     )
     if isinstance(result, FormErrors):
         return form_page(request, "web/tournament_new.html", fields, values, result)
-    messages.success(request, f"Tournament {result.name} created.")
+    note = f" It is played {result.rated_note}." if result.rated_note else ""
+    messages.success(request, f"Tournament {result.name} created.{note}")
     return HttpResponseRedirect(f"/tournaments/{result.pk}/")
 
 

@@ -190,7 +190,13 @@ def _test_fields() -> list[Field]:
             help="Inconclusive once this many pairs are counted.",
         ),
         start_field(DEFAULT_SUITE),
-        Field("rated", "Rated (the games count for the ratings)", kind="checkbox", value="false"),
+        Field(
+            "rated",
+            "Rated (the games count for the ratings)",
+            kind="checkbox",
+            value="false",
+            help="Only against one of the arena's bundled engines; otherwise played casual.",
+        ),
     ]
 
 

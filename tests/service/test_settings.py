@@ -146,3 +146,64 @@ def test_the_var_dir_is_private_and_the_sqlite_file_is_created_0600(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert oct(db.stat().st_mode & 0o777) == "0o600"
+
+
+HTTPS_SETTINGS = (
+    "import arena.settings as s; print(s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, "
+    "s.SECURE_HSTS_SECONDS, s.CSRF_TRUSTED_ORIGINS, s.BAO_METRICS_TOKEN)"
+)
+
+
+def test_secure_cookies_hsts_and_trusted_origins_come_from_the_environment(tmp_path):
+    default = run(["-c", HTTPS_SETTINGS], tmp_path)
+    assert default.stdout.strip() == "False False 0 [] None", default.stderr
+    result = run(
+        ["-c", HTTPS_SETTINGS],
+        tmp_path,
+        BAO_SECURE_COOKIES="1",
+        BAO_HSTS_SECONDS="31536000",
+        BAO_CSRF_TRUSTED_ORIGINS="https://bao.example, https://www.bao.example:8443",
+        BAO_METRICS_TOKEN="scrape-me",
+    )
+    assert result.stdout.strip() == (
+        "True True 31536000 ['https://bao.example', 'https://www.bao.example:8443'] scrape-me"
+    ), result.stderr
+
+
+def test_a_trusted_origin_that_is_not_an_origin_is_refused(tmp_path):
+    result = run(["manage.py", "check"], tmp_path, BAO_CSRF_TRUSTED_ORIGINS="bao.example")
+    assert result.returncode == 2
+    assert result.stderr.strip().startswith(
+        "Bad setting: BAO_CSRF_TRUSTED_ORIGINS entry 'bao.example' is not an origin"
+    ), result.stderr
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "change-me-in-production",  # docker-compose's placeholder
+        "bao-arena-insecure-development-key",  # the development default
+        "django-insecure-0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdef",  # startproject's
+    ],
+)
+def test_a_placeholder_secret_key_is_refused_with_debug_off(tmp_path, key):
+    code = (
+        "import django.core.exceptions as e\n"
+        "try:\n    import arena.settings\n"
+        "except e.ImproperlyConfigured as exc:\n    print('refused:', exc)\n"
+    )
+    result = run(["-c", code], tmp_path, DJANGO_DEBUG="0", DJANGO_SECRET_KEY=key)
+    assert result.stdout.startswith("refused: DJANGO_SECRET_KEY is a placeholder"), result.stderr
+    shown = run(["manage.py", "check"], tmp_path, DJANGO_DEBUG="0", DJANGO_SECRET_KEY=key)
+    assert shown.returncode == 2
+    assert shown.stderr.startswith("Bad setting: DJANGO_SECRET_KEY is a placeholder")
+    # A developer's machine keeps working with it.
+    debug = run(["-c", IMPORT_SETTINGS], tmp_path, DJANGO_DEBUG="1", DJANGO_SECRET_KEY=key)
+    assert debug.returncode == 0, debug.stderr
+
+
+def test_a_real_secret_key_is_accepted_with_debug_off(tmp_path):
+    result = run(
+        ["-c", IMPORT_SETTINGS], tmp_path, DJANGO_DEBUG="0", DJANGO_SECRET_KEY="k" * 20 + "x" * 30
+    )
+    assert result.returncode == 0, result.stderr

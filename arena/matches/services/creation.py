@@ -23,7 +23,7 @@ from arena.matches.services.queueing import matches_enqueue, send_wake_ups
 from arena.openings import STANDARD, OpeningError, match_start, start_choices, suite_position
 from arena.referee import TimeControl, TimeControlError
 from arena.rules import UnknownVariantError, canonical_variant_id
-from engines.consent import rated_between
+from engines.consent import Chooser, rated_decision
 from engines.models import EngineVersion
 from engines.selectors import check_playable
 
@@ -99,8 +99,10 @@ class MatchSpec:
     of ``matches_create``).
 
     ``variant`` is an id or alias (stored as the id); ``time_control`` ``"<base s>+<inc s>"``
-    or ``"movetime=<ms>"``; ``rated`` as asked (a match between two engines of one owner is
-    stored unrated whatever it says, ``engines.consent.rated_between``); ``tournament`` and
+    or ``"movetime=<ms>"``; ``rated`` as the caller decided it (``engines.consent.rated_decision``
+    for who chose the pairing; a match between two engines of one owner is stored casual
+    whatever it says), ``rated_note`` why a rated request was made casual (a
+    ``engines.consent.CASUAL_*`` text); ``tournament`` and
     ``round`` the event it belongs to, if any; ``challenger`` the user who challenged;
     ``seed`` (decides South in game 3) random below 2**31 if None; ``best_of`` 3, 2 (a game
     pair: version tests) or 1 (a single game with A South: a knockout decider);
@@ -117,6 +119,7 @@ class MatchSpec:
     variant: str
     time_control: str
     rated: bool = True
+    rated_note: str | None = None
     tournament: Model | None = None
     round: int | None = None
     challenger: User | None = None
@@ -157,6 +160,10 @@ def new_match(spec: MatchSpec, checks: dict[tuple[Any, ...], Any] | None = None)
     except OpeningError as exc:  # a suite file broken on disk: our fault, and loud
         raise RuntimeError(f"start positions {start_suite!r}: {exc}") from exc
     tournament = spec.tournament
+    # The last check of every caller's decision: one owner's engines are never rated.
+    decision = rated_decision(
+        [(spec.engine_a.engine, spec.engine_b.engine)], asked=spec.rated, chooser=Chooser.ARENA
+    )
     return Match(
         variant=variant_id,
         time_control=tc_text,
@@ -165,7 +172,8 @@ def new_match(spec: MatchSpec, checks: dict[tuple[Any, ...], Any] | None = None)
         seed=seed,
         start_suite=start_suite,
         start_position="" if start_suite == STANDARD else start.to_text(),
-        rated=spec.rated and rated_between(spec.engine_a.engine, spec.engine_b.engine),
+        rated=decision.rated,
+        rated_note=spec.rated_note or decision.note or "",
         # By id: the matches app names no tournaments type (see arena.matches.events).
         tournament_id=tournament.pk if tournament is not None else None,
         round=spec.round,

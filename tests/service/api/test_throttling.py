@@ -138,16 +138,26 @@ def test_behind_a_declared_proxy_the_forwarded_client_address_counts(
     assert register("erin", "203.0.113.6").status_code == 201
 
 
-def test_login_attempts_are_throttled_per_minute(
-    rates: Any, frozen_clock: None, anon_client: Any, alice: Any
+def test_failed_login_attempts_are_throttled_per_minute(
+    rates: Any, anon_client: Any, alice: Any
 ) -> None:
+    right = {"username": "alice", "password": "correct horse 1"}
+    for _ in range(4):  # successful logins never spend the client IP's budget
+        assert anon_client.post("/api/auth/token/", right, format="json").status_code == 200
     wrong = {"username": "alice", "password": "guess"}
     codes = [
         anon_client.post("/api/auth/token/", wrong, format="json").json()["error"]["code"]
         for _ in range(3)
     ]
     assert codes == ["invalid_credentials"] * 3
-    _assert_throttled(anon_client.post("/api/auth/token/", wrong, format="json"), 60)
+    # The budget (arena.accounts.login_limits) is spent: even the right password waits.
+    response = anon_client.post("/api/auth/token/", right, format="json")
+    assert response.status_code == 429
+    error = response.json()["error"]
+    assert error["code"] == "throttled"
+    assert error["message"].startswith("Too many failed logins")
+    assert 59 <= error["details"]["retry_after_seconds"] <= 61
+    assert response["Retry-After"] == str(error["details"]["retry_after_seconds"])
 
 
 def test_staff_are_not_throttled(rates: Any, alice: Any, alice_client: Any) -> None:

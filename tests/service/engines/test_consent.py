@@ -1,4 +1,5 @@
-"""The owner's consent (engines.consent): who may pair an engine, and same-owner games unrated.
+"""The owner's consent (engines.consent): who may pair an engine, and which games are rated
+(``rated_decision``: same-owner games and users' pairings of two users' engines are casual).
 
 Through the API where a user can ask (challenges, tournaments, the PATCH that sets consent);
 through ``pairing_refusal`` for the kinds later features ask (ladder, version tests).
@@ -11,7 +12,16 @@ from typing import Any
 import pytest
 
 from arena.matches.models import Match
-from engines.consent import PairingKind, pairing_refusal, rated_between
+from engines.consent import (
+    CASUAL_SAME_OWNER,
+    CASUAL_USER_PAIRING,
+    Chooser,
+    PairingKind,
+    pair_casual_note,
+    pairing_refusal,
+    rated_between,
+    rated_decision,
+)
 from engines.models import Engine, EngineVersion
 from tournaments.models import Tournament
 from tournaments.services import tournament_start
@@ -117,8 +127,11 @@ def test_the_owner_sets_consent_and_only_the_owner(world, alice_client, bob_clie
     [
         ("all", True, True),
         ("unrated", False, True),
-        ("unrated", True, False),
+        # Asked rated, but a challenge of another user's engine is played casual: consent is
+        # asked for the games as they will be played.
+        ("unrated", True, True),
         ("none", False, False),
+        ("none", True, False),
     ],
 )
 def test_challenges_follow_the_opponents_consent(
@@ -128,7 +141,11 @@ def test_challenges_follow_the_opponents_consent(
     response = challenge(alice_client, "a1", "b1", rated)
     if allowed:
         assert response.status_code == 201, response.json()
-        assert response.json()["rated"] is rated
+        body = response.json()
+        assert (body["rated"], body["rated_note"]) == (
+            False,
+            CASUAL_USER_PAIRING if rated else None,
+        )
         return
     assert response.status_code == 403
     error = response.json()["error"]
@@ -142,43 +159,30 @@ def test_challenges_follow_the_opponents_consent(
     assert Match.objects.count() == 0
 
 
-def test_own_events_only_refuses_rated_play_by_others_but_not_the_owners(
-    world, alice_client, bob_client
+def test_own_events_only_refuses_the_arenas_rated_pairings_but_not_casual_ones(
+    world, alice, alice_client, bob_client
 ) -> None:
     set_consent(bob_client, "b1", rated_pairing="own_events")
-    refused = challenge(alice_client, "a1", "b1")
-    assert (refused.status_code, refused.json()["error"]["details"]["setting"]) == (
-        403,
-        "rated_pairing",
-    )
-    assert challenge(alice_client, "a1", "b1", rated=False).status_code == 201
-    # Bob's own rated challenge with it is his own event.
-    assert challenge(bob_client, "b1", "a1").status_code == 201
-    tournament = alice_client.post(
-        "/api/tournaments/",
-        {"name": "Cup", "variant": "kete", "engines": ["a1", "b1"], "time_control": "5+0"},
-        format="json",
-    )
+    # A user's challenge or event of two users' engines is casual anyway: nothing to refuse.
+    assert challenge(alice_client, "a1", "b1").json()["rated"] is False
+    body = {"name": "Cup", "variant": "kete", "engines": ["a1", "b1"], "time_control": "5+0"}
+    assert alice_client.post("/api/tournaments/", body, format="json").status_code == 201
+    # A staff event is the arena's pairing, rated: that is what the setting refuses.
+    alice.is_staff = True
+    alice.save(update_fields=["is_staff"])
+    tournament = alice_client.post("/api/tournaments/", body, format="json")
     assert tournament.status_code == 403
     assert tournament.json()["error"]["code"] == "pairing_refused"
     assert tournament.json()["error"]["details"]["kind"] == "tournament"
-    unrated = alice_client.post(
-        "/api/tournaments/",
-        {
-            "name": "Cup",
-            "variant": "kete",
-            "engines": ["a1", "b1"],
-            "time_control": "5+0",
-            "rated": False,
-        },
-        format="json",
-    )
+    unrated = alice_client.post("/api/tournaments/", body | {"rated": False}, format="json")
     assert unrated.status_code == 201
 
 
 def test_a_tournament_skips_an_engine_whose_owner_withdrew_consent_before_it_started(
-    world, alice_client, bob_client, django_capture_on_commit_callbacks
+    world, alice, alice_client, bob_client, django_capture_on_commit_callbacks
 ) -> None:
+    alice.is_staff = True  # a rated event between users' engines is staff's to create
+    alice.save(update_fields=["is_staff"])
     response = rated_gauntlet_a1_b1_a2(alice_client)
     set_consent(bob_client, "b1", rated_pairing="own_events")
     with django_capture_on_commit_callbacks(execute=False):
@@ -211,8 +215,7 @@ def test_games_between_two_engines_of_one_owner_are_never_rated(
 ) -> None:
     own = challenge(alice_client, "a1", "a2", rated=True)
     assert own.status_code == 201
-    assert own.json()["rated"] is False
-    assert challenge(alice_client, "a1", "b1", rated=True).json()["rated"] is True
+    assert (own.json()["rated"], own.json()["rated_note"]) == (False, CASUAL_SAME_OWNER)
     response = bob_client.post(
         "/api/tournaments/",
         {
@@ -239,8 +242,10 @@ def test_the_same_owner_rule_spares_only_the_bundled_engines(alice) -> None:
 
 
 def test_a_same_owner_pairing_in_a_rated_tournament_is_played_unrated(
-    world, alice_client, django_capture_on_commit_callbacks
+    world, alice, alice_client, django_capture_on_commit_callbacks
 ) -> None:
+    alice.is_staff = True
+    alice.save(update_fields=["is_staff"])
     response = rated_gauntlet_a1_b1_a2(alice_client)
     with django_capture_on_commit_callbacks(execute=False):
         tournament_start(response.json()["id"])
@@ -249,3 +254,39 @@ def test_a_same_owner_pairing_in_a_rated_tournament_is_played_unrated(
         for m in Match.objects.all()
     }
     assert rated == {frozenset(("a1", "b1")): True, frozenset(("a1", "a2")): False}
+
+
+def test_a_challenge_of_a_bundled_engine_is_rated_and_of_a_users_engine_casual(
+    world, alice_client
+) -> None:
+    from django.contrib.auth import get_user_model
+
+    system = get_user_model().objects.create_user("arena-system")
+    make_engine(system, "greedy", bundled=True)
+    bundled = challenge(alice_client, "a1", "greedy").json()
+    assert (bundled["rated"], bundled["rated_note"]) == (True, None)
+    foreign = challenge(alice_client, "a1", "b1").json()
+    assert (foreign["rated"], foreign["rated_note"]) == (False, CASUAL_USER_PAIRING)
+    # The note is kept: the match's page and its API answer say why later too.
+    again = alice_client.get(f"/api/matches/{foreign['id']}/").json()
+    assert (again["rated"], again["rated_note"]) == (False, CASUAL_USER_PAIRING)
+    assert Match.objects.get(pk=foreign["id"]).rated is False
+
+
+def test_who_chose_the_pairing_decides_whether_two_users_engines_play_rated(alice) -> None:
+    from django.contrib.auth import get_user_model
+
+    system = get_user_model().objects.create_user("arena-system")
+    bob = get_user_model().objects.create_user("bob2")
+    bundled = make_engine(system, "r1", bundled=True)
+    mine, theirs = make_engine(alice, "m1"), make_engine(bob, "t1")
+    assert pair_casual_note(mine, theirs, Chooser.ARENA) is None
+    assert pair_casual_note(mine, theirs, Chooser.USER) == CASUAL_USER_PAIRING
+    assert pair_casual_note(mine, bundled, Chooser.USER) is None
+    assert rated_decision([(mine, bundled), (mine, theirs)], asked=True, chooser=Chooser.USER) == (
+        rated_decision([(mine, theirs)], asked=True, chooser=Chooser.USER)
+    )
+    decision = rated_decision([(mine, bundled), (mine, theirs)], asked=True, chooser=Chooser.USER)
+    assert (decision.rated, decision.note) == (False, CASUAL_USER_PAIRING)
+    asked_casual = rated_decision([(mine, theirs)], asked=False, chooser=Chooser.ARENA)
+    assert (asked_casual.rated, asked_casual.note) == (False, None)

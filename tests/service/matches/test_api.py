@@ -10,6 +10,7 @@ import pytest
 
 from arena.matches import runner
 from arena.matches.models import Game, Match
+from engines.consent import CASUAL_USER_PAIRING
 
 from .conftest import make_version
 
@@ -59,12 +60,15 @@ def test_it_creates_a_challenge_with_the_callers_engine(
         "alice-greedy v1",
         "bob-random v1",
     )
+    # Asked rated (the default), played casual: bob's engine is another user's, and a user
+    # choosing the opponent of a rated game could farm a rating (engines.consent).
     assert (body["status"], body["time_control"], body["rated"], body["games"]) == (
         "pending",
         "5+0.05",
-        True,
+        False,
         [],
     )
+    assert body["rated_note"] == CASUAL_USER_PAIRING
     assert Match.objects.get(pk=body["id"]).challenger == alice
 
 

@@ -71,3 +71,18 @@ def test_no_volume_is_shared_between_the_arena_services(compose: dict[str, Any])
         "database",
         "${BAO_ENGINE_STORAGE:-database}",
     )
+
+
+def test_compose_passes_the_https_metrics_and_login_settings(compose: dict[str, Any]) -> None:
+    env = compose["services"]["web"]["environment"]
+    for name in (
+        "BAO_SECURE_COOKIES",
+        "BAO_HSTS_SECONDS",
+        "BAO_CSRF_TRUSTED_ORIGINS",
+        "BAO_METRICS_TOKEN",
+        "BAO_LOGIN_FAILURES_PER_USER_IP",
+        "BAO_LOGIN_FAILURES_PER_USERNAME",
+    ):
+        assert env[name].startswith(f"${{{name}:-"), name
+    # The placeholder stays, and arena.settings refuses it with DJANGO_DEBUG=0.
+    assert env["DJANGO_SECRET_KEY"] == "${DJANGO_SECRET_KEY:-change-me-in-production}"

@@ -9,6 +9,7 @@ import pytest
 from arena.matches.events import MatchEnded, publish_match_ended
 from arena.matches.models import Match
 from arena.openings import suite_position
+from engines.consent import CASUAL_SAME_OWNER, CASUAL_USER_PAIRING
 from ratings.stats.sprt import Model, SprtParameters, sprt
 from versiontests import errors, services
 from versiontests.models import VersionTest, VersionTestPair
@@ -301,8 +302,11 @@ def test_a_rated_test_between_two_versions_of_one_owner_plays_unrated(
 ) -> None:
     own = _create(alice, rated=True)
     assert {m.rated for m in _pending(own)} == {False}
+    assert (own.rated, own.rated_note) == (False, CASUAL_SAME_OWNER)
+    # Against another user's engine the user chose: casual too (engines.consent).
     against_bob = _create(alice, base_engine="bob1", rated=True)
-    assert {m.rated for m in _pending(against_bob)} == {True}
+    assert {m.rated for m in _pending(against_bob)} == {False}
+    assert (against_bob.rated, against_bob.rated_note) == (False, CASUAL_USER_PAIRING)
 
 
 def test_the_beat_job_settles_a_pair_whose_match_ended_without_the_hook_and_refills(
