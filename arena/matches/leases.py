@@ -12,7 +12,8 @@ the same on SQLite and PostgreSQL):
 
 Finishing a match (our token -> ``finished``/``aborted``) is ``services.match_record_result``.
 Which match a slot claims is ``arena.matches.dispatch``; keeping the lease while the match
-plays is ``arena.matches.keeper``.
+plays is ``arena.matches.keeper`` (``match_renew_leases`` and ``match_leases_held``: one
+query each for all the matches of a worker process).
 """
 
 from __future__ import annotations
@@ -100,6 +101,28 @@ def match_renew_lease(claim: Claim) -> bool:
         ).update(lease_expires_at=expires)
         == 1
     )
+
+
+def match_renew_leases(claims: list[Claim]) -> int:
+    """Extend the leases of every claim still held by its ``lease`` from now, one UPDATE per
+    distinct lease length (one for a worker whose matches share a time control); returns the
+    number of queries. Which claims still hold is ``match_leases_held``'s to say."""
+    by_lease: dict[int, Q] = {}
+    for claim in claims:
+        mine = Q(pk=claim.match_id, lease_token=claim.token)
+        by_lease[claim.lease] = by_lease[claim.lease] | mine if claim.lease in by_lease else mine
+    now = timezone.now()
+    for lease, mine in by_lease.items():
+        Match.objects.filter(mine, status=Match.Status.RUNNING).update(
+            lease_expires_at=now + timedelta(seconds=lease)
+        )
+    return len(by_lease)
+
+
+def match_leases_held(match_ids: list[int]) -> dict[int, tuple[str, str]]:
+    """``(status, lease_token)`` of each match of ``match_ids`` that exists (one query)."""
+    rows = Match.objects.filter(pk__in=match_ids).values_list("pk", "status", "lease_token")
+    return {pk: (status, token) for pk, status, token in rows}
 
 
 def match_release(

@@ -295,6 +295,8 @@ def play_claimed(claim: Claim, *, config: RefereeConfig | None = None) -> RunOut
         except Exception as exc:  # SandboxError, EnginePackageError, SoftTimeLimitExceeded, bugs
             log.exception("match %s: infrastructure failure", claim.match_id)
             error = f"{type(exc).__name__}: {exc}"
+        # From here the match leaves ``running`` by our own write: not a lost lease.
+        keeper.finishing()
         try:
             if error:
                 return _give_up_or_retry(claim, error, record, control, match)
