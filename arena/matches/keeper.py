@@ -1,11 +1,11 @@
-"""Keeping the leases of a worker process's running matches, and publishing their live games:
-one thread and one database connection per process, whatever it plays (issue 29).
+"""Keeping the leases of a worker process's running matches, and publishing their live games: one
+thread and one database connection per process, whatever it plays (issue 29).
 
-``LeaseKeeper`` (one per running match) and ``live.LivePublisher`` are handles on the
-process's ``WorkerLink``: a daemon thread started at the first handle of a process (again after
-a fork) that owns the process's only connection for this work. Every ``poll_s`` (1 s) it runs
-one query for all its matches (``match_leases_held``: status and token by primary key), and
-every ``renew_s`` (lease / 3) one more that renews every lease whose referee loop is alive
+``LeaseKeeper`` (one per running match) and ``live.LivePublisher`` are handles on the process's
+``WorkerLink``: a daemon thread started at the first handle of a process (again after a fork)
+that owns the process's only connection for this work. Every ``poll_s`` (1 s) it runs one query
+for all its matches (``match_leases_held``: status and token by primary key), and every
+``renew_s`` (lease / 3) one more that renews every lease whose referee loop is alive
 (``match_renew_leases``, per lease length); in between it writes the queued live events. So a
 worker process costs about 1 + 1/renew_s control queries a second and one connection for them,
 not one thread, connection and query stream per match.
@@ -24,11 +24,12 @@ doing, not a lost lease.
 
 A database outage is not a lost lease: the link's queries fail, are retried every poll (each
 bounded by ``QUERY_DEADLINE_S``), and the first that succeeds renews every live lease at once
-(renewals are due by then); live events queued meanwhile are dropped (the stored games keep
-every move). The outage is logged once when it starts and once when it ends, with its length
-and counts ("database unavailable for 17 s: 312 live publishes dropped"), never per move.
-Inside a transaction (a test's) a handle does no database work: the link's connection could
-not see the uncommitted match.
+(renewals are due by then) and beats the lease clock (``leases.lease_clock_beat``: no expired
+lease is taken over until the workers have had time to renew after an outage); live events
+queued meanwhile are dropped (the stored games keep every move). The outage is logged once when
+it starts and once when it ends, with its length and counts ("database unavailable for 17 s:
+312 live publishes dropped"), never per move. Inside a transaction (a test's) a handle does no
+database work: the link's connection could not see the uncommitted match.
 """
 
 from __future__ import annotations
@@ -45,7 +46,12 @@ from typing import Any, Protocol
 from django.db import InterfaceError, OperationalError, close_old_connections, connection
 
 from arena.dbbackend import deadline
-from arena.matches.leases import Claim, match_leases_held, match_renew_leases
+from arena.matches.leases import (
+    Claim,
+    lease_clock_beat,
+    match_leases_held,
+    match_renew_leases,
+)
 from arena.referee import MatchControl
 
 log = logging.getLogger(__name__)
@@ -63,6 +69,9 @@ class _Publisher(Protocol):
     match_id: int
 
     def write(self, batch: list[Any]) -> None: ...
+
+
+_Item = tuple[_Publisher | None, Any, threading.Event | None]
 
 
 class LeaseKeeper:
@@ -153,9 +162,9 @@ class WorkerLink:
         self.pid = os.getpid()
         self._lock = threading.Lock()
         self._keepers: list[LeaseKeeper] = []
-        self._events: queue.SimpleQueue[tuple[_Publisher, Any, threading.Event | None]] = (
-            queue.SimpleQueue()
-        )
+        # (publisher, event, done): an event to write, or a flush mark (``done``), or a
+        # wake-up (publisher None: a keeper was added, the poll may have shortened).
+        self._events: queue.SimpleQueue[_Item] = queue.SimpleQueue()
         self._last_tick = 0.0
         self._last_try = 0.0
         self.down_since: float | None = None
@@ -170,6 +179,7 @@ class WorkerLink:
     def add_keeper(self, keeper: LeaseKeeper) -> None:
         with self._lock:
             self._keepers.append(keeper)
+        self._events.put((None, None, None))  # its first look within its own poll
 
     def remove_keeper(self, keeper: LeaseKeeper) -> None:
         with self._lock:
@@ -195,7 +205,7 @@ class WorkerLink:
     def _run(self) -> None:
         while True:
             wait = max(0.0, self._last_tick + self._poll_s() - time.monotonic())
-            batch: list[tuple[_Publisher, Any, threading.Event | None]] = []
+            batch: list[_Item] = []
             try:
                 batch.append(self._events.get(timeout=wait))
                 while True:
@@ -213,10 +223,10 @@ class WorkerLink:
                 elif self._events.empty():
                     connection.close()  # idle: the process holds no connection between matches
 
-    def _publish(self, batch: list[tuple[_Publisher, Any, threading.Event | None]]) -> None:
+    def _publish(self, batch: list[_Item]) -> None:
         by_publisher: dict[int, tuple[_Publisher, list[Any]]] = {}
         for publisher, event, _ in batch:
-            if event is not None:
+            if publisher is not None and event is not None:
                 by_publisher.setdefault(id(publisher), (publisher, []))[1].append(event)
         for publisher, events in by_publisher.values():
             now = time.monotonic()
@@ -275,6 +285,8 @@ class WorkerLink:
         renew = [k for k in keepers if now - k.last_renew >= k.renew_s and k.alive()]
         if renew:
             self.queries += match_renew_leases([k.claim for k in renew])
+            lease_clock_beat()  # with each renewal: the end of an outage is seen here first
+            self.queries += 1
         rows = match_leases_held([k.claim.match_id for k in keepers])
         self.queries += 1
         renewing = {id(k) for k in renew}
