@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
 from arena.celery_processes import database_url
 from arena.matches.models import Game, Match
@@ -38,30 +39,37 @@ def relay() -> Any:
 
 
 def test_a_worker_playing_through_an_outage_longer_than_its_lease_keeps_its_match(
-    live_worker, arena_user, greedy, relay
+    live_worker, arena_user, relay, settings
 ) -> None:
+    settings.BAO_MATCH_LEASE_SECONDS = LEASE_S  # every process of a deployment agrees on it
     thinker = make_version(arena_user, "thinker", THINKER)
+    other = make_version(arena_user, "thinker2", THINKER)  # 0.15 s a move on both sides
     playing = live_worker(
         DATABASE_URL=via_proxy(database_url(), relay), BAO_MATCH_LEASE_SECONDS=str(LEASE_S)
     )
-    match = match_create(
-        engine_a=thinker, engine_b=greedy, variant="kingulu", time_control="30+0.5"
-    )
+    match = match_create(engine_a=thinker, engine_b=other, variant="kingulu", time_control="60+1")
     wait_for(lambda: Match.objects.get(pk=match.pk).status == "running", 30, "the claim")
     time.sleep(2 * LEASE_S / 3 + 1)  # renewed at least once: the lease clock is beating
-    live_worker(BAO_MATCH_LEASE_SECONDS=str(LEASE_S))  # a second worker, ready to take over
     relay.stall()
-    time.sleep(LEASE_S + 4)  # every lease of the playing worker has expired
+    stalled = time.monotonic()
+    live_worker(BAO_MATCH_LEASE_SECONDS=str(LEASE_S))  # a second worker, ready to take over
+    time.sleep(max(0.0, stalled + LEASE_S + 4 - time.monotonic()))  # every lease has expired
     before = Match.objects.get(pk=match.pk)
-    assert before.status == "running" and before.lease_expires_at is not None
+    assert before.status == "running", "the match ended before the outage: make it longer"
+    assert before.lease_expires_at is not None and before.lease_expires_at < timezone.now()
     requeue_expired_leases()  # offers the match: the standby claims nothing within the grace
+    time.sleep(3)
+    assert Match.objects.get(pk=match.pk).lease_token == before.lease_token
     back = time.monotonic()
     relay.flow()
-    wait_for(
-        lambda: Match.objects.get(pk=match.pk).lease_expires_at > before.lease_expires_at,
-        10,
-        "the playing worker's renewal",
-    )
+
+    def renewed() -> bool:
+        now = Match.objects.get(pk=match.pk)
+        return now.status != "running" or (now.lease_expires_at or now.created_at) > (
+            before.lease_expires_at
+        )
+
+    wait_for(renewed, 10, "the playing worker's renewal")
     figure("database back -> lease renewed by the playing worker", time.monotonic() - back)
     requeue_expired_leases()
     done = wait_for(
