@@ -109,6 +109,19 @@ def pending_or_expired(now: datetime) -> Q:
     return Q(status=Match.Status.PENDING) | expired
 
 
+def takeovers_held_for(now: datetime | None = None) -> float:
+    """Seconds until expired leases become claimable again (``takeovers_held``), 0 when they
+    are now. A silent clock counts as a grace about to start (the next beat starts it)."""
+    now = now or timezone.now()
+    row = LeaseClock.objects.filter(pk=1).values_list("seen_at", "up_since").first()
+    if row is None:
+        return 0.0
+    seen, up = row
+    if seen < now - timedelta(seconds=outage_gap_s(_lease_setting())):
+        return float(TAKEOVER_GRACE_S)
+    return max(0.0, (up + timedelta(seconds=TAKEOVER_GRACE_S) - now).total_seconds())
+
+
 def lease_clock_beat(now: datetime | None = None) -> bool:
     """Record that a worker reaches the database (the keeper's renewal beat, every third of
     a lease, and each recovery scan); after a silence longer than ``outage_gap_s`` during
