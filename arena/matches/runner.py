@@ -136,6 +136,11 @@ def _play(
     # Packages run from this host's cache, fetched from the package storage by content hash
     # and kept there for the whole match; they are named "<engine> v<n>".
     with checkout(match.engine_a) as package_a, checkout(match.engine_b) as package_b:
+        # While the referee plays, the slot's thread needs no connection (its keeper and
+        # publisher use the process's link): closed, so a running match holds none of its own;
+        # the record opens a new one. Not inside a transaction (a test's).
+        if not connection.in_atomic_block:
+            connection.close()
         return play_match(
             package_a,
             package_b,
