@@ -35,7 +35,7 @@ def database_url() -> str:
         if name == ":memory:" or "mode=memory" in name:
             raise RuntimeError("an in-memory SQLite database cannot be shared with a worker")
         return f"sqlite:///{name}"
-    if engine == "django.db.backends.postgresql":
+    if engine in ("django.db.backends.postgresql", "arena.dbbackend"):
         user = quote(db.get("USER") or "", safe="")
         password = quote(db.get("PASSWORD") or "", safe="")
         auth = f"{user}:{password}@" if password else (f"{user}@" if user else "")

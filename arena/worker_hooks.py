@@ -8,7 +8,9 @@
   of its main process (the queue view's "slots"); that thread first probes the runtimes its
   sandbox offers engines, each started as an engine (``engines.sandbox.runtimes``), and records
   them (``engines.services.worker_runtimes_record``: ``GET /api/runtimes/``, the upload page,
-  the ``runtime_missing`` check), refreshed with the presence;
+  the ``runtime_missing`` check), refreshed with the presence; and, when beat has not run the
+  recovery scan for two of its periods (beat down, its ticks dropped in a broker outage), one
+  worker runs it (``arena.matches.recovery.matches_recover_if_beat_is_late``);
 * warm shutdown (``worker_shutting_down``, in the main process): its rows are removed and the
   matches this worker plays are handed back at once
   (``arena.matches.services.matches_hand_back``): pending again, the claim not counted, a
@@ -55,10 +57,25 @@ def _announce(name: str, slots: int) -> None:
                 log.warning("worker %s: presence not recorded (%s)", name, exc)
                 close_old_connections()
             probed = _runtimes(name, probed)
+            _recover_if_beat_is_late(name)
             if _presence_stop.wait(PRESENCE_S):
                 return
     finally:
         connection.close()
+
+
+def _recover_if_beat_is_late(name: str) -> None:
+    """The recovery scan, run here when beat has not run it for two periods
+    (``arena.matches.recovery.matches_recover_if_beat_is_late``: one worker at a time)."""
+    from django.db import close_old_connections
+
+    from arena.matches.recovery import matches_recover_if_beat_is_late
+
+    try:
+        matches_recover_if_beat_is_late()
+    except Exception as exc:  # the database or the broker may be down: next period
+        log.warning("worker %s: the recovery scan failed (%s)", name, exc)
+        close_old_connections()
 
 
 def _runtimes(name: str, probed: bool) -> bool:

@@ -6,6 +6,9 @@ that is neither the client's nor a bug: ``OutageMiddleware`` turns the error int
 ``Retry-After`` header (``RETRY_AFTER_S``), in the API's error shape under ``/api/``
 (``service_unavailable``, details ``dependency`` and ``retry_after_seconds``) and as plain text
 elsewhere. ``healthz`` reports each dependency: ``200`` when all answer, else ``503``.
+A database that hangs (packets dropped, not refused) gets the same answers within about 5 s:
+the connect, statement and client-side deadlines of ``arena.dbbackend`` (settings
+``DATABASE_*``) turn the wait into an ``OperationalError``.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from arena.api.errors import error_body
+from arena.dbbackend import deadline
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +84,9 @@ class OutageMiddleware:
 
 
 def _probe_database() -> None:
-    with connection.cursor() as cursor:
+    # A hung server (packets dropped) answers nothing: the probe gives up after its bound,
+    # the reused connection's health check after less, a new connection after connect_timeout.
+    with deadline(PROBE_TIMEOUT_S), connection.cursor() as cursor:
         cursor.execute("SELECT 1")
 
 

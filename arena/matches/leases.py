@@ -5,14 +5,33 @@ transition is one ``UPDATE ... WHERE`` whose row count is the lock (no SELECT-th
 the same on SQLite and PostgreSQL):
 
 * claim: ``pending`` -> ``running``, or ``running`` with an expired lease -> ``running`` with a new
-  token (the previous worker died), while ``attempts < max_attempts``;
+  token (the previous worker died), while ``attempts < max_attempts``; but no expired lease is
+  taken over within ``TAKEOVER_GRACE_S`` of the workers reaching the database again after an
+  outage (``LeaseClock``, below), so a worker that played on through the outage keeps its
+  match;
 * renew: extends ``lease_expires_at`` if the token is still ours;
 * release: ``running`` (our token) -> ``pending`` after an infrastructure fault, for a retry,
   or handed back (a worker shutting down): then the claim does not count as an attempt.
 
+After an outage. A worker's referee plays on while the database is unreachable, but its lease
+cannot be renewed: an outage longer than the lease leaves every lease expired when the database
+answers again, and a slot or the recovery scan could take a match whose worker is about to
+renew it (issue 30: games discarded, an attempt used). So the keepers beat a clock row
+(``LeaseClock``, ``lease_clock_beat``) with each renewal: a beat after a silence longer than
+two renewal periods, during which running leases expired, is the end of an outage, and sets
+``up_since``; until ``TAKEOVER_GRACE_S`` after it no expired lease is claimable
+(``takeovers_held``), while each live worker's keeper, retrying every poll, renews at its first
+successful query. While the clock is silent for longer than the gap (the database has just come
+back and nobody has beaten yet) takeovers are held too. A dead worker's match is taken over
+once the grace has passed (the recovery scan beats every ``BAO_REQUEUE_SCAN_SECONDS``; in a
+system otherwise idle its first beat after the death starts the grace, so recovery waits
+``TAKEOVER_GRACE_S`` more). An idle spell with nothing expired is not an outage. The clock is
+the writers' (application) clock, as for the leases themselves.
+
 Finishing a match (our token -> ``finished``/``aborted``) is ``services.match_record_result``.
 Which match a slot claims is ``arena.matches.dispatch``; keeping the lease while the match
-plays is ``arena.matches.keeper``.
+plays is ``arena.matches.keeper`` (``match_renew_leases`` and ``match_leases_held``: one query
+each for all the matches of a worker process).
 """
 
 from __future__ import annotations
@@ -20,14 +39,14 @@ from __future__ import annotations
 import logging
 import secrets
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
-from django.db.models import F, Q, QuerySet
+from django.db.models import Exists, F, Q, QuerySet
 from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
-from arena.matches.models import Match
+from arena.matches.models import LeaseClock, Match
 
 log = logging.getLogger(__name__)
 
@@ -52,11 +71,87 @@ class Claim:
     worker: str = ""
 
 
+#: Seconds after the workers reach the database again following an outage during which no
+#: expired lease is taken over: a worker still playing renews within a poll or two of its
+#: reconnection (``arena.matches.keeper``), far under this.
+TAKEOVER_GRACE_S = 10
+#: The start of time for a clock row that has seen nothing yet.
+_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
+
+
+def outage_gap_s(lease_seconds: int) -> float:
+    """A silence of the lease beats longer than this is an outage: two renewal periods of
+    ``lease_seconds`` (a lease renewed every third of it cannot expire in less)."""
+    return max(1.0, 2 * lease_seconds / 3)
+
+
+def _lease_setting() -> int:
+    return int(settings.BAO_MATCH_LEASE_SECONDS)
+
+
+def takeovers_held(now: datetime) -> Q:
+    """True for every row while the workers are inside ``TAKEOVER_GRACE_S`` of reaching the
+    database again after an outage (``LeaseClock.up_since``), or while the clock is silent
+    (no beat for ``outage_gap_s``: the database may just have come back, before any keeper
+    or scan beat). No clock row (no worker or scan ever beat): never held."""
+    gap = timedelta(seconds=outage_gap_s(_lease_setting()))
+    grace = timedelta(seconds=TAKEOVER_GRACE_S)
+    return Q(Exists(LeaseClock.objects.filter(
+        Q(up_since__gt=now - grace) | Q(seen_at__lt=now - gap), pk=1
+    )))  # fmt: skip
+
+
 def pending_or_expired(now: datetime) -> Q:
     """Matches nobody plays: ``pending``, or ``running`` with a lease that expired before
-    ``now`` (its worker died or hung)."""
-    expired = Q(status=Match.Status.RUNNING, lease_expires_at__lt=now)
+    ``now`` (its worker died or hung), unless the workers have just come back from a
+    database outage (``takeovers_held``: a worker still playing renews first)."""
+    expired = Q(status=Match.Status.RUNNING, lease_expires_at__lt=now) & ~takeovers_held(now)
     return Q(status=Match.Status.PENDING) | expired
+
+
+def takeovers_held_for(now: datetime | None = None) -> float:
+    """Seconds until expired leases become claimable again (``takeovers_held``), 0 when they
+    are now. A silent clock counts as a grace about to start (the next beat starts it)."""
+    now = now or timezone.now()
+    row = LeaseClock.objects.filter(pk=1).values_list("seen_at", "up_since").first()
+    if row is None:
+        return 0.0
+    seen, up = row
+    if seen < now - timedelta(seconds=outage_gap_s(_lease_setting())):
+        return float(TAKEOVER_GRACE_S)
+    return max(0.0, (up + timedelta(seconds=TAKEOVER_GRACE_S) - now).total_seconds())
+
+
+def lease_clock_beat(now: datetime | None = None) -> bool:
+    """Record that a worker reaches the database (the keeper's renewal beat, every third of
+    a lease, and each recovery scan); after a silence longer than ``outage_gap_s`` during
+    which running leases expired (an outage, not an idle spell), ``up_since`` becomes now and
+    takeovers wait ``TAKEOVER_GRACE_S``. True when this beat found an outage. One query,
+    three or four after a gap."""
+    now = now or timezone.now()
+    gap = now - timedelta(seconds=outage_gap_s(_lease_setting()))
+    if LeaseClock.objects.filter(pk=1, seen_at__gte=gap).update(seen_at=now):
+        return False  # the usual beat: one UPDATE
+    clock = LeaseClock.objects.filter(pk=1).values_list("seen_at", flat=True).first()
+    if clock is None:
+        LeaseClock.objects.get_or_create(pk=1, defaults={"seen_at": now, "up_since": _EPOCH})
+        return False
+    outage = clock < gap and (
+        Match.objects.filter(
+            status=Match.Status.RUNNING, lease_expires_at__gte=clock, lease_expires_at__lt=now
+        ).exists()
+    )
+    if outage:
+        LeaseClock.objects.filter(pk=1).update(seen_at=now, up_since=now)
+        log.warning(
+            "the workers reached the database again after %.0f s: leases that expired meanwhile "
+            "are not taken over for %s s",
+            (now - clock).total_seconds(),
+            TAKEOVER_GRACE_S,
+        )
+    else:
+        LeaseClock.objects.filter(pk=1).update(seen_at=now)
+    return outage
 
 
 def claimable(now: datetime | None = None) -> Q:
@@ -100,6 +195,28 @@ def match_renew_lease(claim: Claim) -> bool:
         ).update(lease_expires_at=expires)
         == 1
     )
+
+
+def match_renew_leases(claims: list[Claim]) -> int:
+    """Extend the leases of every claim still held by its ``lease`` from now, one UPDATE per
+    distinct lease length (one for a worker whose matches share a time control); returns the
+    number of queries. Which claims still hold is ``match_leases_held``'s to say."""
+    by_lease: dict[int, Q] = {}
+    for claim in claims:
+        mine = Q(pk=claim.match_id, lease_token=claim.token)
+        by_lease[claim.lease] = by_lease[claim.lease] | mine if claim.lease in by_lease else mine
+    now = timezone.now()
+    for lease, mine in by_lease.items():
+        Match.objects.filter(mine, status=Match.Status.RUNNING).update(
+            lease_expires_at=now + timedelta(seconds=lease)
+        )
+    return len(by_lease)
+
+
+def match_leases_held(match_ids: list[int]) -> dict[int, tuple[str, str]]:
+    """``(status, lease_token)`` of each match of ``match_ids`` that exists (one query)."""
+    rows = Match.objects.filter(pk__in=match_ids).values_list("pk", "status", "lease_token")
+    return {pk: (status, token) for pk, status, token in rows}
 
 
 def match_release(

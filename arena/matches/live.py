@@ -2,10 +2,11 @@
 
 The referee calls its ``on_event`` callback after a move is applied and recorded, before it
 asks the next engine, and not while a clock runs; still, anything slow there delays the game.
-So ``LivePublisher.on_event`` only puts the event on a queue (never blocks), and a daemon
-thread of the publisher drains the queue and writes ``LiveGame`` rows: one write per batch of
-events that piled up, on its own database connection, closed when it stops. A database
-failure is logged and the thread goes on with the next batch; the game is never disturbed.
+So ``LivePublisher.on_event`` only puts the event on a queue (never blocks), and the worker
+process's link thread (``arena.matches.keeper.WorkerLink``, which also keeps the leases of the
+process's matches, on the one connection of both) drains the queue and writes ``LiveGame``
+rows: one write per batch of events that piled up. During a database outage the events are
+dropped and counted (one log line per outage); the game is never disturbed.
 
 The writes (``live_game_start``, ``live_game_moves``, ``live_game_end``) are services like
 any other; the reads live in ``selectors``.
@@ -21,22 +22,19 @@ being played rather than every game ever played.
 from __future__ import annotations
 
 import logging
-import queue
-import threading
 from datetime import timedelta
 from typing import Any
 
-from django.db import close_old_connections, connection
+from django.db import connection
 from django.utils import timezone
 
+from arena.matches.keeper import worker_link
 from arena.matches.models import ENDED_STATUSES, LiveGame, Match
 from arena.referee.events import GameEnd, GameStart, MovePlayed, RefereeEvent
 from arena.referee.match import engine_names
 
 log = logging.getLogger(__name__)
 
-#: What ``LivePublisher.stop`` queues after the last event: the writer ends once it is written.
-_STOP = None
 #: Seconds ``LivePublisher.stop`` waits for the writer to finish the last events.
 STOP_TIMEOUT_S = 10.0
 
@@ -89,19 +87,17 @@ class LivePublisher:
     """Publishes the referee's events of one match (``on_event``) to ``LiveGame`` rows.
 
     ``start()`` before the match, ``stop()`` after it (waits up to ``STOP_TIMEOUT_S`` for the
-    queued events to be written). Engines are told apart by the names the referee gives
-    them (``engine_names``). Called inside a database transaction (a test's), the publisher
-    stays off: its own connection could not see the uncommitted match.
+    queued events to be written). The writes run on the worker process's link thread and
+    connection (``arena.matches.keeper.WorkerLink``, shared with the lease keeping of every
+    match of the process). Engines are told apart by the names the referee gives them
+    (``engine_names``). Called inside a database transaction (a test's), the publisher stays
+    off: the link's connection could not see the uncommitted match.
     """
 
     def __init__(self, match: Match) -> None:
         name_a, name_b = engine_names(str(match.engine_a), str(match.engine_b))
         self.match_id = match.pk
         self._versions = {name_a: match.engine_a_id, name_b: match.engine_b_id}
-        self._queue: queue.SimpleQueue[RefereeEvent | None] = queue.SimpleQueue()
-        self._thread = threading.Thread(
-            target=self._run, name=f"live-match-{match.pk}", daemon=True
-        )
         self._live_id: int | None = None
         self._moves: list[dict[str, Any]] = []
         self.enabled = False
@@ -109,42 +105,26 @@ class LivePublisher:
     def on_event(self, event: RefereeEvent) -> None:
         """The referee's callback: queue the event (constant time, never blocks)."""
         if self.enabled:
-            self._queue.put(event)
+            worker_link().publish(self, event)
 
     def start(self) -> None:
         if connection.in_atomic_block:
             log.debug("match %s: inside a transaction, live games are not published", self.match_id)
             return
         self.enabled = True
-        self._thread.start()
 
     def stop(self) -> None:
         if not self.enabled:
             return
         self.enabled = False
-        self._queue.put(_STOP)
-        self._thread.join(timeout=STOP_TIMEOUT_S)
+        worker_link().flush(self, STOP_TIMEOUT_S)
 
-    def _run(self) -> None:
-        try:
-            while True:
-                batch = [self._queue.get()]
-                while True:  # take whatever else piled up: one write for all of it
-                    try:
-                        batch.append(self._queue.get_nowait())
-                    except queue.Empty:
-                        break
-                try:
-                    self._write(batch)
-                except Exception:  # a database hiccup must not stop the publisher
-                    log.exception("match %s: live update failed", self.match_id)
-                    close_old_connections()
-                if any(event is _STOP for event in batch):
-                    return
-        finally:
-            connection.close()
+    def write(self, batch: list[RefereeEvent]) -> None:
+        """Write the events that piled up (on the link's thread; one write for each run of
+        moves)."""
+        self._write(batch)
 
-    def _write(self, batch: list[RefereeEvent | None]) -> None:
+    def _write(self, batch: list[RefereeEvent]) -> None:
         moved = False
         for event in batch:
             if isinstance(event, GameStart):

@@ -284,3 +284,17 @@ class WorkerNode(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.slots} slots)"
+
+
+class LeaseClock(models.Model):
+    """One row (pk 1): when the workers last reached the database, and since when they have
+    without a gap (``arena.matches.leases``: no expired lease is taken over until the workers
+    have had ``TAKEOVER_GRACE_S`` to renew after an outage), and when the recovery scan last
+    ran (``arena.matches.recovery``: workers run it themselves when beat has not)."""
+
+    seen_at = models.DateTimeField()
+    up_since = models.DateTimeField()
+    scanned_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"seen {self.seen_at:%H:%M:%S}, up since {self.up_since:%H:%M:%S}"

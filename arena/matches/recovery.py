@@ -1,5 +1,6 @@
 """Recovery of matches nobody is playing (the beat job ``requeue_expired_leases``, every
-``settings.BAO_REQUEUE_SCAN_SECONDS``).
+``settings.BAO_REQUEUE_SCAN_SECONDS``; and the workers themselves when beat is late,
+``matches_recover_if_beat_is_late``: beat down, or its ticks dropped in a broker outage).
 
 A match can be left behind in two ways: its worker died or hung (killed, out of memory, machine
 lost, referee loop stuck), so it stays ``running`` with a lease that is no longer renewed; or its
@@ -23,14 +24,14 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db.models import F, Q
 from django.utils import timezone
 
-from arena.matches.leases import max_attempts, pending_or_expired
-from arena.matches.models import Match
+from arena.matches.leases import lease_clock_beat, max_attempts, pending_or_expired
+from arena.matches.models import LeaseClock, Match
 from arena.matches.selectors import live_slots
 from arena.matches.services import match_abort, matches_enqueue_ids
 from engines.sandbox import sweep_orphaned_uids
@@ -96,8 +97,11 @@ def _idle_slots(most: int) -> int:
 
 def matches_requeue_stale() -> RequeueReport:
     """Abort the matches nobody plays that have used up their attempts, then queue again every
-    other stale match (``stale_matches``). Idempotent: a second run finds nothing to do."""
+    other stale match (``stale_matches``). Idempotent: a second run finds nothing to do.
+    Beats the lease clock and records the scan (``LeaseClock.scanned_at``)."""
     report = RequeueReport()
+    lease_clock_beat()
+    LeaseClock.objects.filter(pk=1).update(scanned_at=timezone.now())
     limit = max_attempts()
     exhausted = Match.objects.filter(pending_or_expired(timezone.now()), attempts__gte=limit)
     for match_id, attempts in exhausted.values_list("pk", "attempts"):
@@ -117,3 +121,32 @@ def matches_requeue_stale() -> RequeueReport:
     if report.orphans:
         log.warning("requeue: killed processes left under engine uids %s", report.orphans)
     return report
+
+
+def beat_late_after() -> timedelta:
+    """How long without a scan before workers run it themselves: two scan periods."""
+    return timedelta(seconds=2 * int(settings.BAO_REQUEUE_SCAN_SECONDS))
+
+
+def matches_recover_if_beat_is_late(now: datetime | None = None) -> RequeueReport | None:
+    """The workers' own recovery (their presence thread calls it every
+    ``arena.worker_hooks.PRESENCE_S``): when no scan ran for ``beat_late_after`` (beat down,
+    or its ticks lost in a broker outage), the one caller that wins a conditional UPDATE of
+    ``LeaseClock.scanned_at`` runs the scan; None when beat is on time or another worker won.
+    So a dead worker's match is recovered with beat down, and never by two scanners at once."""
+    now = now or timezone.now()
+    late = now - beat_late_after()
+    if not LeaseClock.objects.filter(pk=1).exists():
+        lease_clock_beat(now)
+    won = (
+        LeaseClock.objects.filter(pk=1)
+        .filter(Q(scanned_at__isnull=True) | Q(scanned_at__lt=late))
+        .update(scanned_at=now)
+    )
+    if not won:
+        return None
+    log.warning(
+        "requeue: no scan for %.0f s (is beat down?); this worker runs it",
+        beat_late_after().total_seconds(),
+    )
+    return matches_requeue_stale()

@@ -45,9 +45,11 @@ from arena.matches.dispatch import match_claim_next
 from arena.matches.keeper import LEASE_LOST, LeaseKeeper
 from arena.matches.leases import (
     Claim,
+    lease_clock_beat,
     match_claim,
     match_release,
     max_attempts,
+    takeovers_held_for,
 )
 from arena.matches.limits import match_limits
 from arena.matches.live import LivePublisher
@@ -134,6 +136,11 @@ def _play(
     # Packages run from this host's cache, fetched from the package storage by content hash
     # and kept there for the whole match; they are named "<engine> v<n>".
     with checkout(match.engine_a) as package_a, checkout(match.engine_b) as package_b:
+        # While the referee plays, the slot's thread needs no connection (its keeper and
+        # publisher use the process's link): closed, so a running match holds none of its own;
+        # the record opens a new one. Not inside a transaction (a test's).
+        if not connection.in_atomic_block:
+            connection.close()
         return play_match(
             package_a,
             package_b,
@@ -295,6 +302,8 @@ def play_claimed(claim: Claim, *, config: RefereeConfig | None = None) -> RunOut
         except Exception as exc:  # SandboxError, EnginePackageError, SoftTimeLimitExceeded, bugs
             log.exception("match %s: infrastructure failure", claim.match_id)
             error = f"{type(exc).__name__}: {exc}"
+        # From here the match leaves ``running`` by our own write: not a lost lease.
+        keeper.finishing()
         try:
             if error:
                 return _give_up_or_retry(claim, error, record, control, match)
@@ -347,6 +356,7 @@ def claim_next(hint: int | None = None, *, worker: str = "") -> Claim | None:
     give_up = time.monotonic() + CLAIM_RETRY_S
     pause = _backoff()
     wait_until: float | None = None
+    held_checked = False
     while True:
         try:
             claim = match_claim_next(worker=worker)
@@ -355,7 +365,17 @@ def claim_next(hint: int | None = None, *, worker: str = "") -> Claim | None:
             if wait_until is None:
                 wait_until = _hint_wait_until(hint)
             if time.monotonic() >= wait_until:
-                return None
+                if wait_until == 0.0 or held_checked:
+                    return None
+                # The hinted lease expired, but takeovers may be held (the lease clock: just
+                # after an outage, or silent since the dead worker was its only beat): beat it
+                # (which starts the grace) and wait the grace out once.
+                held_checked = True
+                lease_clock_beat()
+                held = takeovers_held_for()
+                if held <= 0:
+                    continue
+                wait_until = time.monotonic() + held + HINT_WAIT_MARGIN_S
             time.sleep(1.0)
         except TRANSIENT_DB_ERRORS as exc:
             log.warning("claim: the database is unavailable (%s); retrying", exc)

@@ -2,7 +2,9 @@
 
 * ``TcpProxy``: a TCP forwarder in a thread of the test process. Workers reach the database
   through it; ``cut()`` closes the listening socket and every open connection (new connections
-  are refused, as for a stopped server), ``restore()`` listens again on the same port.
+  are refused, as for a stopped server), ``restore()`` listens again on the same port;
+  ``stall()`` stops forwarding without closing anything (a hung server, packets dropped: the
+  connections stay open and new ones are accepted but never answered), ``flow()`` resumes.
 * ``PrivateRedis``: a ``redis-server`` of our own on a free port with its data in a directory of
   ours (a broker that can be stopped and started again).
 """
@@ -38,7 +40,17 @@ class TcpProxy:
         self._conns: list[socket.socket] = []
         self._listener: socket.socket | None = None
         self._stop = threading.Event()
+        self._flowing = threading.Event()
+        self._flowing.set()
         self.restore()
+
+    def stall(self) -> None:
+        """Stop forwarding in both directions; nothing is closed."""
+        self._flowing.clear()
+
+    def flow(self) -> None:
+        """Forward again what piled up while stalled, and everything after."""
+        self._flowing.set()
 
     def restore(self) -> None:
         """Accept connections again (on the same port)."""
@@ -90,7 +102,11 @@ class TcpProxy:
     def _pipe(self, a: socket.socket, b: socket.socket) -> None:
         try:
             while True:
-                ready, _, _ = select.select([a, b], [], [], 1.0)
+                if not self._flowing.is_set():
+                    if self._stop.wait(0.05):
+                        return
+                    continue
+                ready, _, _ = select.select([a, b], [], [], 0.2)
                 for src in ready:
                     data = src.recv(65536)
                     if not data:
