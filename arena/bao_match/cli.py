@@ -33,10 +33,25 @@ from arena.openings import STANDARD, start_choices
 from arena.referee import RefereeConfig, TimeControl, TimeControlError
 from arena.referee.cli import SANDBOX_MODES, sandbox_config
 from arena.rules import VARIANTS, Position, UnknownVariantError, Variant, get_variant
-from ratings.stats.sprt import Decision, Model, SprtInputError, SprtParameters
+from ratings.stats.sprt import (
+    Decision,
+    Model,
+    SprtInputError,
+    SprtParameters,
+    check_bound_limit,
+)
 
 from . import output, report
-from .plan import EngineSpec, Job, PlanError, job_start, parse_option, schedule, start_order
+from .plan import (
+    EngineSpec,
+    Job,
+    PlanError,
+    job_start,
+    pairings,
+    parse_option,
+    schedule,
+    start_order,
+)
 from .plan import start_positions as plan_starts
 from .runner import INTERNAL_ERROR, Played, Runner
 from .tally import Finished, Tally
@@ -52,6 +67,9 @@ EXIT_INTERRUPTED = 130
 #: Game pairs per pairing without ``--pairs``/``--games``: with and without ``--sprt``.
 DEFAULT_PAIRS = 50
 DEFAULT_SPRT_PAIRS = 20_000
+#: The most games a run may schedule (every pairing together): the schedule is planned before
+#: the first game, so a larger --pairs/--games is refused (exit 2) rather than filling memory.
+MAX_GAMES = 1_000_000
 #: Plain (non-terminal) output prints the status line every this many games.
 PLAIN_STATUS_EVERY = 10
 
@@ -185,13 +203,15 @@ def parse_sprt(words: Sequence[str]) -> SprtParameters:
     except ValueError:
         raise _Usage(f"--sprt model={values['model']}: logistic or normalized") from None
     try:
-        return SprtParameters(
+        params = SprtParameters(
             numbers["elo0"],
             numbers["elo1"],
             numbers.get("alpha", 0.05),
             numbers.get("beta", 0.05),
             model,
         )
+        check_bound_limit(params)  # the version tests' limit
+        return params
     except SprtInputError as exc:
         raise _Usage(f"--sprt: {exc}") from None
 
@@ -400,9 +420,16 @@ def _setup(args: argparse.Namespace) -> _Setup:
     order = start_order(len(positions), args.seed)
     if args.games is not None:
         per_pairing = args.games
+        size = f"--games {args.games}"
     else:
         pairs = args.pairs or (DEFAULT_SPRT_PAIRS if s.params is not None else DEFAULT_PAIRS)
         per_pairing = 2 * pairs
+        size = f"--pairs {pairs}"
+    n_pairings = len(pairings(len(specs), args.gauntlet))
+    if per_pairing * n_pairings > MAX_GAMES:
+        raise _Usage(
+            f"{size}: {per_pairing * n_pairings} games in all; at most {MAX_GAMES} games per run"
+        )
     s.jobs = schedule(len(specs), per_pairing, gauntlet=args.gauntlet)
     s.starts = {job.number: job_start(positions, order, job) for job in s.jobs}
     s.seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)

@@ -65,6 +65,11 @@ NELO_PER_T = 800 / math.log(10)
 ZERO_COUNT = 1e-3
 #: Two-sided 95% normal quantile.
 Z95 = 1.959963984540054
+#: The largest |elo0| and |elo1| the service's version tests and ``bao-match --sprt`` accept,
+#: in the model's unit (Elo or nElo): beyond it a hypothesis says nothing a test can use, and
+#: logistic bounds far beyond it have scores that round to 0 or 1 (the LLR is then None, with
+#: ``llr_note``). A policy of the callers: ``SprtParameters`` itself takes any finite bounds.
+BOUND_LIMIT = 1000
 
 
 class Model(StrEnum):
@@ -329,6 +334,17 @@ def sprt(
         ci_note=interval_note(counts, params.model),
         llr_note=note,
     )
+
+
+def check_bound_limit(params: SprtParameters) -> None:
+    """Raise :class:`SprtInputError` (``invalid_sprt_bounds``) when ``elo0`` or ``elo1`` lies
+    outside ``[-BOUND_LIMIT, BOUND_LIMIT]`` (in the unit of ``params.model``)."""
+    if max(abs(params.elo0), abs(params.elo1)) > BOUND_LIMIT:
+        raise SprtInputError(
+            "invalid_sprt_bounds",
+            f"the bounds must lie in [-{BOUND_LIMIT}, {BOUND_LIMIT}] {params.model} Elo, "
+            f"got {params.elo0:g} and {params.elo1:g}",
+        )
 
 
 # --- command line -------------------------------------------------------------------------------

@@ -58,6 +58,18 @@ def _lines(path: Path) -> list[dict[str, object]]:
         (["--engine", STEADY, "--engine", STEADY, "--sprt", "elo0=5", "elo1=0"], "elo0 < elo1"),
         (["--engine", STEADY, "--engine", STEADY, "--sprt", "elo1=5"], "--sprt needs elo0="),
         (
+            ["--engine", STEADY, "--engine", STEADY, "--sprt", "elo0=0", "elo1=1e300"],
+            "the bounds must lie in [-1000, 1000] logistic Elo",
+        ),
+        (
+            ["--engine", STEADY, "--engine", STEADY, "--pairs", "1000000000000000000"],
+            "at most 1000000 games per run",
+        ),
+        (
+            ["--engine", STEADY, "--engine", STEADY, "--engine", STEADY, "--games", "400000"],
+            "--games 400000: 1200000 games in all",
+        ),
+        (
             ["--engine", STEADY, "--engine", STEADY, "--sprt", "elo0=0", "elo1=5", "model=x"],
             "model",
         ),
