@@ -281,7 +281,10 @@ def test_three_engines_play_a_round_robin_rated_by_the_services_fit(
     table = out[out.index("Ratings after 12 games") :].splitlines()
     assert table[1].split()[:3] == ["rank", "engine", "rating"]
     assert table[2].split()[1] == expected.ratings[0].engine
-    assert summary["elo"] is None
+    # No pairwise figure of the first pairing alone: the ratings cover every game.
+    for key in ("games", "wdl", "pentanomial", "elo", "ci_low", "ci_high", "los", "ci_note"):
+        assert summary[key] is None, key
+    assert summary["games_played"] == 12
 
 
 def test_an_engine_that_keeps_crashing_stops_the_run_with_exit_status_1(
