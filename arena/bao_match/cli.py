@@ -457,7 +457,7 @@ def _setup(args: argparse.Namespace) -> _Setup:
             s.options[s.names.index(engine)][key] = value
         if args.resume:
             s.resumed = output.read_lines(
-                args.out, s.jobs, s.names, s.variant.id, str(s.tc), s.starts
+                args.out, s.jobs, s.names, s.variant.id, str(s.tc), s.starts, args.seed
             )
     except BaseException:
         shutil.rmtree(s.work, ignore_errors=True)

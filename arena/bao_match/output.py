@@ -21,7 +21,7 @@ from arena.rules import Position
 from arena.rules.terminations import ENGINE_FAULTS, RATED_TERMINATIONS
 
 from .plan import Job, PlanError
-from .runner import Played
+from .runner import Played, job_seed
 from .tally import Finished
 
 EVENT = "bao-match"
@@ -121,11 +121,12 @@ def read_lines(
     variant: str,
     time_control: str,
     starts: Mapping[int, Position] | None = None,
+    run_seed: int | None = None,
 ) -> Resumed:
     """The games already in ``path`` (``--resume``). Raises ``PlanError`` for a line that
     does not parse (but a cut last line) or does not fit this run's schedule: another
-    variant, time control, engine order or (with ``starts``, job number -> position) start
-    position."""
+    variant, time control, engine order, (with ``starts``, job number -> position) start
+    position or (with ``run_seed``, the ``--seed`` given) job seed."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -147,7 +148,10 @@ def read_lines(
         except (ValueError, KeyError, TypeError) as exc:
             if cut:
                 return Resumed(games, offset, True)
-            raise PlanError(f"--resume: {path}:{number} is not a game line ({exc})") from None
+            why = f"it has no {exc.args[0]!r} field" if isinstance(exc, KeyError) else str(exc)
+            raise PlanError(
+                f"--resume: {path}:{number} is not a game line of bao-match or the export: {why}"
+            ) from None
         where = f"--resume: {path}:{number}"
         if line.id not in expected:
             raise PlanError(f"{where}: game {line.id} is not in this run's schedule")
@@ -166,6 +170,10 @@ def read_lines(
             raise PlanError(
                 f"{where}: game {line.id} started from another position than this run's "
                 "(another --start or --seed?)"
+            )
+        if run_seed is not None and line.seed != job_seed(run_seed, job):
+            raise PlanError(
+                f"{where}: game {line.id} was played with another --seed than {run_seed}"
             )
         if line.id in games:
             raise PlanError(f"{where}: game {line.id} twice")

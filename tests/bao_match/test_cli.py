@@ -195,6 +195,16 @@ def test_resume_plays_only_the_games_not_in_the_out_file(
     assert "this run plays bao-kingulu 6+0.1" in capsys.readouterr().err
     assert main([*_match(tmp_path, 3, "--resume"), "--start", "balanced"]) == 2
     assert "started from another position" in capsys.readouterr().err
+    # Another --seed gives the engines other seeds: refused, naming it.
+    assert main([*_match(tmp_path, 3, "--resume"), "--seed", "7"]) == 2
+    assert "with another --seed than 7" in capsys.readouterr().err
+    # A line that is JSON but no game: one line naming the missing field, no raw KeyError.
+    out.write_text("{}\n" + out.read_text())
+    assert main(_match(tmp_path, 3, "--resume")) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].endswith(
+        "games.jsonl:1 is not a game line of bao-match or the export: it has no 'id' field"
+    )
 
 
 def test_an_sprt_stops_at_its_decision_with_the_version_tests_arithmetic(
