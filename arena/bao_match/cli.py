@@ -47,6 +47,7 @@ from .plan import (
     Job,
     PlanError,
     job_start,
+    option_value_error,
     pairings,
     parse_option,
     schedule,
@@ -366,6 +367,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             args = build_parser().parse_args(argv)
             setup = _setup(args)
+            work = setup.work
+            _check_option_values(setup)
         except (_Usage, PlanError, UnknownVariantError, TimeControlError) as exc:
             print(f"bao-match: error: {exc}", file=sys.stderr)
             return EXIT_USAGE
@@ -464,6 +467,31 @@ def _setup(args: argparse.Namespace) -> _Setup:
         s.work = None
         raise
     return s
+
+
+def _check_option_values(s: _Setup) -> None:
+    """Start each engine given an ``--option`` once for its handshake, and refuse (``_Usage``)
+    a value that does not fit the option's declared type (``plan.option_value_error``),
+    before any game. An engine whose handshake fails here is left to the run (a fault)."""
+    from arena.referee import EngineFault, EngineSlot, StartError
+    from arena.referee.players import close_all
+
+    for index, options in enumerate(s.options):
+        if not options:
+            continue
+        slot = EngineSlot(s.packages[index], s.names[index], s.config)
+        try:
+            slot.prepare(s.variant.id)
+        except (EngineFault, StartError):
+            continue
+        finally:
+            close_all([slot])
+        assert slot.ident is not None
+        for key, value in options.items():
+            if key in slot.ident.options:
+                why = option_value_error(key, value, slot.ident.options[key])
+                if why is not None:
+                    raise _Usage(f"--option {s.names[index]}.{key}={value}: {why}")
 
 
 def _play(args: argparse.Namespace, s: _Setup) -> int:

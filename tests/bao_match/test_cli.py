@@ -407,3 +407,22 @@ def test_an_option_the_engine_did_not_declare_is_not_sent_and_said_so(
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert out.count("bao-match: warning: one declares no option Depth: not sent") == 1
+
+
+def test_an_option_value_of_the_wrong_type_is_refused_before_any_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    search = str(ROOT / "engines" / "bundled" / "search")
+    out = tmp_path / "games.jsonl"
+    argv = [
+        "--variant", "kingulu", "--engine", "weak=" + search, "--engine", "two=" + STEADY,
+        "--time", "5+0.1", "--pairs", "1", "--option", "weak.Depth=abc", "--out", str(out),
+    ]  # fmt: skip
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.splitlines() == [
+        "bao-match: error: --option weak.Depth=abc: Depth is a spin option: it takes a whole "
+        "number, not 'abc'"
+    ]
+    assert not out.exists()

@@ -159,3 +159,19 @@ def test_the_progress_line_waits_for_the_first_pair_before_any_elo() -> None:
     tally.add(Finished(1, 1, 0, "1-0", "bao_hamna", None), 2)
     line = progress_line(tally, total=4, played=2, elapsed_s=1.0, params=None)
     assert "ptnml [0, 0, 1, 0, 0]  Elo 0.0 [" in line
+
+
+def test_an_option_value_must_fit_the_type_the_handshake_declared() -> None:
+    from arena.bao_match.plan import option_value_error
+
+    spin, check = {"type": "spin", "default": "0"}, {"type": "check", "default": "false"}
+    assert option_value_error("Depth", "3", spin) is None
+    assert option_value_error("Depth", "-2", spin) is None
+    assert option_value_error("Depth", "abc", spin) == (
+        "Depth is a spin option: it takes a whole number, not 'abc'"
+    )
+    assert option_value_error("Ponder", "true", check) is None
+    assert option_value_error("Ponder", "yes", check) == (
+        "Ponder is a check option: it takes true or false, not 'yes'"
+    )
+    assert option_value_error("Book", "any text", {"type": "string"}) is None
