@@ -273,6 +273,18 @@ def _names(specs: Sequence[EngineSpec], packages: Sequence[EnginePackage]) -> li
     return names
 
 
+def bundled_path(path: str) -> str:
+    """``path``, or for a name of a bundled engine (``search``, ``greedy``, ``random``) with no
+    such file or directory here, that engine's script (``engines/bundled/``: found after a
+    ``pip install`` too)."""
+    if Path(path).exists() or "/" in path:
+        return path
+    from engines.bundled_scripts import BUNDLED_DIR
+
+    bundled = BUNDLED_DIR / path
+    return str(bundled) if bundled.is_file() else path
+
+
 def _check_writable(path: Path, what: str) -> None:
     if path.is_dir():
         raise _Usage(f"{what}: {path} is a directory")
@@ -448,7 +460,8 @@ def _setup(args: argparse.Namespace) -> _Setup:
     try:
         for i, spec in enumerate(specs):
             try:
-                s.packages.append(load_engine(spec.path, unpack_dir=s.work / f"engine{i + 1}"))
+                path = bundled_path(spec.path)
+                s.packages.append(load_engine(path, unpack_dir=s.work / f"engine{i + 1}"))
             except EnginePackageError as exc:
                 raise _Usage(f"engine {spec.path}: {exc}") from exc
         s.names = _names(specs, s.packages)

@@ -175,3 +175,17 @@ def test_an_option_value_must_fit_the_type_the_handshake_declared() -> None:
         "Ponder is a check option: it takes true or false, not 'yes'"
     )
     assert option_value_error("Book", "any text", {"type": "string"}) is None
+
+
+def test_a_bundled_engine_can_be_named_when_no_such_path_exists(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.bao_match.cli import bundled_path
+    from engines.bundled_scripts import BUNDLED_DIR
+
+    monkeypatch.chdir(tmp_path)
+    assert bundled_path("search") == str(BUNDLED_DIR / "search")
+    assert bundled_path("nosuch") == "nosuch"
+    assert bundled_path("./search") == "./search"
+    (tmp_path / "search").mkdir()  # a path of that name here wins
+    assert bundled_path("search") == "search"
