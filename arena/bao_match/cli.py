@@ -329,6 +329,8 @@ class _Run:
         self.resumed = 0
         self.runner: Runner | None = None
         self.stopped = "finished"
+        #: The ``--out`` header line still to write (a new or empty file), else None.
+        self.header: str | None = None
 
     def count(self, finished: Finished) -> None:
         job = self.jobs[finished.job]
@@ -337,6 +339,9 @@ class _Run:
     def on_game(self, played: Played) -> None:
         r = played.record
         if self.out is not None:
+            if self.header is not None:  # a new file: its first line, before the first game
+                self.out.write(self.header)
+                self.header = None
             # Written before it is counted: a game the file lacks is not in the summary either
             # (a --resume plays it again).
             line = output.game_line(played, self.names, self.variant.id, str(self.tc))
@@ -409,6 +414,40 @@ class _Setup:
         self.config: RefereeConfig
         self.seed = 0
         self.resumed: output.Resumed | None = None
+        self.settings: dict[str, object] = {}
+
+
+def _settings(args: argparse.Namespace, s: _Setup) -> dict[str, object]:
+    """What the ``--out`` header records (``output.header_line``)."""
+    p = s.params
+    return {
+        "seed": args.seed,
+        "run_seed": s.seed,
+        "options": {n: o for n, o in zip(s.names, s.options, strict=True) if o},
+        "sprt": None
+        if p is None
+        else {"elo0": p.elo0, "elo1": p.elo1, "alpha": p.alpha, "beta": p.beta, "model": p.model},
+    }
+
+
+def _check_settings(path: Path, s: _Setup) -> None:
+    """Refuse (``_Usage``) a ``--resume`` whose ``--seed``, ``--option`` or ``--sprt`` differ
+    from those in the header of ``path``; the run's seed becomes the header's."""
+    assert s.resumed is not None
+    header = s.resumed.header
+    if header is None:  # a file without a header (or empty): nothing to compare
+        return
+    flags = {"seed": "--seed", "options": "--option", "sprt": "--sprt"}
+    for key, flag in flags.items():
+        if json.loads(json.dumps(s.settings[key])) != header.get(key):
+            raise _Usage(
+                f"--resume: {flag} changed: {path} was played with {key} "
+                f"{json.dumps(header.get(key))}, this run has {json.dumps(s.settings[key])}"
+            )
+    run_seed = header.get("run_seed")
+    if isinstance(run_seed, int):
+        s.seed = run_seed
+        s.settings["run_seed"] = run_seed
 
 
 def _setup(args: argparse.Namespace) -> _Setup:
@@ -471,10 +510,12 @@ def _setup(args: argparse.Namespace) -> _Setup:
             if engine not in s.names:
                 raise _Usage(f"--option {text}: no engine named {engine} ({', '.join(s.names)})")
             s.options[s.names.index(engine)][key] = value
+        s.settings = _settings(args, s)
         if args.resume:
             s.resumed = output.read_lines(
                 args.out, s.jobs, s.names, s.variant.id, str(s.tc), s.starts, args.seed
             )
+            _check_settings(args.out, s)
     except BaseException:
         shutil.rmtree(s.work, ignore_errors=True)
         s.work = None
@@ -537,6 +578,8 @@ def _play(args: argparse.Namespace, s: _Setup) -> int:
         display=display,
         out=out,
     )
+    if out is not None and (s.resumed is None or s.resumed.keep_bytes == 0):
+        run.header = output.header_line(s.settings)
     if s.resumed is not None:
         for number in sorted(s.resumed.games):
             run.count(output.finished_from_line(s.resumed.games[number], s.names))

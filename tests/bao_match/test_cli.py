@@ -43,7 +43,10 @@ SUMMARY_KEYS = {
 
 
 def _lines(path: Path) -> list[dict[str, object]]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    """The game lines of an --out file (after its header line of the run's settings)."""
+    header, *games = path.read_text().splitlines()
+    assert set(json.loads(header)) == {"bao_match"}
+    return [json.loads(line) for line in games]
 
 
 @pytest.mark.parametrize(
@@ -176,9 +179,11 @@ def test_resume_plays_only_the_games_not_in_the_out_file(
     assert main(_match(tmp_path, 2)) == 0
     capsys.readouterr()
     out = tmp_path / "games.jsonl"
-    kept = sorted(out.read_text().splitlines(), key=lambda t: json.loads(t)["id"])
+    header, *games = out.read_text().splitlines()
+    assert json.loads(header)["bao_match"]["options"] == {}
+    kept = sorted(games, key=lambda t: json.loads(t)["id"])
     # Games 1 and 2 kept whole, game 3 cut short as a kill would leave it.
-    out.write_text(kept[0] + "\n" + kept[1] + "\n" + kept[2][:40])
+    out.write_text(header + "\n" + kept[0] + "\n" + kept[1] + "\n" + kept[2][:40])
     assert main(_match(tmp_path, 3, "--resume")) == 0
     captured = capsys.readouterr()
     assert "its last line was cut short" in captured.err
@@ -195,11 +200,18 @@ def test_resume_plays_only_the_games_not_in_the_out_file(
     assert "this run plays bao-kingulu 6+0.1" in capsys.readouterr().err
     assert main([*_match(tmp_path, 3, "--resume"), "--start", "balanced"]) == 2
     assert "started from another position" in capsys.readouterr().err
-    # Another --seed gives the engines other seeds: refused, naming it.
+    # Another --seed, --option or --sprt than the header's: refused, naming it.
     assert main([*_match(tmp_path, 3, "--resume"), "--seed", "7"]) == 2
     assert "with another --seed than 7" in capsys.readouterr().err
+    assert main([*_match(tmp_path, 3, "--resume"), "--option", "one.Depth=3"]) == 2
+    assert (
+        "bao-match: error: --resume: --option changed: " + str(out) + " was played with options"
+        ' {}, this run has {"one": {"Depth": "3"}}'
+    ) in capsys.readouterr().err
+    assert main([*_match(tmp_path, 3, "--resume"), "--sprt", "elo0=0", "elo1=5"]) == 2
+    assert "--resume: --sprt changed: " in capsys.readouterr().err
     # A line that is JSON but no game: one line naming the missing field, no raw KeyError.
-    out.write_text("{}\n" + out.read_text())
+    out.write_text("{}\n" + out.read_text())  # line 1: no header, no game
     assert main(_match(tmp_path, 3, "--resume")) == 2
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].endswith(
@@ -377,7 +389,7 @@ def test_ctrl_c_kills_every_engine_and_prints_the_summary_so_far(tmp_path: Path)
     assert err.strip().splitlines()[-1].startswith("bao-match: interrupted: engines killed")
     assert leftovers("slow.py", uids, before=ended) == []
     assert leftovers("steady.py", steady_uids, before=ended) == []
-    assert out_file.read_text() == ""
+    assert out_file.read_text() == ""  # no game ended: not even the header line
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")

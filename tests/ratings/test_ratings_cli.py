@@ -187,14 +187,15 @@ def test_json_lines_of_bao_match_or_the_export_fit_as_the_same_games_in_csv(
     tmp_path: Path,
 ) -> None:
     rows = [line.split(",") for line in GAMES.splitlines()[1:]]
-    lines = "\n".join(_game_line(*row) for row in rows) + "\n"
+    header = json.dumps({"bao_match": {"seed": None, "options": {}, "sprt": None}})
+    lines = header + "\n" + "\n".join(_game_line(*row) for row in rows) + "\n"
     code, out, err = _run(tmp_path, lines, "--json")
     assert code == 0
     assert json.loads(out) == json.loads(_run(tmp_path, GAMES, "--json")[1])
-    assert "games.csv:7: game without a result (*) skipped" in err
+    assert "games.csv:8: game without a result (*) skipped" in err
     code, _, err = _run(tmp_path, lines + '{"south": {}}\n', "--json")
     path = tmp_path / "games.csv"
     assert (code, err.splitlines()[-1]) == (
         2,
-        f"error: {path}:8: not a game line (no 'engine' field)",
+        f"error: {path}:9: not a game line (no 'engine' field)",
     )

@@ -139,7 +139,8 @@ def read_games(stream: TextIO, label: str, warn: TextIO) -> GameFile:
 def read_game_lines(text: str, label: str, warn: TextIO) -> GameFile:
     """Games as JSON lines: the ``--out`` file of ``bao-match`` or the body of ``GET
     /api/games/export/`` (``arena.matches.gameline``), of which ``south.engine``,
-    ``north.engine`` and ``result`` are read. A game without a result of ``1-0``, ``0-1`` or
+    ``north.engine`` and ``result`` are read (``bao-match``'s header line of settings is
+    skipped). A game without a result of ``1-0``, ``0-1`` or
     ``1/2-1/2`` (aborted, unfinished) is skipped with a warning. Raises ``UsageError`` naming
     the line of the first one that is not such an object."""
     games: list[tuple[str, str, float]] = []
@@ -150,6 +151,8 @@ def read_game_lines(text: str, label: str, warn: TextIO) -> GameFile:
             continue
         try:
             data = json.loads(raw)
+            if isinstance(data, dict) and "bao_match" in data and "south" not in data:
+                continue  # the header line of a bao-match --out file: its settings
             south, north = str(data["south"]["engine"]), str(data["north"]["engine"])
             result = str(data["result"])
         except (ValueError, KeyError, TypeError) as exc:
