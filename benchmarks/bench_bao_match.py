@@ -60,7 +60,8 @@ def bao_match(args: argparse.Namespace, concurrency: int, work: Path) -> tuple[f
     began = time.monotonic()
     subprocess.run(argv, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     wall = time.monotonic() - began
-    games = [json.loads(line) for line in out.read_text().splitlines()]
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    games = [line for line in lines if "bao_match" not in line]  # the first: settings
     return wall, len(games), _engine_ms(games)
 
 

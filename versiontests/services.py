@@ -54,7 +54,12 @@ from engines.consent import (
 )
 from engines.models import EngineVersion
 from engines.selectors import engine_named, playability_error
-from ratings.stats.sprt import Decision, SprtInputError, SprtParameters
+from ratings.stats.sprt import (
+    Decision,
+    SprtInputError,
+    SprtParameters,
+    check_bound_limit,
+)
 from ratings.stats.sprt import Model as SprtModel
 from versiontests import errors
 from versiontests.models import VersionTest, VersionTestPair
@@ -65,10 +70,6 @@ log = logging.getLogger(__name__)
 #: The cap on game pairs when the request names none, and the largest cap accepted.
 DEFAULT_MAX_PAIRS = 1000
 MAX_PAIRS_LIMIT = 100_000
-#: The largest |elo0| and |elo1| a test may ask for, in its model's unit (Elo or nElo): beyond
-#: it a hypothesis says nothing a version test can use. A policy of the service, not of the
-#: arithmetic (``ratings.stats.sprt`` answers for any finite bounds).
-BOUND_LIMIT = 1000
 #: The fields a count or a decision changes (saved together).
 _COUNT_FIELDS = [
     "status",
@@ -196,7 +197,7 @@ def version_test_create(
     its first game pairs.
 
     ``elo0 < elo1`` in the units of ``model`` (``logistic`` Elo or ``normalized`` Elo per game),
-    both within ``[-BOUND_LIMIT, BOUND_LIMIT]``,
+    both within ``[-BOUND_LIMIT, BOUND_LIMIT]`` (``ratings.stats.sprt.BOUND_LIMIT``),
     ``alpha``, ``beta`` in (0, 0.5); ``max_pairs`` (1 to ``MAX_PAIRS_LIMIT``) caps the counted
     pairs; ``start_suite`` a suite of start positions (pairs walk it in order from a random
     offset) or ``"standard"``; ``rated``: whether its games should count for ratings (off by
@@ -222,12 +223,7 @@ def version_test_create(
         params = SprtParameters(
             float(elo0), float(elo1), float(alpha), float(beta), SprtModel(model)
         )
-        if max(abs(params.elo0), abs(params.elo1)) > BOUND_LIMIT:
-            raise SprtInputError(
-                "invalid_sprt_bounds",
-                f"the bounds must lie in [-{BOUND_LIMIT}, {BOUND_LIMIT}] {params.model} Elo, "
-                f"got {params.elo0:g} and {params.elo1:g}",
-            )
+        check_bound_limit(params)
     except SprtInputError as exc:
         raise errors.sprt_error(exc, bounds) from None
     try:

@@ -33,10 +33,26 @@ from arena.openings import STANDARD, start_choices
 from arena.referee import RefereeConfig, TimeControl, TimeControlError
 from arena.referee.cli import SANDBOX_MODES, sandbox_config
 from arena.rules import VARIANTS, Position, UnknownVariantError, Variant, get_variant
-from ratings.stats.sprt import Decision, Model, SprtInputError, SprtParameters
+from ratings.stats.sprt import (
+    Decision,
+    Model,
+    SprtInputError,
+    SprtParameters,
+    check_bound_limit,
+)
 
 from . import output, report
-from .plan import EngineSpec, Job, PlanError, job_start, parse_option, schedule, start_order
+from .plan import (
+    EngineSpec,
+    Job,
+    PlanError,
+    job_start,
+    option_value_error,
+    pairings,
+    parse_option,
+    schedule,
+    start_order,
+)
 from .plan import start_positions as plan_starts
 from .runner import INTERNAL_ERROR, Played, Runner
 from .tally import Finished, Tally
@@ -52,6 +68,9 @@ EXIT_INTERRUPTED = 130
 #: Game pairs per pairing without ``--pairs``/``--games``: with and without ``--sprt``.
 DEFAULT_PAIRS = 50
 DEFAULT_SPRT_PAIRS = 20_000
+#: The most games a run may schedule (every pairing together): the schedule is planned before
+#: the first game, so a larger --pairs/--games is refused (exit 2) rather than filling memory.
+MAX_GAMES = 1_000_000
 #: Plain (non-terminal) output prints the status line every this many games.
 PLAIN_STATUS_EVERY = 10
 
@@ -185,13 +204,15 @@ def parse_sprt(words: Sequence[str]) -> SprtParameters:
     except ValueError:
         raise _Usage(f"--sprt model={values['model']}: logistic or normalized") from None
     try:
-        return SprtParameters(
+        params = SprtParameters(
             numbers["elo0"],
             numbers["elo1"],
             numbers.get("alpha", 0.05),
             numbers.get("beta", 0.05),
             model,
         )
+        check_bound_limit(params)  # the version tests' limit
+        return params
     except SprtInputError as exc:
         raise _Usage(f"--sprt: {exc}") from None
 
@@ -252,6 +273,18 @@ def _names(specs: Sequence[EngineSpec], packages: Sequence[EnginePackage]) -> li
     return names
 
 
+def bundled_path(path: str) -> str:
+    """``path``, or for a name of a bundled engine (``search``, ``greedy``, ``random``) with no
+    such file or directory here, that engine's script (``engines/bundled/``: found after a
+    ``pip install`` too)."""
+    if Path(path).exists() or "/" in path:
+        return path
+    from engines.bundled_scripts import BUNDLED_DIR
+
+    bundled = BUNDLED_DIR / path
+    return str(bundled) if bundled.is_file() else path
+
+
 def _check_writable(path: Path, what: str) -> None:
     if path.is_dir():
         raise _Usage(f"{what}: {path} is a directory")
@@ -296,6 +329,8 @@ class _Run:
         self.resumed = 0
         self.runner: Runner | None = None
         self.stopped = "finished"
+        #: The ``--out`` header line still to write (a new or empty file), else None.
+        self.header: str | None = None
 
     def count(self, finished: Finished) -> None:
         job = self.jobs[finished.job]
@@ -304,6 +339,9 @@ class _Run:
     def on_game(self, played: Played) -> None:
         r = played.record
         if self.out is not None:
+            if self.header is not None:  # a new file: its first line, before the first game
+                self.out.write(self.header)
+                self.header = None
             # Written before it is counted: a game the file lacks is not in the summary either
             # (a --resume plays it again).
             line = output.game_line(played, self.names, self.variant.id, str(self.tc))
@@ -346,6 +384,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             args = build_parser().parse_args(argv)
             setup = _setup(args)
+            work = setup.work
+            _check_option_values(setup)
         except (_Usage, PlanError, UnknownVariantError, TimeControlError) as exc:
             print(f"bao-match: error: {exc}", file=sys.stderr)
             return EXIT_USAGE
@@ -374,6 +414,40 @@ class _Setup:
         self.config: RefereeConfig
         self.seed = 0
         self.resumed: output.Resumed | None = None
+        self.settings: dict[str, object] = {}
+
+
+def _settings(args: argparse.Namespace, s: _Setup) -> dict[str, object]:
+    """What the ``--out`` header records (``output.header_line``)."""
+    p = s.params
+    return {
+        "seed": args.seed,
+        "run_seed": s.seed,
+        "options": {n: o for n, o in zip(s.names, s.options, strict=True) if o},
+        "sprt": None
+        if p is None
+        else {"elo0": p.elo0, "elo1": p.elo1, "alpha": p.alpha, "beta": p.beta, "model": p.model},
+    }
+
+
+def _check_settings(path: Path, s: _Setup) -> None:
+    """Refuse (``_Usage``) a ``--resume`` whose ``--seed``, ``--option`` or ``--sprt`` differ
+    from those in the header of ``path``; the run's seed becomes the header's."""
+    assert s.resumed is not None
+    header = s.resumed.header
+    if header is None:  # a file without a header (or empty): nothing to compare
+        return
+    flags = {"seed": "--seed", "options": "--option", "sprt": "--sprt"}
+    for key, flag in flags.items():
+        if json.loads(json.dumps(s.settings[key])) != header.get(key):
+            raise _Usage(
+                f"--resume: {flag} changed: {path} was played with {key} "
+                f"{json.dumps(header.get(key))}, this run has {json.dumps(s.settings[key])}"
+            )
+    run_seed = header.get("run_seed")
+    if isinstance(run_seed, int):
+        s.seed = run_seed
+        s.settings["run_seed"] = run_seed
 
 
 def _setup(args: argparse.Namespace) -> _Setup:
@@ -400,9 +474,16 @@ def _setup(args: argparse.Namespace) -> _Setup:
     order = start_order(len(positions), args.seed)
     if args.games is not None:
         per_pairing = args.games
+        size = f"--games {args.games}"
     else:
         pairs = args.pairs or (DEFAULT_SPRT_PAIRS if s.params is not None else DEFAULT_PAIRS)
         per_pairing = 2 * pairs
+        size = f"--pairs {pairs}"
+    n_pairings = len(pairings(len(specs), args.gauntlet))
+    if per_pairing * n_pairings > MAX_GAMES:
+        raise _Usage(
+            f"{size}: {per_pairing * n_pairings} games in all; at most {MAX_GAMES} games per run"
+        )
     s.jobs = schedule(len(specs), per_pairing, gauntlet=args.gauntlet)
     s.starts = {job.number: job_start(positions, order, job) for job in s.jobs}
     s.seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
@@ -418,7 +499,8 @@ def _setup(args: argparse.Namespace) -> _Setup:
     try:
         for i, spec in enumerate(specs):
             try:
-                s.packages.append(load_engine(spec.path, unpack_dir=s.work / f"engine{i + 1}"))
+                path = bundled_path(spec.path)
+                s.packages.append(load_engine(path, unpack_dir=s.work / f"engine{i + 1}"))
             except EnginePackageError as exc:
                 raise _Usage(f"engine {spec.path}: {exc}") from exc
         s.names = _names(specs, s.packages)
@@ -428,15 +510,42 @@ def _setup(args: argparse.Namespace) -> _Setup:
             if engine not in s.names:
                 raise _Usage(f"--option {text}: no engine named {engine} ({', '.join(s.names)})")
             s.options[s.names.index(engine)][key] = value
+        s.settings = _settings(args, s)
         if args.resume:
             s.resumed = output.read_lines(
-                args.out, s.jobs, s.names, s.variant.id, str(s.tc), s.starts
+                args.out, s.jobs, s.names, s.variant.id, str(s.tc), s.starts, args.seed
             )
+            _check_settings(args.out, s)
     except BaseException:
         shutil.rmtree(s.work, ignore_errors=True)
         s.work = None
         raise
     return s
+
+
+def _check_option_values(s: _Setup) -> None:
+    """Start each engine given an ``--option`` once for its handshake, and refuse (``_Usage``)
+    a value that does not fit the option's declared type (``plan.option_value_error``),
+    before any game. An engine whose handshake fails here is left to the run (a fault)."""
+    from arena.referee import EngineFault, EngineSlot, StartError
+    from arena.referee.players import close_all
+
+    for index, options in enumerate(s.options):
+        if not options:
+            continue
+        slot = EngineSlot(s.packages[index], s.names[index], s.config)
+        try:
+            slot.prepare(s.variant.id)
+        except (EngineFault, StartError):
+            continue
+        finally:
+            close_all([slot])
+        assert slot.ident is not None
+        for key, value in options.items():
+            if key in slot.ident.options:
+                why = option_value_error(key, value, slot.ident.options[key])
+                if why is not None:
+                    raise _Usage(f"--option {s.names[index]}.{key}={value}: {why}")
 
 
 def _play(args: argparse.Namespace, s: _Setup) -> int:
@@ -469,6 +578,8 @@ def _play(args: argparse.Namespace, s: _Setup) -> int:
         display=display,
         out=out,
     )
+    if out is not None and (s.resumed is None or s.resumed.keep_bytes == 0):
+        run.header = output.header_line(s.settings)
     if s.resumed is not None:
         for number in sorted(s.resumed.games):
             run.count(output.finished_from_line(s.resumed.games[number], s.names))

@@ -21,7 +21,7 @@ from arena.rules import Position
 from arena.rules.terminations import ENGINE_FAULTS, RATED_TERMINATIONS
 
 from .plan import Job, PlanError
-from .runner import Played
+from .runner import Played, job_seed
 from .tally import Finished
 
 EVENT = "bao-match"
@@ -94,14 +94,27 @@ def write_line(stream: IO[str], line: GameLine) -> None:
     stream.flush()
 
 
+#: The key of the first line of an ``--out`` file, the run's settings a game line does not hold.
+HEADER_KEY = "bao_match"
+
+
+def header_line(settings: Mapping[str, object]) -> str:
+    """The first line of an ``--out`` file: ``{"bao_match": settings}`` (``seed``: the
+    ``--seed`` given or null, ``run_seed``: the seed used, ``options``: engine name ->
+    option -> value, ``sprt``: the bounds or null), which ``--resume`` compares."""
+    return json.dumps({HEADER_KEY: dict(settings)}, sort_keys=True) + "\n"
+
+
 @dataclass(frozen=True)
 class Resumed:
     """What ``read_lines`` found: the games by number, and whether a cut last line was
-    dropped (its byte offset: the file is truncated there before appending)."""
+    dropped (its byte offset: the file is truncated there before appending); ``header``: the
+    settings of the first line (``header_line``), None in a file without one."""
 
     games: dict[int, GameLine]
     keep_bytes: int
     dropped_tail: bool
+    header: dict[str, object] | None = None
 
 
 def expected_sides(jobs: Sequence[Job]) -> dict[int, tuple[Job, int, int, int]]:
@@ -121,11 +134,12 @@ def read_lines(
     variant: str,
     time_control: str,
     starts: Mapping[int, Position] | None = None,
+    run_seed: int | None = None,
 ) -> Resumed:
     """The games already in ``path`` (``--resume``). Raises ``PlanError`` for a line that
     does not parse (but a cut last line) or does not fit this run's schedule: another
-    variant, time control, engine order or (with ``starts``, job number -> position) start
-    position."""
+    variant, time control, engine order, (with ``starts``, job number -> position) start
+    position or (with ``run_seed``, the ``--seed`` given) job seed."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -134,6 +148,7 @@ def read_lines(
         raise PlanError(f"--resume: cannot read {path}: {exc.strerror}") from None
     expected = expected_sides(jobs)
     games: dict[int, GameLine] = {}
+    header: dict[str, object] | None = None
     offset = 0
     raw_lines = data.split(b"\n")
     for number, raw in enumerate(raw_lines, start=1):
@@ -143,11 +158,19 @@ def read_lines(
             offset += len(raw) + (0 if cut else 1)
             continue
         try:
-            line = GameLine.from_dict(json.loads(raw))
+            data = json.loads(raw)
+            if number == 1 and isinstance(data, dict) and isinstance(data.get(HEADER_KEY), dict):
+                header = data[HEADER_KEY]
+                offset += len(raw) + (0 if cut else 1)
+                continue
+            line = GameLine.from_dict(data)
         except (ValueError, KeyError, TypeError) as exc:
             if cut:
-                return Resumed(games, offset, True)
-            raise PlanError(f"--resume: {path}:{number} is not a game line ({exc})") from None
+                return Resumed(games, offset, True, header)
+            why = f"it has no {exc.args[0]!r} field" if isinstance(exc, KeyError) else str(exc)
+            raise PlanError(
+                f"--resume: {path}:{number} is not a game line of bao-match or the export: {why}"
+            ) from None
         where = f"--resume: {path}:{number}"
         if line.id not in expected:
             raise PlanError(f"{where}: game {line.id} is not in this run's schedule")
@@ -167,11 +190,15 @@ def read_lines(
                 f"{where}: game {line.id} started from another position than this run's "
                 "(another --start or --seed?)"
             )
+        if run_seed is not None and line.seed != job_seed(run_seed, job):
+            raise PlanError(
+                f"{where}: game {line.id} was played with another --seed than {run_seed}"
+            )
         if line.id in games:
             raise PlanError(f"{where}: game {line.id} twice")
         games[line.id] = line
         offset += len(raw) + (0 if cut else 1)
-    return Resumed(games, offset, False)
+    return Resumed(games, offset, False, header)
 
 
 def finished_from_line(line: GameLine, names: Sequence[str]) -> Finished:

@@ -14,7 +14,7 @@ variant's start.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,6 +55,21 @@ def parse_option(text: str) -> tuple[str, str, str]:
     if not sep or not dot or not engine or not key:
         raise PlanError(f"--option {text}: expected NAME.KEY=VALUE")
     return engine, key, value
+
+
+def option_value_error(key: str, value: str, declared: Mapping[str, str]) -> str | None:
+    """Why ``value`` does not fit option ``key`` as the handshake declared it (``{"type": ...}``
+    of ``EngineId.options``): a ``spin`` takes a whole number, a ``check`` ``true`` or
+    ``false``; None when it fits (any value for another type)."""
+    kind = declared.get("type", "")
+    if kind == "spin":
+        try:
+            int(value)
+        except ValueError:
+            return f"{key} is a spin option: it takes a whole number, not {value!r}"
+    elif kind == "check" and value not in ("true", "false"):
+        return f"{key} is a check option: it takes true or false, not {value!r}"
+    return None
 
 
 @dataclass(frozen=True)

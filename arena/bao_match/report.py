@@ -4,7 +4,7 @@ Every figure comes from the service's arithmetic: the SPRT's LLR, bounds, decisi
 estimates from ``ratings.stats.sprt`` (the version tests' code), the ratings table of three or
 more engines from the service's rating method (``ratings.stats.methods.DEFAULT_METHOD``) and
 the table of ``python -m ratings.stats.whr fit``. The summary of two engines is laid out as
-fastchess lays out its own (``Elo: ... +/- ...``, ``Ptnml(0-2): [...]``, ``LLR: ... (...%)
+fastchess lays out its own (``Elo: ... [low, high]``, ``Ptnml(0-2): [...]``, ``LLR: ... (...%)
 (lower, upper) [elo0, elo1]``, ``SPRT ([elo0, elo1]) completed - H1 was accepted``).
 """
 
@@ -71,15 +71,21 @@ def sprt_result(tally: Tally, params: SprtParameters) -> SprtResult:
 
 
 def _llr(r: SprtResult) -> str:
-    return "-" if r.llr is None else f"{r.llr:.2f}"
+    return "-" if r.llr is None else _num(r.llr, 2)
+
+
+def _num(value: float, digits: int) -> str:
+    """``value`` rounded to ``digits`` places, ``0`` for a value that rounds to zero (no ``-0``)."""
+    return f"{round(value, digits) + 0.0:.{digits}f}"
 
 
 def _pm(e: Estimate, digits: int = 2) -> str:
+    """``elo [low, high]`` (the 95% interval, ``unbounded`` for an end that is None), as
+    ``python -m ratings.stats.sprt`` prints it; ``-`` without an estimate."""
     if e.elo is None:
         return "-"
-    if e.half_width is None:  # an end of the interval is unbounded (ci_note)
-        return f"{e.elo:.{digits}f} +/- inf"
-    return f"{e.elo:.{digits}f} +/- {e.half_width:.{digits}f}"
+    ends = ["unbounded" if x is None else _num(x, digits) for x in (e.low, e.high)]
+    return f"{_num(e.elo, digits)} [{ends[0]}, {ends[1]}]"
 
 
 def _duration(seconds: float) -> str:
@@ -109,7 +115,9 @@ def progress_line(
     params: SprtParameters | None,
 ) -> str:
     """The status in one line: games done of ``total``, and for two engines W/D/L, the
-    pentanomial, Elo with its 95% half-width, the LLR within its bounds; games per second
+    pentanomial, Elo with its 95% interval from the pentanomial counts (``Elo after the first
+    pair`` until a pair is complete: one basis throughout), the LLR within its bounds; games
+    per second
     (``played`` games in ``elapsed_s``: resumed games count in the totals, not in the rate)
     and the time left at that rate."""
     rate = played / elapsed_s if elapsed_s > 0 else 0.0
@@ -118,7 +126,12 @@ def progress_line(
         w, d, loss = tally.wdl
         parts.append(f"W/D/L {w}/{d}/{loss}")
         parts.append(f"ptnml [{', '.join(str(c) for c in tally.pentanomial)}]")
-        parts.append(f"Elo {_pm(elo_estimate(tally), 1)}")
+        if sum(tally.pentanomial):
+            parts.append(
+                f"Elo {_pm(Estimate(*estimate(list(tally.pentanomial), Model.LOGISTIC)), 1)}"
+            )
+        else:
+            parts.append("Elo after the first pair")
         if params is not None:
             r = sprt_result(tally, params)
             parts.append(f"LLR {_llr(r)} ({r.lower:.2f}, {r.upper:.2f})")
@@ -210,7 +223,8 @@ def summary_json(
     the counted pairs), ``wdl``, ``pentanomial``, ``llr``, ``lower``, ``upper``, ``decision``,
     ``elo``, ``ci_low``, ``ci_high``, ``los``, ``ci_note``, ``llr_note``). Without: the same
     keys, the estimates of ``ratings.stats.sprt.estimate`` over ``counts(tally)`` (logistic),
-    the SPRT's null. With three or more engines the estimates are null. Then
+    the SPRT's null. With three or more engines the pairwise keys (``games``, ``wdl``,
+    ``pentanomial``, the estimates and ``ci_note``) are null. Then
     ``games_played`` (every game, aborted and lone ones too), ``terminations`` (engine name ->
     termination -> games), ``engines``, ``stopped`` (why the run ended: ``finished``,
     ``sprt``, ``interrupted``, ``failures``, ``error``) and, for three or more engines,
@@ -240,7 +254,9 @@ def summary_json(
     if len(engines) != 2:
         from ratings.stats.whr.cli import ratings_json
 
-        for key in ("elo", "ci_low", "ci_high", "los"):
+        # The pairwise figures would be of the first pairing alone: null (the ratings cover
+        # every game).
+        for key in ("games", "wdl", "pentanomial", "elo", "ci_low", "ci_high", "los", "ci_note"):
             out[key] = None
         fit = rating_fit(tally)
         out["ratings"] = ratings_json(fit, unrated(tally, fit))

@@ -237,6 +237,23 @@ class GameExportQuery(serializers.Serializer[Any]):
         help_text=f"at most this many games (default and most: {EXPORT_MAX_GAMES})",
     )
 
+    def to_internal_value(self, data: Any) -> Any:
+        """DRF's, after refusing (400 ``invalid``, naming the parameter) a parameter given
+        twice (``limit=1&limit=3``: which one was meant?) or given empty (``tournament=``
+        would otherwise drop the filter and export every game)."""
+        problems: dict[str, list[str]] = {}
+        lists = data.lists() if hasattr(data, "lists") else ((k, [v]) for k, v in data.items())
+        for name, values in lists:
+            if name not in self.fields:
+                continue
+            if len(values) > 1:
+                problems[name] = [f"given {len(values)} times: give it once"]
+            elif str(values[0]).strip() == "":
+                problems[name] = ["empty: give a value or leave the parameter out"]
+        if problems:
+            raise serializers.ValidationError(problems)
+        return super().to_internal_value(data)
+
 
 class ChallengeInput(BodySerializer):
     """``POST /api/matches/``: the caller's engine (by name) against another engine (by name);

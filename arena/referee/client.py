@@ -154,7 +154,10 @@ class EngineClient:
             return self.transport.write_line(line, deadline_ns)
         except TransportClosed as exc:
             self.broken = True
-            raise EngineFault(T.CRASH, f"engine closed its stdin ({exc.strerror})") from exc
+            why = exc.strerror or ""
+            # The transport's own text already says it ("engine closed its stdin"): once.
+            text = why if why.startswith("engine ") else f"engine closed its stdin ({why})"
+            raise EngineFault(T.CRASH, text) from exc
         except WriteTimeout as exc:
             self.broken = True
             raise EngineFault(T.STALL, "engine stopped reading its stdin") from exc

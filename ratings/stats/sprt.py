@@ -51,6 +51,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -65,6 +66,11 @@ NELO_PER_T = 800 / math.log(10)
 ZERO_COUNT = 1e-3
 #: Two-sided 95% normal quantile.
 Z95 = 1.959963984540054
+#: The largest |elo0| and |elo1| the service's version tests and ``bao-match --sprt`` accept,
+#: in the model's unit (Elo or nElo): beyond it a hypothesis says nothing a test can use, and
+#: logistic bounds far beyond it have scores that round to 0 or 1 (the LLR is then None, with
+#: ``llr_note``). A policy of the callers: ``SprtParameters`` itself takes any finite bounds.
+BOUND_LIMIT = 1000
 
 
 class Model(StrEnum):
@@ -331,6 +337,17 @@ def sprt(
     )
 
 
+def check_bound_limit(params: SprtParameters) -> None:
+    """Raise :class:`SprtInputError` (``invalid_sprt_bounds``) when ``elo0`` or ``elo1`` lies
+    outside ``[-BOUND_LIMIT, BOUND_LIMIT]`` (in the unit of ``params.model``)."""
+    if max(abs(params.elo0), abs(params.elo1)) > BOUND_LIMIT:
+        raise SprtInputError(
+            "invalid_sprt_bounds",
+            f"the bounds must lie in [-{BOUND_LIMIT}, {BOUND_LIMIT}] {params.model} Elo, "
+            f"got {params.elo0:g} and {params.elo1:g}",
+        )
+
+
 # --- command line -------------------------------------------------------------------------------
 
 
@@ -349,7 +366,7 @@ def _parse_counts(text: str, n: int, what: str) -> list[int]:
 
 def _shown(value: float | None, digits: int) -> str:
     """A figure of the text output: rounded, or "unbounded" for an interval end that is None."""
-    return "unbounded" if value is None else f"{round(value, digits):g}"
+    return "unbounded" if value is None else f"{round(value, digits) + 0.0:g}"  # no "-0"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -367,7 +384,20 @@ def _wdl(text: str) -> tuple[int, int, int]:
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m ratings.stats.sprt``: the figures of a test for given counts, as text or
     (``--json``) as the object of :meth:`SprtResult.to_dict`. Exit status 0, or 2 with a
-    one-line error on stderr for bad input (never a traceback)."""
+    one-line error on stderr for bad input (never a traceback); a reader that goes away
+    (``| head -1``) ends it quietly (status 0)."""
+    try:
+        status = _main(argv)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Nothing more can be written; point stdout at /dev/null so the interpreter's own
+        # flush at exit does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    return status
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = _Parser(
         prog="python -m ratings.stats.sprt",
         description="GSPRT figures for given counts (from the new version's side).",
@@ -407,7 +437,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(result.to_dict()))
         return 0
     unit = "Elo" if params.model is Model.LOGISTIC else "nElo"
-    shown_llr = "n/a" if result.llr is None else f"{result.llr:.3f}"
+    shown_llr = "n/a" if result.llr is None else f"{round(result.llr, 3) + 0.0:.3f}"
     print(
         f"LLR {shown_llr} ({result.lower:.3f}, {result.upper:.3f}) "
         f"[{params.elo0:g}, {params.elo1:g}] {params.model}: {result.decision}"

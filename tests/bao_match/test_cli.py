@@ -43,7 +43,10 @@ SUMMARY_KEYS = {
 
 
 def _lines(path: Path) -> list[dict[str, object]]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    """The game lines of an --out file (after its header line of the run's settings)."""
+    header, *games = path.read_text().splitlines()
+    assert set(json.loads(header)) == {"bao_match"}
+    return [json.loads(line) for line in games]
 
 
 @pytest.mark.parametrize(
@@ -57,6 +60,18 @@ def _lines(path: Path) -> list[dict[str, object]]:
         (["--engine", STEADY, "--engine", STEADY, "--start", "nowhere"], "--start nowhere"),
         (["--engine", STEADY, "--engine", STEADY, "--sprt", "elo0=5", "elo1=0"], "elo0 < elo1"),
         (["--engine", STEADY, "--engine", STEADY, "--sprt", "elo1=5"], "--sprt needs elo0="),
+        (
+            ["--engine", STEADY, "--engine", STEADY, "--sprt", "elo0=0", "elo1=1e300"],
+            "the bounds must lie in [-1000, 1000] logistic Elo",
+        ),
+        (
+            ["--engine", STEADY, "--engine", STEADY, "--pairs", "1000000000000000000"],
+            "at most 1000000 games per run",
+        ),
+        (
+            ["--engine", STEADY, "--engine", STEADY, "--engine", STEADY, "--games", "400000"],
+            "--games 400000: 1200000 games in all",
+        ),
         (
             ["--engine", STEADY, "--engine", STEADY, "--sprt", "elo0=0", "elo1=5", "model=x"],
             "model",
@@ -164,9 +179,11 @@ def test_resume_plays_only_the_games_not_in_the_out_file(
     assert main(_match(tmp_path, 2)) == 0
     capsys.readouterr()
     out = tmp_path / "games.jsonl"
-    kept = sorted(out.read_text().splitlines(), key=lambda t: json.loads(t)["id"])
+    header, *games = out.read_text().splitlines()
+    assert json.loads(header)["bao_match"]["options"] == {}
+    kept = sorted(games, key=lambda t: json.loads(t)["id"])
     # Games 1 and 2 kept whole, game 3 cut short as a kill would leave it.
-    out.write_text(kept[0] + "\n" + kept[1] + "\n" + kept[2][:40])
+    out.write_text(header + "\n" + kept[0] + "\n" + kept[1] + "\n" + kept[2][:40])
     assert main(_match(tmp_path, 3, "--resume")) == 0
     captured = capsys.readouterr()
     assert "its last line was cut short" in captured.err
@@ -183,6 +200,23 @@ def test_resume_plays_only_the_games_not_in_the_out_file(
     assert "this run plays bao-kingulu 6+0.1" in capsys.readouterr().err
     assert main([*_match(tmp_path, 3, "--resume"), "--start", "balanced"]) == 2
     assert "started from another position" in capsys.readouterr().err
+    # Another --seed, --option or --sprt than the header's: refused, naming it.
+    assert main([*_match(tmp_path, 3, "--resume"), "--seed", "7"]) == 2
+    assert "with another --seed than 7" in capsys.readouterr().err
+    assert main([*_match(tmp_path, 3, "--resume"), "--option", "one.Depth=3"]) == 2
+    assert (
+        "bao-match: error: --resume: --option changed: " + str(out) + " was played with options"
+        ' {}, this run has {"one": {"Depth": "3"}}'
+    ) in capsys.readouterr().err
+    assert main([*_match(tmp_path, 3, "--resume"), "--sprt", "elo0=0", "elo1=5"]) == 2
+    assert "--resume: --sprt changed: " in capsys.readouterr().err
+    # A line that is JSON but no game: one line naming the missing field, no raw KeyError.
+    out.write_text("{}\n" + out.read_text())  # line 1: no header, no game
+    assert main(_match(tmp_path, 3, "--resume")) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].endswith(
+        "games.jsonl:1 is not a game line of bao-match or the export: it has no 'id' field"
+    )
 
 
 def test_an_sprt_stops_at_its_decision_with_the_version_tests_arithmetic(
@@ -269,7 +303,10 @@ def test_three_engines_play_a_round_robin_rated_by_the_services_fit(
     table = out[out.index("Ratings after 12 games") :].splitlines()
     assert table[1].split()[:3] == ["rank", "engine", "rating"]
     assert table[2].split()[1] == expected.ratings[0].engine
-    assert summary["elo"] is None
+    # No pairwise figure of the first pairing alone: the ratings cover every game.
+    for key in ("games", "wdl", "pentanomial", "elo", "ci_low", "ci_high", "los", "ci_note"):
+        assert summary[key] is None, key
+    assert summary["games_played"] == 12
 
 
 def test_an_engine_that_keeps_crashing_stops_the_run_with_exit_status_1(
@@ -352,7 +389,7 @@ def test_ctrl_c_kills_every_engine_and_prints_the_summary_so_far(tmp_path: Path)
     assert err.strip().splitlines()[-1].startswith("bao-match: interrupted: engines killed")
     assert leftovers("slow.py", uids, before=ended) == []
     assert leftovers("steady.py", steady_uids, before=ended) == []
-    assert out_file.read_text() == ""
+    assert out_file.read_text() == ""  # no game ended: not even the header line
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
@@ -382,3 +419,22 @@ def test_an_option_the_engine_did_not_declare_is_not_sent_and_said_so(
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert out.count("bao-match: warning: one declares no option Depth: not sent") == 1
+
+
+def test_an_option_value_of_the_wrong_type_is_refused_before_any_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    search = str(ROOT / "engines" / "bundled" / "search")
+    out = tmp_path / "games.jsonl"
+    argv = [
+        "--variant", "kingulu", "--engine", "weak=" + search, "--engine", "two=" + STEADY,
+        "--time", "5+0.1", "--pairs", "1", "--option", "weak.Depth=abc", "--out", str(out),
+    ]  # fmt: skip
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.splitlines() == [
+        "bao-match: error: --option weak.Depth=abc: Depth is a spin option: it takes a whole "
+        "number, not 'abc'"
+    ]
+    assert not out.exists()

@@ -135,3 +135,57 @@ def test_the_progress_line_shows_counts_elo_llr_rate_and_time_left() -> None:
     assert llr is not None
     assert line.startswith("games 6/12  W/D/L 3/3/0  ptnml [0, 0, 0, 3, 0]  Elo ")
     assert f"LLR {llr:.2f} (-2.94, 2.94)  2.00 games/s  left 0m03s" in line
+
+
+def test_elo_is_shown_as_an_interval_unbounded_ends_named_and_no_minus_zero() -> None:
+    from arena.bao_match.report import Estimate, _llr, _pm
+    from ratings.stats.sprt import SprtParameters, sprt
+
+    assert _pm(Estimate(682.861, 562.6, 1248.6, 1.0)) == "682.86 [562.60, 1248.60]"
+    assert _pm(Estimate(925.7, 736.17, None, 1.0)) == "925.70 [736.17, unbounded]"
+    assert _pm(Estimate(-0.001, -5.0, 5.0, 0.5), 1) == "0.0 [-5.0, 5.0]"
+    assert _pm(Estimate(None, None, None, None)) == "-"
+    # Equal records: an LLR of a hair below zero is shown as 0.00, not -0.00.
+    assert _llr(sprt([0, 1, 2, 1, 0], SprtParameters(-1e-9, 1e-9))) == "0.00"
+
+
+def test_the_progress_line_waits_for_the_first_pair_before_any_elo() -> None:
+    from arena.bao_match.report import progress_line
+
+    tally = Tally(["new", "base"])
+    tally.add(Finished(1, 0, 1, "1-0", "bao_hamna", None), 2)
+    line = progress_line(tally, total=4, played=1, elapsed_s=1.0, params=None)
+    assert "W/D/L 1/0/0  ptnml [0, 0, 0, 0, 0]  Elo after the first pair  1.00" in line
+    tally.add(Finished(1, 1, 0, "1-0", "bao_hamna", None), 2)
+    line = progress_line(tally, total=4, played=2, elapsed_s=1.0, params=None)
+    assert "ptnml [0, 0, 1, 0, 0]  Elo 0.0 [" in line
+
+
+def test_an_option_value_must_fit_the_type_the_handshake_declared() -> None:
+    from arena.bao_match.plan import option_value_error
+
+    spin, check = {"type": "spin", "default": "0"}, {"type": "check", "default": "false"}
+    assert option_value_error("Depth", "3", spin) is None
+    assert option_value_error("Depth", "-2", spin) is None
+    assert option_value_error("Depth", "abc", spin) == (
+        "Depth is a spin option: it takes a whole number, not 'abc'"
+    )
+    assert option_value_error("Ponder", "true", check) is None
+    assert option_value_error("Ponder", "yes", check) == (
+        "Ponder is a check option: it takes true or false, not 'yes'"
+    )
+    assert option_value_error("Book", "any text", {"type": "string"}) is None
+
+
+def test_a_bundled_engine_can_be_named_when_no_such_path_exists(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.bao_match.cli import bundled_path
+    from engines.bundled_scripts import BUNDLED_DIR
+
+    monkeypatch.chdir(tmp_path)
+    assert bundled_path("search") == str(BUNDLED_DIR / "search")
+    assert bundled_path("nosuch") == "nosuch"
+    assert bundled_path("./search") == "./search"
+    (tmp_path / "search").mkdir()  # a path of that name here wins
+    assert bundled_path("search") == "search"

@@ -173,3 +173,29 @@ def test_an_all_win_or_all_loss_engine_is_a_bound_in_json_and_table() -> None:
     main(["fit", str(path)], stdout=table, stderr=io.StringIO())
     sweeper = next(line for line in table.getvalue().splitlines() if " sweeper " in line)
     assert sweeper.split()[2].endswith(">") and "-unbounded" in sweeper
+
+
+def _game_line(south: str, north: str, result: str) -> str:
+    # The fields the fit reads of a bao-match --out / export line, beside some it ignores.
+    ref = {"engine": south, "label": south}
+    return json.dumps(
+        {"id": 1, "south": ref, "north": {"engine": north, "label": north}, "result": result}
+    )
+
+
+def test_json_lines_of_bao_match_or_the_export_fit_as_the_same_games_in_csv(
+    tmp_path: Path,
+) -> None:
+    rows = [line.split(",") for line in GAMES.splitlines()[1:]]
+    header = json.dumps({"bao_match": {"seed": None, "options": {}, "sprt": None}})
+    lines = header + "\n" + "\n".join(_game_line(*row) for row in rows) + "\n"
+    code, out, err = _run(tmp_path, lines, "--json")
+    assert code == 0
+    assert json.loads(out) == json.loads(_run(tmp_path, GAMES, "--json")[1])
+    assert "games.csv:8: game without a result (*) skipped" in err
+    code, _, err = _run(tmp_path, lines + '{"south": {}}\n', "--json")
+    path = tmp_path / "games.csv"
+    assert (code, err.splitlines()[-1]) == (
+        2,
+        f"error: {path}:9: not a game line (no 'engine' field)",
+    )

@@ -286,3 +286,19 @@ def test_the_command_reports_the_wdl_given_with_pentanomial_counts(capsys):
     )
     assert sprt.main(argv) == 0
     assert "W/D/L" not in capsys.readouterr().out  # not known from pairs alone
+
+
+def test_the_bound_limit_refuses_bounds_beyond_1000_and_such_bounds_have_no_llr() -> None:
+    from ratings.stats.sprt import BOUND_LIMIT, check_bound_limit
+
+    assert BOUND_LIMIT == 1000
+    check_bound_limit(SprtParameters(-1000, 1000))
+    with pytest.raises(SprtInputError, match=r"\[-1000, 1000\]") as caught:
+        check_bound_limit(SprtParameters(0, 1e300))
+    assert caught.value.code == "invalid_sprt_bounds"
+    # What the limit keeps out: a logistic bound whose score rounds to 1 has no LLR.
+    result = sprt.sprt([1, 2, 3, 2, 1], SprtParameters(0, 1e300))
+    assert result.llr is None and result.llr_note is not None
+    assert sprt.sprt([1, 2, 3, 2, 1], SprtParameters(0, 1000)).llr == pytest.approx(
+        -37.517, abs=1e-3
+    )

@@ -79,3 +79,23 @@ def test_a_record_that_used_to_raise_prints_its_figures(module):
         [0, 0, 7, 0, 0],
         "continue",
     )
+
+
+@pytest.mark.parametrize("module", ["ratings.stats.sprt", "tournaments.sprt"])
+def test_a_reader_that_goes_away_ends_it_quietly_and_no_minus_zero_is_printed(module):
+    args = ["--elo0=-1e-9", "--elo1=1e-9", "--model", "logistic", "--pentanomial", "0,1,2,1,0"]
+    out = _run(module, *args).stdout.splitlines()
+    assert out[0].startswith("LLR 0.000 (") and out[2].startswith("Elo 0 [")
+    # The pipe's reading end is closed before the process writes (`| head -0`).
+    proc = subprocess.Popen(
+        [sys.executable, "-m", module, *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 0
+    assert "Traceback" not in err and err == ""

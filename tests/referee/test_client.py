@@ -455,3 +455,18 @@ def test_nul_and_control_characters_in_handshake_and_info_lines_become_u_fffd() 
     assert (ident.name, ident.author) == ("a\ufffdb", "x\ufffd[31my")
     reply = client.go(*GO, 100 * MS, 1000)
     assert reply.info == ["string has\ufffdnul\tand tab"]
+
+
+def test_a_closed_stdin_is_said_once_in_the_fault() -> None:
+    import errno
+
+    from arena.referee.transport import TransportClosed
+
+    class Closed(FakeTransport):
+        def write_line(self, line: str, deadline_ns: int | None = None) -> int:
+            raise TransportClosed(errno.EPIPE, "engine closed its stdin")
+
+    client = EngineClient(Closed({}))
+    with pytest.raises(EngineFault) as caught:
+        client.send("isready")
+    assert (caught.value.code, caught.value.detail) == (T.CRASH, "engine closed its stdin")

@@ -4,7 +4,8 @@
 
 ``FILE`` (``-`` for stdin) is CSV with the header line ``south,north,result`` and one game per
 row, the result from South's side: ``1-0``, ``0-1`` or ``1/2-1/2``. A row with ``*``
-(unfinished) is skipped with a warning on stderr; blank lines are ignored. The fit is
+(unfinished) is skipped with a warning on stderr; blank lines are ignored. A file that starts
+with ``{`` is JSON lines instead: ``bao-match --out`` or ``GET /api/games/export/``. The fit is
 ``ratings.stats.whr.fit``: the pool mean is 1500, or ``--anchor NAME=RATING`` holds one engine
 at a rating.
 
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import json
 import math
 import sys
@@ -70,7 +72,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     fit_cmd = commands.add_parser("fit", help="fit ratings to a CSV file of games")
-    fit_cmd.add_argument("file", metavar="FILE", help="CSV: south,north,result (- for stdin)")
+    fit_cmd.add_argument(
+        "file",
+        metavar="FILE",
+        help="CSV: south,north,result, or JSON lines of bao-match --out or the export "
+        "(- for stdin)",
+    )
     fit_cmd.add_argument(
         "--anchor", type=_anchor, metavar="NAME=RATING", help="hold NAME at RATING (Elo)"
     )
@@ -90,7 +97,13 @@ def read_games(stream: TextIO, label: str, warn: TextIO) -> GameFile:
     """Parse the CSV game file (module docstring); ``label`` names it in messages.
 
     Raises ``UsageError`` naming the line of the first malformed row (or of a wrong header).
+    A file whose first non-blank character is ``{`` is read as JSON lines instead
+    (``read_game_lines``).
     """
+    text = stream.read()
+    if text.lstrip().startswith("{"):
+        return read_game_lines(text, label, warn)
+    stream = io.StringIO(text)
     games: list[tuple[str, str, float]] = []
     names: set[str] = set()
     seen: dict[str, None] = {}
@@ -118,6 +131,39 @@ def read_games(stream: TextIO, label: str, warn: TextIO) -> GameFile:
                 f"{label}:{line}: unknown result {result!r} "
                 f"(expected 1-0, 0-1, 1/2-1/2 or {UNFINISHED})"
             )
+        games.append((south, north, SOUTH_SCORE[result]))
+        names.update((south, north))
+    return GameFile(games, sorted(n for n in seen if n not in names))
+
+
+def read_game_lines(text: str, label: str, warn: TextIO) -> GameFile:
+    """Games as JSON lines: the ``--out`` file of ``bao-match`` or the body of ``GET
+    /api/games/export/`` (``arena.matches.gameline``), of which ``south.engine``,
+    ``north.engine`` and ``result`` are read (``bao-match``'s header line of settings is
+    skipped). A game without a result of ``1-0``, ``0-1`` or
+    ``1/2-1/2`` (aborted, unfinished) is skipped with a warning. Raises ``UsageError`` naming
+    the line of the first one that is not such an object."""
+    games: list[tuple[str, str, float]] = []
+    seen: dict[str, None] = {}
+    names: set[str] = set()
+    for line, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            data = json.loads(raw)
+            if isinstance(data, dict) and "bao_match" in data and "south" not in data:
+                continue  # the header line of a bao-match --out file: its settings
+            south, north = str(data["south"]["engine"]), str(data["north"]["engine"])
+            result = str(data["result"])
+        except (ValueError, KeyError, TypeError) as exc:
+            why = f"no {exc.args[0]!r} field" if isinstance(exc, KeyError) else str(exc)
+            raise UsageError(f"{label}:{line}: not a game line ({why})") from None
+        if south == north:
+            raise UsageError(f"{label}:{line}: {south} cannot play itself")
+        seen.update(dict.fromkeys((south, north)))
+        if result not in SOUTH_SCORE:
+            print(f"warning: {label}:{line}: game without a result ({result}) skipped", file=warn)
+            continue
         games.append((south, north, SOUTH_SCORE[result]))
         names.update((south, north))
     return GameFile(games, sorted(n for n in seen if n not in names))

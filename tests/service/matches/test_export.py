@@ -148,6 +148,10 @@ def test_the_body_is_gzip_encoded_when_the_client_accepts_it(
         ("since=-1", "since"),
         ("tournament=0", "tournament"),
         ("test=9223372036854775808", "test"),
+        ("tournament=", "tournament"),
+        ("engine=", "engine"),
+        ("limit=1&limit=3", "limit"),
+        ("variant=kete&variant=kete", "variant"),
     ],
 )
 def test_bad_parameters_are_400_invalid(anon_client: Any, db: Any, query: str, param: str) -> None:
