@@ -97,12 +97,20 @@ class InsecureSetting(SettingError, ImproperlyConfigured):
 PLACEHOLDER_SECRET_KEYS = frozenset(
     {"change-me-in-production", "bao-arena-insecure-development-key"}
 )
-if not DEBUG and (
-    SECRET_KEY in PLACEHOLDER_SECRET_KEYS or SECRET_KEY.startswith("django-insecure")
-):
+#: The shortest secret key accepted with ``DJANGO_DEBUG`` off (Django's own deploy check asks
+#: for 50 characters; shorter ones such as "changeme" or "secret" are guessable).
+MIN_SECRET_KEY_LENGTH = 32
+_NEW_KEY = "python -c 'import secrets; print(secrets.token_urlsafe(50))'"
+_key = SECRET_KEY.strip().casefold()  # " Change-Me-In-Production\n" is the placeholder too
+if not DEBUG and (_key in PLACEHOLDER_SECRET_KEYS or _key.startswith("django-insecure")):
     raise InsecureSetting(
         "DJANGO_SECRET_KEY is a placeholder that everyone knows; with DJANGO_DEBUG=0 set a "
-        "long random one (python -c 'import secrets; print(secrets.token_urlsafe(50))')"
+        f"long random one ({_NEW_KEY})"
+    )
+if not DEBUG and len(SECRET_KEY.strip()) < MIN_SECRET_KEY_LENGTH:
+    raise InsecureSetting(
+        f"DJANGO_SECRET_KEY is shorter than {MIN_SECRET_KEY_LENGTH} characters; with "
+        f"DJANGO_DEBUG=0 set a long random one ({_NEW_KEY})"
     )
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
 

@@ -184,6 +184,9 @@ def test_a_trusted_origin_that_is_not_an_origin_is_refused(tmp_path):
         "change-me-in-production",  # docker-compose's placeholder
         "bao-arena-insecure-development-key",  # the development default
         "django-insecure-0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdef",  # startproject's
+        " change-me-in-production",  # the same placeholder, padded or in other case
+        "Change-Me-In-Production",
+        "change-me-in-production\n",
     ],
 )
 def test_a_placeholder_secret_key_is_refused_with_debug_off(tmp_path, key):
@@ -200,6 +203,13 @@ def test_a_placeholder_secret_key_is_refused_with_debug_off(tmp_path, key):
     # A developer's machine keeps working with it.
     debug = run(["-c", IMPORT_SETTINGS], tmp_path, DJANGO_DEBUG="1", DJANGO_SECRET_KEY=key)
     assert debug.returncode == 0, debug.stderr
+
+
+@pytest.mark.parametrize("key", ["x", "changeme", "secret", "k" * 31])
+def test_a_short_secret_key_is_refused_with_debug_off(tmp_path, key):
+    shown = run(["manage.py", "check"], tmp_path, DJANGO_DEBUG="0", DJANGO_SECRET_KEY=key)
+    assert shown.returncode == 2
+    assert shown.stderr.startswith("Bad setting: DJANGO_SECRET_KEY is shorter than 32"), shown
 
 
 def test_a_real_secret_key_is_accepted_with_debug_off(tmp_path):
