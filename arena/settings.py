@@ -157,6 +157,9 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Under /api/: a query parameter the OpenAPI schema does not document is 400 `invalid`.
     "arena.api.query.QueryParameterMiddleware",
+    # Marks a client that logged in (a signed cookie): exempt from the per-username login
+    # budget afterwards (arena.accounts.login_limits).
+    "arena.accounts.login_limits.KnownLoginMiddleware",
     # Last: turns a login refused by a limit into its 429 answer (the admin's login too).
     "axes.middleware.AxesMiddleware",
 ]

@@ -12,8 +12,9 @@ class AccountsConfig(AppConfig):
 
         connection_created.connect(on_connection_created, dispatch_uid="arena.dbfile")
         # Failed logins on every path (API, web, admin) count against the login limits.
-        from django.contrib.auth.signals import user_login_failed
+        from django.contrib.auth.signals import user_logged_in, user_login_failed
 
-        from arena.accounts.login_limits import count_failure
+        from arena.accounts.login_limits import count_failure, on_logged_in
 
         user_login_failed.connect(count_failure, dispatch_uid="bao-login-limits")
+        user_logged_in.connect(on_logged_in, dispatch_uid="bao-login-known")

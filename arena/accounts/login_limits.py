@@ -9,7 +9,10 @@ the default cache:
   ``AXES_COOLOFF_TIME`` (``BAO_LOGIN_COOLOFF_MINUTES``, default 15); the owner logging in from
   elsewhere is not affected;
 - per username, from any address: ``BAO_LOGIN_FAILURES_PER_USERNAME`` (default ``"100/hour"``),
-  so guessing one account from many IPs is bounded too;
+  so guessing one account from many IPs is bounded too; a client that has logged in as that
+  user before (it holds the signed cookie ``KNOWN_COOKIE`` a successful login sets, the
+  "device cookie" of OWASP's brute-force guidance) is exempt from this budget, so an attacker
+  spending it from many addresses does not lock the owner out of a browser they used before;
 - per client IP, any usernames: the ``login`` rate (``BAO_THROTTLE_LOGIN``, default
   ``"60/hour"``), now counting failures only, so the logins of many users behind one NAT no
   longer spend one budget.
@@ -29,6 +32,7 @@ import time
 from typing import Any
 
 from django.conf import settings
+from django.core import signing
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -54,11 +58,65 @@ def _rate(text: str | None) -> tuple[int, int] | None:
     return int(count), {"s": 1, "m": 60, "h": 3600, "d": 86400}[period[0]]
 
 
+#: The cookie that marks a client which logged in as a user before (``mark_known``): signed,
+#: holding the casefolded username, for ``KNOWN_MAX_AGE`` seconds.
+KNOWN_COOKIE = "bao_known_login"
+KNOWN_MAX_AGE = 365 * 86400
+_KNOWN_SALT = "arena.accounts.login_limits.known"
+_KNOWN_ATTR = "bao_known_login"
+
+
+def mark_known(request: HttpRequest, username: str) -> None:
+    """Note on ``request`` that it logged in as ``username``: ``KnownLoginMiddleware`` then
+    sets ``KNOWN_COOKIE`` on the answer."""
+    setattr(request, _KNOWN_ATTR, username.casefold())
+
+
+def on_logged_in(sender: Any, request: HttpRequest | None, user: Any, **_: Any) -> None:
+    """``user_logged_in`` (a session login: the web's form, the admin's): ``mark_known``."""
+    if request is not None:
+        mark_known(request, user.get_username())
+
+
+def _known(request: HttpRequest, username: str) -> bool:
+    """True if ``request`` carries a valid ``KNOWN_COOKIE`` for ``username``."""
+    value = request.COOKIES.get(KNOWN_COOKIE)
+    if not value or not username:
+        return False
+    try:
+        known = signing.loads(value, salt=_KNOWN_SALT, max_age=KNOWN_MAX_AGE)
+    except signing.BadSignature:
+        return False
+    return bool(known == username.casefold())
+
+
+class KnownLoginMiddleware:
+    """Sets ``KNOWN_COOKIE`` on the answer to a successful login (``mark_known``)."""
+
+    def __init__(self, get_response: Any) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response: HttpResponse = self.get_response(request)
+        username = getattr(request, _KNOWN_ATTR, None)
+        if username:
+            response.set_cookie(
+                KNOWN_COOKIE,
+                signing.dumps(username, salt=_KNOWN_SALT),
+                max_age=KNOWN_MAX_AGE,
+                secure=settings.SESSION_COOKIE_SECURE,
+                httponly=True,
+                samesite="Lax",
+            )
+        return response
+
+
 def _budgets(request: HttpRequest, username: str) -> list[tuple[str, tuple[int, int]]]:
-    """(cache key, (count, seconds)) of the per-username and per-IP budgets that apply."""
+    """(cache key, (count, seconds)) of the per-username and per-IP budgets that apply (the
+    per-username one not to a client known for ``username``)."""
     budgets = []
     per_user = _rate(settings.BAO_LOGIN_FAILURES_PER_USERNAME)
-    if per_user is not None and username:
+    if per_user is not None and username and not _known(request, username):
         digest = hashlib.sha256(username.casefold().encode()).hexdigest()[:32]
         budgets.append((f"bao-login-fail:user:{digest}", per_user))
     per_ip = _rate(settings.BAO_THROTTLE_RATES.get("login"))

@@ -144,4 +144,5 @@ def user_authenticate(*, request: HttpRequest, username: str, password: str) -> 
         if wait is not None:
             raise Throttled(wait=wait, detail=login_limits.message(wait))
         raise InvalidCredentials()
+    login_limits.mark_known(request, user.get_username())
     return user

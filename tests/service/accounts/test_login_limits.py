@@ -99,3 +99,34 @@ def test_admin_failures_count_against_the_api_too(alice, settings) -> None:
             "/admin/login/", {"username": "alice", "password": "wrong"}
         )
     assert token("alice", "correct horse 1", B).status_code == 429
+
+
+def test_an_account_guessed_from_many_addresses_still_lets_its_owner_in_where_known(
+    alice, settings
+) -> None:
+    # Finding of an attacker trial: 100 failures from ten addresses locked the owner out from
+    # everywhere. A client that logged in as alice before holds the signed cookie a login sets
+    # and is exempt from the per-username budget; everyone else is still bounded by it.
+    settings.BAO_LOGIN_FAILURES_PER_USERNAME = "5/hour"
+    owner = APIClient(REMOTE_ADDR=A)
+    first = owner.post(
+        "/api/auth/token/", {"username": "alice", "password": "correct horse 1"}, format="json"
+    )
+    assert first.status_code == 200 and "bao_known_login" in first.cookies
+    for i in range(5):
+        assert token("alice", "wrong", f"192.0.2.{i + 1}").status_code == 400
+    assert token("alice", "correct horse 1", "192.0.2.99").status_code == 429  # a stranger
+    owner.defaults["REMOTE_ADDR"] = B  # the owner, from a new address, with the cookie
+    again = owner.post(
+        "/api/auth/token/", {"username": "alice", "password": "correct horse 1"}, format="json"
+    )
+    assert again.status_code == 200
+    # The cookie is alice's alone: a forged or other user's value gives no exemption.
+    thief = APIClient(REMOTE_ADDR="192.0.2.100")
+    thief.cookies["bao_known_login"] = "alice"
+    assert (
+        thief.post(
+            "/api/auth/token/", {"username": "alice", "password": "wrong"}, format="json"
+        ).status_code
+        == 429
+    )
