@@ -13,7 +13,8 @@ truthfully without listing them by hand (docs/api-errors.md has the codes):
 * 429 on writes of a view with a rate limit (``throttle_classes``).
 
 Optional query parameters are marked ``allowEmptyValue``: an empty one (``?variant=``) means
-the parameter is not given, on every endpoint. Free text query parameters exclude NUL, which
+the parameter is not given, on every endpoint but those whose view sets ``refuses_empty``
+(``GET /api/games/export/``: 400 ``invalid``). Free text query parameters exclude NUL, which
 Django's and DRF's text fields refuse.
 """
 
@@ -104,8 +105,10 @@ class AutoSchema(SpectacularAutoSchema):
         for parameter in operation.get("parameters", []):
             if parameter.get("in") != "query":
                 continue
-            if not parameter.get("required"):
-                # An empty optional parameter (`?variant=`) means "not given" everywhere.
+            if not parameter.get("required") and not getattr(self.view, "refuses_empty", False):
+                # An empty optional parameter (`?variant=`) means "not given", except on a view
+                # that refuses it (`refuses_empty`: the export, where a dropped filter would
+                # export every game).
                 parameter["allowEmptyValue"] = True
             schema = parameter.get("schema", {})
             if schema.get("type") == "string" and not {"enum", "pattern", "format"} & set(schema):

@@ -143,6 +143,7 @@ class GameExportView(APIView):
 
     throttle_classes = [ReadRateThrottle]
     throttle_scope = "export"
+    refuses_empty = True  # `?tournament=` is 400, not every game (arena.api.schema)
 
     @extend_schema(
         parameters=[GameExportQuery],
