@@ -33,6 +33,7 @@ from arena.openings import STANDARD, start_choices
 from arena.referee import RefereeConfig, TimeControl, TimeControlError
 from arena.referee.cli import SANDBOX_MODES, sandbox_config
 from arena.rules import VARIANTS, Position, UnknownVariantError, Variant, get_variant
+from arena.rules.cli import at_least
 from ratings.stats.sprt import (
     Decision,
     Model,
@@ -84,26 +85,6 @@ class _Parser(argparse.ArgumentParser):
         raise _Usage(message)
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be at least 0, not {value}")
-    return value
-
-
 def default_concurrency() -> int:
     """The cores this process may run on."""
     try:
@@ -138,8 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--time", default="10+0.1", help="'<base s>+<increment s>' or 'movetime=<ms>'")
     size = p.add_mutually_exclusive_group()
-    size.add_argument("--pairs", type=_positive, help="game pairs per pairing")
-    size.add_argument("--games", type=_positive, help="games per pairing (odd: one lone game)")
+    size.add_argument("--pairs", type=at_least(1), help="game pairs per pairing")
+    size.add_argument("--games", type=at_least(1), help="games per pairing (odd: one lone game)")
     p.add_argument(
         "--start",
         default=STANDARD,
@@ -149,7 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, help="shuffle the start positions with this seed")
     p.add_argument(
         "--concurrency",
-        type=_positive,
+        type=at_least(1),
         default=None,
         help=f"games at once (default: the cores, {default_concurrency()})",
     )
@@ -174,7 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", type=Path, metavar="FILE", help="write the summary as JSON")
     p.add_argument(
         "--max-failures",
-        type=_count,
+        type=at_least(0),
         default=5,
         metavar="N",
         help="stop (exit 1) after more than N crashes, failed handshakes or aborted games",

@@ -27,7 +27,7 @@ import argparse
 import random
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
@@ -63,14 +63,20 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
-    return value
+def at_least(least: int) -> Callable[[str], int]:
+    """An argparse ``type``: a whole number of at least ``least``; anything else is refused with
+    ``argparse.ArgumentTypeError`` (argparse prints it and exits 2)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"must be at least {least}, not {value}")
+        return value
+
+    return parse
 
 
 def _seed(text: str) -> int:
@@ -98,13 +104,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     perft = commands.add_parser("perft", help="count move sequences per depth")
     variant_and_position(perft)
-    perft.add_argument("--depth", required=True, type=_positive)
+    perft.add_argument("--depth", required=True, type=at_least(1))
 
     selfplay = commands.add_parser("selfplay", help="play random games")
     selfplay.add_argument("--variant", required=True)
-    selfplay.add_argument("--games", required=True, type=_positive)
+    selfplay.add_argument("--games", required=True, type=at_least(1))
     selfplay.add_argument("--seed", required=True, type=_seed)
-    selfplay.add_argument("--ply-cap", type=_positive, help="default: the variant's (rules 9.1)")
+    selfplay.add_argument("--ply-cap", type=at_least(1), help="default: the variant's (rules 9.1)")
 
     conformance = commands.add_parser("conformance", help="write a conformance file")
     conformance.add_argument("--variant", required=True)
@@ -112,12 +118,12 @@ def build_parser() -> argparse.ArgumentParser:
     conformance.add_argument("--seed", type=_seed, default=DEFAULT_SEED)
     conformance.add_argument(
         "--lines",
-        type=_positive,
+        type=at_least(1),
         default=DEFAULT_LINES,
         help=f"at least this many lines (default {DEFAULT_LINES})",
     )
     conformance.add_argument(
-        "--games", type=_positive, default=1, help="at least this many games from the start"
+        "--games", type=at_least(1), default=1, help="at least this many games from the start"
     )
 
     table = commands.add_parser("perft-table", help="perft of the conformance positions")

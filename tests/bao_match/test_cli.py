@@ -17,6 +17,7 @@ from arena.matches.gameline import GameLine
 from ratings.stats.sprt import Model, SprtParameters, estimate, sprt
 from ratings.stats.whr import fit
 
+from ..ratings.test_sprt import SPRT_JSON_KEYS
 from ..referee.leftovers import boot_ticks, leftovers, uids_under
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,22 +25,7 @@ ENGINES = ROOT / "tests" / "referee" / "engines"
 STEADY = str(ENGINES / "steady.py")
 GREEDY = str(ROOT / "engines" / "bundled" / "greedy")
 RANDOM = str(ROOT / "engines" / "bundled" / "random")
-SUMMARY_KEYS = {
-    "games",
-    "wdl",
-    "pentanomial",
-    "llr",
-    "lower",
-    "upper",
-    "decision",
-    "elo",
-    "ci_low",
-    "ci_high",
-    "los",
-    "ci_note",
-    "llr_note",
-    "terminations",
-}
+SUMMARY_KEYS = {*SPRT_JSON_KEYS, "terminations"}
 
 
 def _lines(path: Path) -> list[dict[str, object]]:

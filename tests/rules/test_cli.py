@@ -133,7 +133,7 @@ def test_selfplay_honours_a_ply_cap(capsys: pytest.CaptureFixture[str]) -> None:
         (["fly", "--variant", "kingulu"], "invalid choice"),
         (["legal", "--variant", "kingulu", "--position", "4,4/4,4 S 0:0 0"], "not a KPN position"),
         (["perft", "--variant", "kingulu", "--depth", "0"], "at least 1"),
-        (["perft", "--variant", "kingulu", "--depth", "x"], "not an integer"),
+        (["perft", "--variant", "kingulu", "--depth", "x"], "not a whole number"),
         (["perft", "--variant", "kingulu", "--depth", str(MAX_PERFT_DEPTH + 1)], "at most"),
         (["selfplay", "--variant", "kingulu", "--games", "1", "--seed", "s"], "seed"),
         (["apply", "--variant", "kingulu"], "MOVE"),
