@@ -250,7 +250,7 @@ LOGIN_REDIRECT_URL = "/"
 AUTHENTICATION_BACKENDS = [
     "arena.accounts.login_limits.LoginLimitBackend",  # per username, per IP
     "axes.backends.AxesStandaloneBackend",  # per (username, IP)
-    "django.contrib.auth.backends.ModelBackend",
+    "arena.accounts.login_limits.NormalizedModelBackend",  # Django's, NFKC as registration
 ]
 # In the database: shared by every web process whatever the cache (axes's own tables).
 AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
@@ -260,6 +260,7 @@ AXES_FAILURE_LIMIT = env_int("BAO_LOGIN_FAILURES_PER_USER_IP", 10, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("BAO_LOGIN_COOLOFF_MINUTES", 15, minimum=1))
 AXES_RESET_ON_SUCCESS = True
 AXES_CLIENT_IP_CALLABLE = "arena.accounts.login_limits.client_ip"
+AXES_USERNAME_CALLABLE = "arena.accounts.login_limits.axes_username"
 AXES_LOCKOUT_CALLABLE = "arena.accounts.login_limits.lockout_response"
 AXES_VERBOSE = False
 BAO_LOGIN_FAILURES_PER_USERNAME = env_rate("BAO_LOGIN_FAILURES_PER_USERNAME", "100/hour")

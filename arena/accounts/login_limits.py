@@ -32,12 +32,15 @@ import time
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.backends import ModelBackend
 from django.core import signing
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 from rest_framework.throttling import BaseThrottle
+
+from arena.accounts.usernames import normalize, skeleton
 
 #: The request attribute that says a login was refused by a limit, and for how many seconds.
 RETRY_AFTER = "bao_login_retry_after"
@@ -120,7 +123,7 @@ def _budgets(request: HttpRequest, username: str) -> list[tuple[str, tuple[int, 
     budgets = []
     per_user = _rate(settings.BAO_LOGIN_FAILURES_PER_USERNAME)
     if per_user is not None and username and not _known(request, username):
-        digest = hashlib.sha256(username.casefold().encode()).hexdigest()[:32]
+        digest = hashlib.sha256(login_key(username).encode()).hexdigest()[:32]
         budgets.append((f"bao-login-fail:user:{digest}", per_user))
     per_ip = _rate(settings.BAO_THROTTLE_RATES.get("login"))
     if per_ip is not None:
@@ -157,6 +160,37 @@ def count_failure(
     now = time.time()
     for key, (_count, seconds) in _budgets(request, str(credentials.get("username") or "")):
         cache.set(key, [*_recent(key, seconds, now), now][-1000:], timeout=seconds)
+
+
+def login_key(username: str) -> str:
+    """The name a login's failures count under: the confusable skeleton
+    (``arena.accounts.usernames``) of the case-folded name, so fullwidth
+    ``\uff42\uff4f\uff42``, ``BOB`` and ``b0b`` spend the one budget of the one account
+    registration lets them name."""
+    return skeleton(username.casefold())
+
+
+def axes_username(request: HttpRequest | None, credentials: dict[str, Any] | None) -> str:
+    """The name axes keeps a (username, IP) lock under (``AXES_USERNAME_CALLABLE``):
+    ``login_key``."""
+    return login_key(str((credentials or {}).get("username") or ""))
+
+
+class NormalizedModelBackend(ModelBackend):
+    """Django's model backend, with the username NFKC-normalised first as registration stores
+    it (``usernames.normalize``), so a login typed in fullwidth or with a compatibility
+    character finds the account."""
+
+    def authenticate(
+        self,
+        request: HttpRequest | None,
+        username: str | None = None,
+        password: str | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        if username is not None:
+            username = normalize(username)
+        return super().authenticate(request, username=username, password=password, **kwargs)
 
 
 class LoginLimitBackend:

@@ -84,7 +84,7 @@ def signup(request: HttpRequest) -> HttpResponse:
         )
     if not isinstance(result, User):  # the project's user model is Django's own
         raise TypeError(f"user_register gave {type(result).__name__}, not a User")
-    login(request, result, backend="django.contrib.auth.backends.ModelBackend")
+    login(request, result, backend="arena.accounts.login_limits.NormalizedModelBackend")
     return HttpResponseRedirect(next_url(request))
 
 

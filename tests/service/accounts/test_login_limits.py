@@ -130,3 +130,23 @@ def test_an_account_guessed_from_many_addresses_still_lets_its_owner_in_where_kn
         ).status_code
         == 429
     )
+
+
+def test_a_login_typed_in_fullwidth_finds_the_account(alice) -> None:
+    assert token("\uff41\uff4c\uff49\uff43\uff45", "correct horse 1", A).status_code == 200
+
+
+def test_spellings_of_one_name_share_its_failure_budgets(alice, settings) -> None:
+    settings.BAO_LOGIN_FAILURES_PER_USERNAME = "4/hour"
+    spellings = ["alice", "\uff41lice", "ALICE", "a1ice"]  # fullwidth a, case, a look-alike
+    for i, name in enumerate(spellings):
+        assert token(name, "wrong", f"192.0.2.{i + 1}").status_code == 400
+    refused = token("alice", "wrong", "192.0.2.99")
+    assert (refused.status_code, refused.json()["error"]["code"]) == (429, "throttled")
+
+
+def test_spellings_of_one_name_share_its_lock_from_one_address(alice) -> None:
+    for i in range(9):
+        assert token("alice" if i % 2 else "\uff41lice", "wrong", A).status_code == 400
+    assert token("Alice", "wrong", A).status_code == 429  # the 10th failure, a third spelling
+    assert token("alice", "correct horse 1", A).status_code == 429
