@@ -297,24 +297,46 @@ def pairable(players: Sequence[Player]) -> bool:
     return len(nx.max_weight_matching(graph, maxcardinality=True)) * 2 == len(players)
 
 
-def _order_term(
-    lead: Sequence[Player], rest: Sequence[Player], exchange: bool
+def _mdp_term(
+    mdps: Sequence[Player], residents: Sequence[Player]
 ) -> tuple[dict[tuple[int, int], int], int]:
-    """The bracket-procedure term (article 3): ``lead`` (S1) in order take the earliest of
-    ``rest`` (S2); with ``exchange`` a pair inside S1 is allowed below any S1-S2 pair.
-    Returns {(id, id): term} and its bit width."""
-    k = len(rest) + len(lead) + 1
+    """The bracket-procedure term of a heterogeneous bracket (article 3.1): the MDPs (S1) in
+    order each meet the highest resident (S2) they can; an MDP-MDP pair ranks below any
+    MDP-resident pair. Returns {(id, id): term} and its bit width."""
+    k = len(residents) + len(mdps) + 1
     width = k.bit_length()
     terms: dict[tuple[int, int], int] = {}
-    m = len(lead)
-    for i, p in enumerate(lead):
+    m = len(mdps)
+    for i, p in enumerate(mdps):
         shift = (m - 1 - i) * width
-        for j, q in enumerate(rest):
+        for j, q in enumerate(residents):
             terms[(p.id, q.id)] = (k - 1 - j) << shift
-        if exchange:
-            for j in range(i + 1, m):
-                terms[(p.id, lead[j].id)] = (m - j) << shift
+        for j in range(i + 1, m):
+            terms[(p.id, mdps[j].id)] = (m - j) << shift
     return terms, m * width
+
+
+def _remainder_term(
+    remainder: Sequence[Player], pairs: int
+) -> tuple[dict[tuple[int, int], int], int]:
+    """The bracket-procedure term of a remainder (article 3.2-3.3) split into S1 (its first
+    ``pairs`` players) and S2: first the fewest exchanges (the most pairs led by an S1
+    player), then the smallest exchanged numbers (the smallest sum of the leading players'
+    places), then each leading player in order meets the earliest player it can (the order of
+    transpositions). Returns {(id, id): term} and its bit width."""
+    k = len(remainder)
+    width = k.bit_length() + 1
+    order_bits = k * width
+    place_bits = (k * k).bit_length() + 1
+    count_bits = k.bit_length() + 1
+    terms: dict[tuple[int, int], int] = {}
+    for i, p in enumerate(remainder):
+        for j in range(i + 1, k):
+            term = int(i < pairs)
+            term = (term << place_bits) + (k - i)
+            term = (term << order_bits) + ((k - j) << ((k - 1 - i) * width))
+            terms[(p.id, remainder[j].id)] = term
+    return terms, count_bits + place_bits + order_bits
 
 
 def _bracket_matching(
@@ -419,7 +441,7 @@ def _pair_one_bracket(
     fixed: dict[int, int] = {}
     remainder = residents
     if mdps:
-        order = _order_term(mdps, residents, exchange=True)
+        order = _mdp_term(mdps, residents)
         mate = _bracket_matching(bracket, lower, next_ids, weights, order)
         resident_ids = {p.id for p in residents}
         for p in mdps:
@@ -438,8 +460,7 @@ def _pair_one_bracket(
     probe = _bracket_matching(remainder, lower, next_ids, weights, ({}, 0))
     rem_ids = {p.id for p in remainder}
     pairs_in = sum(1 for p in remainder if probe.get(p.id) in rem_ids) // 2
-    s1, s2 = remainder[:pairs_in], remainder[pairs_in:]
-    order = _order_term(s1, s2, exchange=True)
+    order = _remainder_term(remainder, pairs_in)
     mate = _bracket_matching(remainder, lower, next_ids, weights, order)
     for p in remainder:
         q = mate.get(p.id)
@@ -531,20 +552,22 @@ def players_from(field: Field, history: Sequence[Played], total_rounds: int) -> 
             gained[p.a][p.round] += 1.0
             unplayed_win.setdefault(p.round, set()).add(p.a)
             no_bye.add(p.a)
-        elif p.kind == FORFEIT and p.b is not None:
+        elif p.kind == FORFEIT:
             gained[p.a][p.round] += 1.0
             unplayed_win.setdefault(p.round, set()).add(p.a)
             no_bye.add(p.a)
+            if p.b is not None:
+                opponents[p.a].add(p.b)
+                opponents[p.b].add(p.a)
+        elif p.kind == MATCH and p.b is not None:
             opponents[p.a].add(p.b)
             opponents[p.b].add(p.a)
-        elif p.kind == MATCH and p.b is not None:
-            if p.points_a is not None:
-                gained[p.a][p.round] += p.points_a
-                gained[p.b][p.round] += 1.0 - p.points_a
+            if p.points_a is None:
+                continue  # aborted or unfinished: met (C1), but no game for colours or floats
+            gained[p.a][p.round] += p.points_a
+            gained[p.b][p.round] += 1.0 - p.points_a
             colours[p.a].append(WHITE)
             colours[p.b].append(BLACK)
-            opponents[p.a].add(p.b)
-            opponents[p.b].add(p.a)
             games.setdefault(p.round, []).append((p.a, p.b))
 
     def score_before(player: int, rnd: int) -> float:
