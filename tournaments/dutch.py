@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import networkx as nx
 
@@ -373,6 +373,7 @@ def pair_brackets(players: Sequence[Player], played_rounds: int) -> list[tuple[P
     ``BYE_ID``) by the bracket procedure. Raises ``NoPairing`` when C1-C4 cannot all hold."""
     everyone = list(players)
     if len(everyone) % 2:
+        everyone = _bye_candidates(everyone)
         everyone.append(Player(BYE_ID, tpn=10**9, score2=-1))
     if not pairable(everyone):
         raise NoPairing
@@ -413,6 +414,20 @@ def pair_brackets(players: Sequence[Player], played_rounds: int) -> list[tuple[P
     if mdps:
         raise NoPairing
     return pairs
+
+
+def _bye_candidates(players: list[Player]) -> list[Player]:
+    """``players`` with the PAB allowed only to the eligible players (C2) of the lowest score
+    that can take it with everyone else still paired (1.5, C4), as bbpPairings restricts it.
+    Raises ``NoPairing`` when nobody can take it."""
+    for score in sorted({p.score2 for p in players if p.bye_ok}):
+        if any(
+            pairable([q for q in players if q is not p])
+            for p in players
+            if p.bye_ok and p.score2 == score
+        ):
+            return [p if p.score2 <= score else replace(p, bye_ok=False) for p in players]
+    raise NoPairing
 
 
 def _fixed_pairs(
