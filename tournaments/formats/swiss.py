@@ -63,9 +63,14 @@ class Swiss(TournamentFormat):
             raise FormatError(
                 "too_many_rounds" if rounds > n - 1 else "invalid",
                 f"a Swiss of {n} engines has 1 to {n - 1} rounds, not {rounds}",
-                {"rounds": rounds, "max_rounds": max_rounds(n)},
+                {"rounds": rounds, "max_rounds": self.max_rounds(n)},
             )
         return rounds
+
+    def max_rounds(self, n: int) -> int | None:
+        """n - 1: every pair meets at most once, and pairings without repeats exist for all
+        of those rounds (a round robin's); the format keeps them pairable (module docstring)."""
+        return max(1, n - 1)
 
     def next_round(self, field: Field, history: Sequence[Played]) -> Round | Finished:
         total = field.rounds or self.check(field.n, None) or 1
@@ -89,12 +94,6 @@ class Swiss(TournamentFormat):
         pairings = tuple(Pairing(white, black) for white, black in result.pairs)
         byes = () if result.bye is None else (result.bye,)
         return Round(number, pairings, byes=byes)
-
-
-def max_rounds(n: int) -> int:
-    """The most rounds a Swiss of ``n`` engines may ask for: every pair meets at most once, so
-    n - 1 (a round robin's worth: pairings without repeats exist for all of them)."""
-    return max(1, n - 1)
 
 
 def no_pairing_reason(number: int, active: Iterable[int]) -> str:
