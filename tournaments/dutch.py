@@ -40,6 +40,12 @@ holding the earlier criteria. Articles implemented:
   round the two had different colours; else the higher-ranked player's preference; else the
   higher-ranked player gets the initial colour when its pairing number is odd.
 
+Computation: a bracket's matching sees the bracket and the next score group (C7), counting
+for C4 only the bracket's players matched; when the rest of the field cannot be paired after
+it, the bracket is matched again with the whole rest (bbpPairings always uses the whole rest).
+A bracket whose first candidate in the bracket procedure's order meets every criterion at its
+best (all paired, every colour preference met, no repeated float) is taken without a matching.
+
 Extensions of the arena: completability over rounds (C.04.1: the remaining rounds must stay
 pairable). For fields of at most ``LOOKAHEAD_PLAYERS`` a round's pairing is checked to extend
 to repeat-free pairings of every remaining round (a bounded search); when it does not, the
