@@ -426,6 +426,10 @@ def pair_brackets(players: Sequence[Player], played_rounds: int) -> list[tuple[P
         next_ids = {p.id for p in later[0]} if later else set()
         rest = [p for grp in later for p in grp]
         fast = _fast_bracket(bracket, mdps, later[0] if later else [], played_rounds)
+        if fast is None and len(bracket) % 2 == 0 and pairable(bracket) and pairable(rest):
+            # Everyone can be paired inside the bracket and the rest among itself: then only
+            # such pairings are best on C4-C7, and the players below change nothing.
+            lower, rest = [], []
         mate = (
             fast
             if fast is not None
