@@ -15,9 +15,11 @@ that can take it; no engine gets the same side three times running or a side dif
 beyond 2, except topscorers in the last round (C3), and except a round that no pairing
 without repeats could pair under C3 (colour weighs little in a best-of-three, so the arena
 plays the round rather than end the event). The remaining rounds must stay pairable:
-small fields are searched ahead (``tournaments.dutch.LOOKAHEAD_PLAYERS``), so an event of at
-most that many engines never ends early while repeat-free pairings of every asked round exist.
-When none exists for the next round the event ends early with that reason (``Finished``).
+fields of up to ``tournaments.dutch.LOOKAHEAD_PLAYERS`` engines are searched ahead (a search
+bounded by ``LOOKAHEAD_BUDGET`` nodes), so they do not end early while repeat-free pairings of
+every asked round exist; larger fields are not searched (a 20-engine Swiss of 19 rounds can
+still end early). When no pairing exists for the next round the event ends early with that
+reason (``Finished``).
 Withdrawn engines are no longer paired (dropped).
 
 Ranking for the standings: points, Buchholz, Sonneborn-Berger, seed (the bye counts for
