@@ -269,7 +269,7 @@ def _read_player(line: str, number: int) -> TrfPlayer:
         raise TrfError(number, "columns 85-91 hold only the rank")
     games: list[TrfGame] = []
     at = ROUNDS_AT
-    while at < len(line):
+    while line[at - 2 :].strip():
         entry = line[at : at + 8].ljust(8)
         rnd = len(games) + 1
         if line[at - 2 : at].strip() or entry[4] != " " or entry[6] != " ":
