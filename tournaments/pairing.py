@@ -14,7 +14,12 @@ so every player is engine_a in floor or ceil of half its matches.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tournaments.formats.base import Finished, Round
+    from tournaments.trf import ArenaView
 
 
 @dataclass(frozen=True)
@@ -136,7 +141,7 @@ def dutch_main(path: str) -> int:
     line on stderr for a file that cannot be read (not UTF-8, a ``TrfError``, no ``XXR``)."""
     import sys
 
-    from tournaments.formats import Finished, get_format
+    from tournaments.formats import Finished
     from tournaments.trf import TrfError, parse, to_arena
 
     try:
@@ -153,7 +158,7 @@ def dutch_main(path: str) -> int:
     except TrfError as exc:
         print(f"error: {path}: {exc}", file=sys.stderr)
         return 2
-    step = get_format("swiss").next_round(view.field, view.history)
+    step = _next_swiss_round(view)
     if isinstance(step, Finished):
         number = view.field.round + 1
         why = step.reason or f"all {view.field.rounds} rounds are paired"
@@ -166,6 +171,30 @@ def dutch_main(path: str) -> int:
     for line in lines:
         print(line)
     return 0
+
+
+def _next_swiss_round(view: ArenaView) -> Round | Finished:
+    """The ``swiss`` format's next round of ``view``. The arena's Swiss gives pairing number 1
+    White in round 1 (``XXC white1``); the Dutch rules treat White and Black alike but for that
+    initial colour, so a ``black1`` file is paired with every game's colours swapped and the
+    answer swapped back."""
+    from tournaments.formats import Round, get_format
+    from tournaments.formats.base import MATCH, Played
+    from tournaments.trf import FIRST_BLACK
+
+    swiss = get_format("swiss")
+    if view.first_colour != FIRST_BLACK:
+        return swiss.next_round(view.field, view.history)
+    mirrored = [
+        Played(p.round, p.b, p.a, None if p.points_a is None else 1.0 - p.points_a, MATCH)
+        if p.kind == MATCH and p.b is not None
+        else p
+        for p in view.history
+    ]
+    step = swiss.next_round(view.field, mirrored)
+    if isinstance(step, Round):
+        return replace(step, pairings=tuple(Pairing(p.b, p.a) for p in step.pairings))
+    return step
 
 
 def _read_bytes(path: str) -> bytes:

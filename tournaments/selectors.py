@@ -377,11 +377,13 @@ def tournament_trf(tournament: Tournament, before_round: int | None = None) -> T
     the file a FIDE pairing program pairs round ``before_round`` from (the rounds before it,
     and ``0000 - Z`` in that round for each engine that was not, or will not be, paired in
     it), by default the rounds played to the end so far (``swiss_complete_rounds``), with the
-    next round's absences while the event is running. Start numbers are the seeds
-    (``seed_no``), names ``engine vN``, ratings the Elo at the start, ranks the format's order
-    of the rounds written. Raises ``ValueError`` for a format other than Swiss and for a
-    ``before_round`` outside 1..complete rounds + 1. Three queries (the match statuses, the
-    entries, the history)."""
+    next round's absences while the event is running. Start numbers are the Swiss's pairing
+    numbers (``tournaments.dutch.pairing_numbers``: Elo at the start descending, then seed),
+    since the FIDE programs pair by them; names ``engine vN``, ratings the Elo at the start,
+    ranks the format's order of the rounds written. Raises ``ValueError`` for a format other
+    than Swiss and for a ``before_round`` outside 1..complete rounds + 1. Three queries (the
+    match statuses, the entries, the history)."""
+    from tournaments.dutch import pairing_numbers
     from tournaments.rounds import history_of
     from tournaments.trf import from_arena
 
@@ -403,6 +405,7 @@ def tournament_trf(tournament: Tournament, before_round: int | None = None) -> T
     elif tournament.status == Tournament.Status.RUNNING and nxt <= (tournament.rounds or 0):
         absent = {e.seed for e in f.entrants if e.withdrawn}
     prefix = [p for p in history if p.round <= written]
+    tpn = pairing_numbers(f)
     ranks = {row.player: row.rank for row in get_format(tournament.format).order(f, prefix)}
     trf = from_arena(
         f,
@@ -411,7 +414,7 @@ def tournament_trf(tournament: Tournament, before_round: int | None = None) -> T
         rounds_paired=written,
         absent=absent,
         ranks=ranks,
-        ids=[e.seed_no for e in entries],
+        ids=[tpn[i] for i in range(len(entries))],
         ratings=[None if e.rating is None else round(e.rating) for e in entries],
         name=tournament.name,
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -80,3 +81,31 @@ def test_a_file_not_in_utf8_or_without_rounds_or_missing_exits_2(
     )
     assert main(["dutch", str(tmp_path / "none.trf")]) == 2
     assert capsys.readouterr().err == f"error: {tmp_path / 'none.trf'}: No such file or directory\n"
+
+
+def test_a_black1_file_is_paired_as_the_white1_file_with_every_colour_swapped(
+    tmp_path: Path, capsys: Any
+) -> None:
+    """The Dutch rules treat the colours alike but for the initial one; bbpPairings gives, on
+    every round of the 24 tune events mirrored so, the swapped pairing of the original."""
+    cut = parse(_cut(tmp_path, 5).read_text())
+    swap = {"w": "b", "b": "w"}
+    mirrored = replace(
+        cut,
+        first_colour="black1",
+        players=tuple(
+            replace(
+                p, games=tuple(replace(g, colour=swap.get(g.colour, g.colour)) for g in p.games)
+            )
+            for p in cut.players
+        ),
+    )
+    (tmp_path / "black1.trf").write_text(mirrored.text())
+    outputs = []
+    for name in ("before-5.trf", "black1.trf"):
+        assert main(["dutch", str(tmp_path / name)]) == 0
+        out = capsys.readouterr().out.split()
+        outputs.append({(int(out[k]), int(out[k + 1])) for k in range(1, len(out), 2)})
+    white1, black1 = outputs
+    assert black1 == {(b, a) if b else (a, 0) for a, b in white1}
+    assert black1 != white1

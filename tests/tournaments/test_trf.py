@@ -286,3 +286,31 @@ def test_every_reference_round_is_the_pairing_its_final_file_records() -> None:
             assert absent == set(range(view.field.n)) - taking_part
             rounds += 1
     assert rounds == 377
+
+
+def test_start_numbers_are_the_pairing_order_whatever_the_ratings() -> None:
+    """FIDE's programs pair by start number: the field rates every entrant alike, so a
+    pairing by rating then seed keeps the file's order; the file's ratings are kept aside."""
+    text = "\n".join(
+        [
+            "XXR 3",
+            _line(1, 1.0, "   2 w 1", rating="1400"),
+            _line(2, 0.0, "   1 b 0", rating="2200"),
+            _line(3, 0.0, "", rating=""),
+        ]
+    )
+    view = to_arena(parse(text))
+    assert [e.rating for e in view.field.entrants] == [1500.0, 1500.0, 1500.0]
+    assert view.ratings == (1400, 2200, None)
+    assert view.first_colour == FIRST_WHITE  # no XXC: inferred from round 1
+    field = Field(tuple(Entrant(i, r) for i, r in enumerate((1400.0, 2200.0, 1500.0))), 3, 1)
+    trf = from_arena(
+        field, [Played(1, 0, 1, 1.0)], "abc", rounds_paired=1, ids=[3, 1, 2], ratings=[1, 2, 3]
+    )
+    assert [(p.id, p.name, p.rating) for p in trf.players] == [
+        (1, "b", 2),
+        (2, "c", 3),
+        (3, "a", 1),
+    ]
+    with pytest.raises(TrfError, match="distinct"):
+        from_arena(field, [], "abc", rounds_paired=0, ids=[1, 1, 2])

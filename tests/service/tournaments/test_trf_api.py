@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from django.utils import timezone
 from arena.matches.models import Match
 from engines.models import Engine
 from tournaments import services
+from tournaments.formats import Played
 from tournaments.models import Tournament
 from tournaments.pairing import main
 from tournaments.rounds import entries_of, history_of
@@ -67,14 +69,16 @@ def _play_round(t: Tournament, rng: random.Random, abort_first: bool = False) ->
         _end(pending[0], "finished", score_a, 3.0 - score_a if score_a != 1.0 else 2.0)
 
 
-def _pairs(t: Tournament, number: int) -> list[tuple[int, int]]:
-    """Round ``number``'s (South in game 1, North) seed numbers and (seed, 0) for its bye."""
-    seeds = {e.engine_version_id: e.seed_no for e in entries_of(t)}
+def _pairs(t: Tournament, number: int, tpn: dict[int, int]) -> list[tuple[int, int]]:
+    """Round ``number``'s (South in game 1, North) start numbers (``tpn``: seed_no -> start
+    number) and (start number, 0) for its bye."""
+    seeds = {e.engine_version_id: tpn[e.seed_no] for e in entries_of(t)}
     pairs = [
         (seeds[a], seeds[b])
         for a, b in t.matches.filter(round=number).values_list("engine_a_id", "engine_b_id")
     ]
-    pairs += [(u.entry.seed_no, 0) for u in t.unplayed_results.filter(round=number, kind="bye")]
+    byes = t.unplayed_results.filter(round=number, kind="bye")
+    pairs += [(tpn[u.entry.seed_no], 0) for u in byes]
     return sorted(pairs)
 
 
@@ -104,6 +108,12 @@ def _cli(tmp_path: Path, capsys: Any, text: str) -> list[tuple[int, int]]:
 def test_a_finished_swiss_exports_as_trf_and_reads_back_to_its_history(
     seven: list[Any], anon_client: Any, tmp_path: Path, capsys: Any
 ) -> None:
+    from ratings.models import Rating
+
+    # Ratings out of entry order: the pairing numbers (start numbers) are not the seeds.
+    for version, rating in zip(seven, (1500, 1620, 1480, 1700, 1550, 1610, 1400), strict=True):
+        Rating.objects.create(engine_version=version, variant="bao-la-kete", rating=rating)
+    tpn = {1: 5, 2: 2, 3: 6, 4: 1, 5: 4, 6: 3, 7: 7}  # seed_no -> start number
     rng = random.Random(31)
     t = _create("swiss", rounds=4)
     assert services.tournament_start(t.pk)
@@ -111,7 +121,7 @@ def test_a_finished_swiss_exports_as_trf_and_reads_back_to_its_history(
     t.refresh_from_db()
     assert t.current_round == 2
     # Mid-event: rounds 1 complete, round 2 paired: the file pairs round 2 as the arena did.
-    assert _cli(tmp_path, capsys, _export(anon_client, t)) == _pairs(t, 2)
+    assert _cli(tmp_path, capsys, _export(anon_client, t)) == _pairs(t, 2, tpn)
     # An engine withdraws with its round 2 match pending: the match is forfeited.
     withdrawing = _pending(t)[1].engine_b
     Engine.objects.filter(pk=withdrawing.engine_id).update(is_enabled=False)
@@ -119,14 +129,16 @@ def test_a_finished_swiss_exports_as_trf_and_reads_back_to_its_history(
     t.refresh_from_db()
     assert t.current_round == 3 and t.unplayed_results.filter(kind="forfeit").count() == 1
     mid = _export(anon_client, t)
-    assert _cli(tmp_path, capsys, mid) == _pairs(t, 3)  # six left: no bye
-    withdrawn_seed = next(e.seed_no for e in entries_of(t) if e.engine_version == withdrawing)
+    assert _cli(tmp_path, capsys, mid) == _pairs(t, 3, tpn)  # six left: no bye
+    withdrawn_seed = next(tpn[e.seed_no] for e in entries_of(t) if e.engine_version == withdrawing)
     absent = next(p for p in parse(mid).players if p.id == withdrawn_seed)
     assert absent.games[-1].result == "Z" and len(absent.games) == 3
     _play_round(t, rng, abort_first=True)
     t.refresh_from_db()
     assert t.current_round == 4
-    assert _cli(tmp_path, capsys, _export(anon_client, t)) == _pairs(t, 4)  # the aborted pair apart
+    assert _cli(tmp_path, capsys, _export(anon_client, t)) == _pairs(
+        t, 4, tpn
+    )  # the aborted pair apart
     _play_round(t, rng)
     t.refresh_from_db()
     assert t.status == "finished"
@@ -144,11 +156,17 @@ def test_a_finished_swiss_exports_as_trf_and_reads_back_to_its_history(
     assert {"1", "0", "=", "+", "-", "U", "Z"} <= codes
     entries = entries_of(t)
     view = to_arena(trf)
-    assert sorted(view.history, key=lambda h: (h.round, h.a)) == sorted(
-        history_of(t, entries), key=lambda h: (h.round, h.a)
+
+    def numbered(h: Played, ids: Callable[[int], int]) -> tuple[Any, ...]:
+        return (h.round, ids(h.a), None if h.b is None else ids(h.b), h.points_a, h.kind)
+
+    assert sorted(numbered(h, lambda s: view.ids[s]) for h in view.history) == sorted(
+        numbered(h, lambda s: tpn[s + 1]) for h in history_of(t, entries)
     )
-    assert view.names == tuple(f"{n} v1" for n in NAMES)
     assert view.ids == tuple(range(1, 8))
+    by_tpn = {tpn[k]: NAMES[k - 1] for k in tpn}
+    assert view.names == tuple(f"{by_tpn[i]} v1" for i in range(1, 8))
+    assert view.ratings == (1700, 1620, 1610, 1550, 1500, 1480, 1400)
     body = anon_client.get(f"/api/tournaments/{t.pk}/").json()
     ranks = {r["engine"]: r["rank"] for r in body["standings"]}
     assert {p.name: p.rank for p in trf.players} == {f"{n} v1": r for n, r in ranks.items()}
@@ -158,7 +176,7 @@ def test_a_finished_swiss_exports_as_trf_and_reads_back_to_its_history(
     # Any round can be checked from the file as it was before it.
     for number in (1, 2, 3, 4):
         before = _export(anon_client, t, f"?round={number}")
-        assert _cli(tmp_path, capsys, before) == _pairs(t, number)
+        assert _cli(tmp_path, capsys, before) == _pairs(t, number, tpn)
 
 
 def test_the_export_refuses_another_format_and_a_round_out_of_range(
