@@ -134,7 +134,7 @@ class TournamentTrfApi(APIView):
             (200, "text/plain"): OpenApiResponse(
                 str,
                 description="TRF-16 (FIDE's tournament report file) with XXR (rounds) and "
-                "XXC (first colour): one 001 record per engine, start number = seed_no, "
+                "XXC (first colour): one 001 record per engine, start number = pairing number, "
                 "white = engine_a (South in game 1), results in match points (1 = 0), "
                 "forfeits + -, the bye U, an engine not to be paired 0000 - Z.",
             ),
