@@ -186,10 +186,12 @@ class Weights:
         self.score_bits = len(scores) * self.count_bits
         self.played_rounds = played_rounds
 
-    def base(self, h: Player, lo: Player, in_bracket: bool, in_next: bool) -> tuple[int, int]:
+    def base(
+        self, h: Player, lo: Player, in_bracket: bool, in_next: bool, completion: int = 2
+    ) -> tuple[int, int]:
         """(weight, bits) of the pair ``h`` (higher) ``lo`` without the order term."""
         cb, sb = self.count_bits, self.score_bits
-        w = 1
+        w = completion  # C4: the matched players (edges x 2, or the bracket's players only)
         bye = h.id == BYE_ID or lo.id == BYE_ID
         real_in = in_bracket and not bye
         real_next = in_next and not bye
@@ -200,25 +202,7 @@ class Weights:
         w = (w << cb) | real_next
         w = (w << sb) | ((1 << self.level[h.score2]) if real_next else 0)
         # C10-C13
-        if real_in:
-            same = h.preference == lo.preference
-            c10 = not (h.absolute_imbalance and lo.absolute_imbalance and same)
-            if not (h.absolute and lo.absolute and same):
-                c11 = True
-            elif h.imbalance == lo.imbalance:
-                c11 = h.repeated == NO_COLOUR or h.repeated != lo.repeated
-            else:
-                weaker = lo if h.imbalance > lo.imbalance else h
-                c11 = weaker.repeated != -h.preference
-            c12 = compatible_preferences(h.preference, lo.preference)
-            c13 = (
-                not (h.strong or h.absolute)
-                or not (lo.strong or lo.absolute)
-                or (h.absolute and lo.absolute)
-                or not same
-            )
-        else:
-            c10 = c11 = c12 = c13 = False
+        c10, c11, c12, c13 = colour_bits(h, lo) if real_in else (False,) * 4
         for bit in (c10, c11, c12, c13):
             w = (w << cb) | bit
         # C14-C17 then C18-C21
@@ -245,6 +229,34 @@ class Weights:
         for s in scores:
             w = (w << sb) + s
         return w, 0
+
+
+def colour_bits(h: Player, lo: Player) -> tuple[bool, bool, bool, bool]:
+    """Whether the pair ``h``-``lo`` meets C10 (no topscorer's difference beyond 2), C11 (no
+    topscorer's third same colour running), C12 (both preferences) and C13 (both strong
+    preferences), as bbpPairings evaluates them."""
+    same = h.preference == lo.preference
+    c10 = not (h.absolute_imbalance and lo.absolute_imbalance and same)
+    if not (h.absolute and lo.absolute and same):
+        c11 = True
+    elif h.imbalance == lo.imbalance:
+        c11 = h.repeated == NO_COLOUR or h.repeated != lo.repeated
+    else:
+        weaker = lo if h.imbalance > lo.imbalance else h
+        c11 = weaker.repeated != -h.preference
+    c12 = compatible_preferences(h.preference, lo.preference)
+    c13 = (
+        not (h.strong or h.absolute)
+        or not (lo.strong or lo.absolute)
+        or (h.absolute and lo.absolute)
+        or not same
+    )
+    return c10, c11, c12, c13
+
+
+def perfect_pair(h: Player, lo: Player) -> bool:
+    """Whether ``h``-``lo`` may meet (C1, C3) and meets every colour criterion."""
+    return compatible(h, lo) and all(colour_bits(h, lo))
 
 
 # --- brackets -----------------------------------------------------------------------------
@@ -345,8 +357,11 @@ def _bracket_matching(
     next_ids: set[int],
     weights: Weights,
     order: tuple[dict[tuple[int, int], int], int],
+    whole_rest: bool = True,
 ) -> dict[int, int]:
-    """One matching of ``bracket`` and ``lower`` (bracket players paired inside it first)."""
+    """One matching of ``bracket`` and ``lower`` (bracket players paired inside it first).
+    When ``lower`` is not the whole rest of the field, C4 counts only the bracket's players
+    matched (the caller checks the rest pairs afterwards)."""
     in_bracket = {p.id for p in bracket}
     terms, order_bits = order
     nodes = [*bracket, *lower]
@@ -359,10 +374,13 @@ def _bracket_matching(
             continue
         both_in = h.id in in_bracket and lo.id in in_bracket
         to_next = lo.id in next_ids and (h.id in in_bracket or h.id in next_ids)
+        completion = 2 if whole_rest else (h.id in in_bracket) + (lo.id in in_bracket)
         if h.id not in in_bracket and lo.id not in in_bracket and not to_next:
-            w, _ = weights.base(h, lo, False, False)
+            if not completion:
+                continue
+            w, _ = weights.base(h, lo, False, False, completion)
         else:
-            w, _ = weights.base(h, lo, both_in, to_next)
+            w, _ = weights.base(h, lo, both_in, to_next, completion)
         t = terms.get((h.id, lo.id), 0) or terms.get((lo.id, h.id), 0)
         weight[(h.id, lo.id)] = (w << order_bits) + t
     return _match(nodes, weight)
@@ -391,19 +409,27 @@ def pair_brackets(players: Sequence[Player], played_rounds: int) -> list[tuple[P
         bracket = [*mdps, *group]
         if not bracket:
             continue
+        # The bracket's matching sees the next score group (C7) and, when that is tiny, the
+        # one after; C4 is checked on the whole rest below, and the whole rest is matched
+        # when it fails.
         lower: list[Player] = []
         for grp in later:
             lower += grp
-            if len(lower) >= len(bracket) + 2:
+            if len(lower) >= LOWER_MIN:
                 break
         next_ids = {p.id for p in later[0]} if later else set()
         rest = [p for grp in later for p in grp]
-        mate = _pair_one_bracket(bracket, mdps, lower, next_ids, weights)
+        fast = _fast_bracket(bracket, mdps, later[0] if later else [], played_rounds)
+        mate = (
+            fast
+            if fast is not None
+            else _pair_one_bracket(bracket, mdps, lower, next_ids, weights, len(lower) == len(rest))
+        )
         fixed = _fixed_pairs(bracket, mate, by_id)
         paired_ids = {p.id for pr in fixed for p in pr}
         carried = [p for p in bracket if p.id not in paired_ids]
         remaining = [*carried, *(p for p in rest if p.id not in paired_ids)]
-        if len(lower) < len(rest) and not pairable(remaining):
+        if (fast is not None or len(lower) < len(rest)) and not pairable(remaining):
             mate = _pair_one_bracket(bracket, mdps, rest, next_ids, weights)
             fixed = _fixed_pairs(bracket, mate, by_id)
             paired_ids = {p.id for pr in fixed for p in pr}
@@ -444,12 +470,102 @@ def _fixed_pairs(
     return out
 
 
+#: Players below a bracket its matching sees at least (whole score groups).
+LOWER_MIN = 4
+#: Search nodes the fast path may spend on one bracket before the matching takes over.
+FAST_BUDGET = 4000
+
+
+def _fast_bracket(
+    bracket: Sequence[Player],
+    mdps: Sequence[Player],
+    next_group: Sequence[Player],
+    played_rounds: int,
+) -> dict[int, int] | None:
+    """A bracket's mates when a pairing meets every quality criterion at its best, found in
+    the bracket procedure's own order (article 3: MDPs each with the highest resident they
+    can have, then the transpositions of the remainder): then it is the matching's answer
+    too, without the matching. None when no such pairing is found quickly."""
+    residents = [p for p in bracket if p not in mdps]
+    mate: dict[int, int] = {}
+    recent = range(1, min(played_rounds, 2) + 1)
+    for m in mdps:
+        # C15/C17 (and their scores): no resident who upfloated lately meets an MDP.
+        for r in residents:
+            if (
+                r.id not in mate
+                and perfect_pair(m, r)
+                and all(r.float_ago(b) != UP for b in recent)
+            ):
+                mate[m.id], mate[r.id] = r.id, m.id
+                break
+        else:
+            return None
+    remainder = [r for r in residents if r.id not in mate]
+    pairs = len(remainder) // 2
+    s1, s2 = remainder[:pairs], remainder[pairs:]
+    taken: set[int] = set()
+    chosen: list[int] = []
+    budget = [FAST_BUDGET]
+
+    def floater_ok(f: Player) -> bool:
+        # C14/C16: a player who downfloated lately does not float again; C7: the floater
+        # is paired in the next bracket (or takes the bye).
+        if any(f.float_ago(b) == DOWN for b in recent):
+            return False
+        if len(next_group) == 1 and next_group[0].id == BYE_ID:
+            return f.bye_ok
+        return _pairable_with(f, next_group)
+
+    def search(i: int) -> bool:
+        budget[0] -= 1
+        if budget[0] <= 0:
+            return False
+        if i == len(s1):
+            left = [q for q in s2 if q.id not in taken]
+            return not left or floater_ok(left[0])
+        for q in s2:
+            if q.id in taken or not perfect_pair(s1[i], q):
+                continue
+            taken.add(q.id)
+            chosen.append(q.id)
+            if search(i + 1):
+                return True
+            taken.discard(q.id)
+            chosen.pop()
+        return False
+
+    if not search(0):
+        return None
+    for p, q in zip(s1, chosen, strict=True):
+        mate[p.id], mate[q] = q, p.id
+    left = [q for q in s2 if q.id not in taken]
+    if left and len(next_group) == 1 and next_group[0].id == BYE_ID:
+        mate[left[0].id] = BYE_ID
+    return mate
+
+
+def _pairable_with(f: Player, group: Sequence[Player]) -> bool:
+    """Whether the next bracket (``f`` and ``group``) pairs as well as it can with ``f``
+    paired: all of it, or all but one when its size is odd."""
+    if len(group) % 2 == 0:
+        # One of the group must float anyway: try each partner of f, the rest pairs but one.
+        for q in group:
+            if compatible(f, q):
+                rest = [x for x in group if x is not q]
+                if any(pairable([x for x in rest if x is not y]) for y in rest[-1:]):
+                    return True
+        return False
+    return pairable([f, *group])
+
+
 def _pair_one_bracket(
     bracket: Sequence[Player],
     mdps: Sequence[Player],
     lower: Sequence[Player],
     next_ids: set[int],
     weights: Weights,
+    whole_rest: bool = True,
 ) -> dict[int, int]:
     """The mates of one bracket's players: MDPs first (pass 1), then the remainder (pass 2)."""
     residents = [p for p in bracket if p not in mdps]
@@ -457,7 +573,7 @@ def _pair_one_bracket(
     remainder = residents
     if mdps:
         order = _mdp_term(mdps, residents)
-        mate = _bracket_matching(bracket, lower, next_ids, weights, order)
+        mate = _bracket_matching(bracket, lower, next_ids, weights, order, whole_rest)
         resident_ids = {p.id for p in residents}
         for p in mdps:
             q = mate.get(p.id)
@@ -471,12 +587,18 @@ def _pair_one_bracket(
                 fixed[p.id], fixed[q] = q, p.id
     if not remainder:
         return fixed
-    # How many remainder pairs are possible: from a matching without order.
-    probe = _bracket_matching(remainder, lower, next_ids, weights, ({}, 0))
+    # S1 is as long as the remainder has pairs: a count the order term cannot change (C5 is
+    # above it), so a guess is checked by the matching it orders and corrected if wrong.
     rem_ids = {p.id for p in remainder}
-    pairs_in = sum(1 for p in remainder if probe.get(p.id) in rem_ids) // 2
-    order = _remainder_term(remainder, pairs_in)
-    mate = _bracket_matching(remainder, lower, next_ids, weights, order)
+    # The MDPs that float on stay in the graph, below the remainder, for C4.
+    lower = [*(m for m in mdps if m.id not in fixed), *lower]
+    guess = len(remainder) // 2
+    order = _remainder_term(remainder, guess)
+    mate = _bracket_matching(remainder, lower, next_ids, weights, order, whole_rest)
+    pairs_in = sum(1 for p in remainder if mate.get(p.id) in rem_ids) // 2
+    if pairs_in != guess:
+        order = _remainder_term(remainder, pairs_in)
+        mate = _bracket_matching(remainder, lower, next_ids, weights, order, whole_rest)
     for p in remainder:
         q = mate.get(p.id)
         if q is not None and (q in rem_ids or q == BYE_ID):

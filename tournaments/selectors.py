@@ -282,6 +282,8 @@ class TournamentTable:
     bracket: list[list[Tie]] | None = None
     matches: list[RoundMatch] = field(default_factory=list)
     games_played: int = 0
+    #: The most rounds the format allows these entrants (None: it takes no rounds).
+    max_rounds: int | None = None
 
 
 def tournament_rounds(
@@ -332,6 +334,7 @@ def tournament_table(tournament: Tournament) -> TournamentTable:
         fmt.bracket(f, history) if tournament.current_round else None,
         matches,
         sum(len(m.games) for m in matches),
+        fmt.max_rounds(len(entries)),
     )
 
 

@@ -158,6 +158,11 @@ class TournamentDetailOutput(serializers.Serializer[Any]):
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
     tie_breaks = serializers.ListField(child=serializers.CharField())
+    max_rounds = serializers.IntegerField(
+        allow_null=True,
+        help_text="The most rounds a Swiss of these entrants may ask for (entrants - 1; the "
+        "event plays them all whenever repeat-free pairings exist), null for other formats.",
+    )
     progress = ProgressOutput()
     entries = EntryOutput(many=True)
     standings = StandingOutput(many=True)
@@ -209,6 +214,7 @@ def tournament_detail_data(
         "finished_at": tournament.finished_at
         and serializers.DateTimeField().to_representation(tournament.finished_at),
         "rounds": tournament.rounds,
+        "max_rounds": table.max_rounds,
         "current_round": tournament.current_round,
         "end_reason": tournament.end_reason,
         "tie_breaks": list(table.ranking),

@@ -201,6 +201,11 @@ class TournamentFormat:
             return [(p.a, p.b) for rnd in self.schedule(n) for p in rnd]
         return [(i, j) for i in range(n) for j in range(i + 1, n)]
 
+    def max_rounds(self, n: int) -> int | None:
+        """The most rounds a field of ``n`` entrants may ask for (None: the format takes no
+        number of rounds)."""
+        return None
+
     @property
     def ranking(self) -> tuple[str, ...]:
         """What orders the standings, first to last (shown by the API)."""

@@ -12,7 +12,9 @@ and the pairing number 1 is White (FIDE's default initial colour, TRF ``XXC whit
 Absolute rules: no pairing repeats (an earlier match, decider or forfeit between the two); at
 most one bye per engine, never after a forfeit win, to an engine of the lowest score group
 that can take it; no engine gets the same side three times running or a side difference
-beyond 2, except topscorers in the last round (C3). The remaining rounds must stay pairable:
+beyond 2, except topscorers in the last round (C3), and except a round that no pairing
+without repeats could pair under C3 (colour weighs little in a best-of-three, so the arena
+plays the round rather than end the event). The remaining rounds must stay pairable:
 small fields are searched ahead (``tournaments.dutch.LOOKAHEAD_PLAYERS``), so an event of at
 most that many engines never ends early while repeat-free pairings of every asked round exist.
 When none exists for the next round the event ends early with that reason (``Finished``).
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import ClassVar
 
 from tournaments import dutch
@@ -60,9 +63,14 @@ class Swiss(TournamentFormat):
             raise FormatError(
                 "too_many_rounds" if rounds > n - 1 else "invalid",
                 f"a Swiss of {n} engines has 1 to {n - 1} rounds, not {rounds}",
-                {"rounds": rounds, "max_rounds": max_rounds(n)},
+                {"rounds": rounds, "max_rounds": self.max_rounds(n)},
             )
         return rounds
+
+    def max_rounds(self, n: int) -> int | None:
+        """n - 1: every pair meets at most once, and pairings without repeats exist for all
+        of those rounds (a round robin's); the format keeps them pairable (module docstring)."""
+        return max(1, n - 1)
 
     def next_round(self, field: Field, history: Sequence[Played]) -> Round | Finished:
         total = field.rounds or self.check(field.n, None) or 1
@@ -72,19 +80,20 @@ class Swiss(TournamentFormat):
         players = dutch.players_from(field, history, total)
         if len(players) < 2:
             return Finished(f"round {number}: fewer than two engines left to pair")
+        after = total - field.round - 1
         try:
-            result = dutch.pair_completable(players, field.round, total - field.round - 1)
+            result = dutch.pair_completable(players, field.round, after)
         except dutch.NoPairing:
-            return Finished(no_pairing_reason(number, [p.id for p in players]))
+            # No pairing meets C3 (same absolute colour preferences): waive it rather than
+            # end the event, as for topscorers in the last round (module docstring).
+            waived = [replace(p, topscorer=True) for p in players]
+            try:
+                result = dutch.pair_completable(waived, field.round, after)
+            except dutch.NoPairing:
+                return Finished(no_pairing_reason(number, [p.id for p in players]))
         pairings = tuple(Pairing(white, black) for white, black in result.pairs)
         byes = () if result.bye is None else (result.bye,)
         return Round(number, pairings, byes=byes)
-
-
-def max_rounds(n: int) -> int:
-    """The most rounds a Swiss of ``n`` engines may ask for: every pair meets at most once, so
-    n - 1 (a round robin's worth: pairings without repeats exist for all of them)."""
-    return max(1, n - 1)
 
 
 def no_pairing_reason(number: int, active: Iterable[int]) -> str:

@@ -282,3 +282,19 @@ def test_a_tournament_without_a_start_time_starts_at_once(
     assert sent == [t.pk]
     assert t.status == "running"
     assert t.matches.count() == 6  # three pairs, twice
+
+
+def test_the_api_says_the_most_rounds_a_swiss_field_allows(
+    alice_client: Any, anon_client: Any, five: list[Any]
+) -> None:
+    body = {"name": "x", "variant": "kete", "engines": NAMES, "rated": False, "format": "swiss"}
+    refused = alice_client.post("/api/tournaments/", body | {"rounds": 5}, format="json")
+    assert refused.status_code == 400
+    assert refused.json()["error"]["details"] == {"rounds": 5, "max_rounds": 4}
+    later = (timezone.now() + dt.timedelta(hours=1)).isoformat()
+    made = alice_client.post(
+        "/api/tournaments/", body | {"rounds": 4, "start_at": later}, format="json"
+    )
+    assert made.status_code == 201, made.json()
+    detail = anon_client.get(f"/api/tournaments/{made.json()['id']}/").json()
+    assert (detail["rounds"], detail["max_rounds"]) == (4, 4)
