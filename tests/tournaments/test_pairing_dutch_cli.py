@@ -48,6 +48,25 @@ def test_the_command_prints_the_swiss_format_s_next_round_with_the_file_s_ids(
     assert len(active) == 23 and len([p for p in pairs if p[1] == 0]) == 1  # 2 withdrawn
 
 
+def test_the_file_may_come_on_standard_input(tmp_path: Path) -> None:
+    path = _cut(tmp_path, 2)
+    done = subprocess.run(
+        [sys.executable, "-m", "tournaments.pairing", "dutch", "-"],
+        input=path.read_bytes(),
+        capture_output=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    expected = (EVENT / "round-02.txt").read_text().split()
+    got = done.stdout.decode().split()
+    pairs = {(got[k], got[k + 1]) for k in range(1, len(got), 2)}
+    assert got[0] == expected[0] == str(len(pairs))
+    # The same engines as bbpPairings paired (one withdrew before round 2), each once.
+    assert sorted(i for p in pairs for i in p) == sorted(expected[1:])
+    assert len(pairs) == 12
+
+
 def test_a_file_with_every_round_paired_has_no_next_round(tmp_path: Path, capsys: Any) -> None:
     assert main(["dutch", str(EVENT / "final.trf")]) == 1
     err = capsys.readouterr()
