@@ -84,3 +84,12 @@ FORMAT_ERRORS: dict[str, type[ApiError]] = {
     "too_many_rounds": TooManyRounds,
     "rounds_not_applicable": RoundsNotApplicable,
 }
+
+
+class TournamentNotSwiss(ApiError):
+    """A Swiss-only read (the TRF export) of a tournament of another format;
+    ``details.format``."""
+
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "tournament_not_swiss"
+    default_detail = "Only a Swiss tournament has this."

@@ -351,3 +351,75 @@ def tournament_first_round(tournament: Tournament) -> list[tuple[int, int | None
     if not isinstance(step, Round):
         return []
     return [(p.a, p.b) for p in step.pairings] + [(i, None) for i in step.byes]
+
+
+@dataclass(frozen=True)
+class TrfExport:
+    """A Swiss as a TRF-16 file (``tournament_trf``): its ``text`` and a download
+    ``filename``; ``rounds`` the rounds it holds."""
+
+    text: str
+    filename: str
+    rounds: int
+
+
+def swiss_complete_rounds(tournament: Tournament) -> int:
+    """The last round k of ``tournament`` such that every match of rounds 1..k has ended
+    (finished or aborted; a round of byes and forfeits only is complete): one query."""
+    open_rounds = set(
+        tournament.matches.exclude(status__in=ENDED_STATUSES).values_list("round", flat=True)
+    )
+    k = 0
+    while k < tournament.current_round and (k + 1) not in open_rounds:
+        k += 1
+    return k
+
+
+def tournament_trf(tournament: Tournament, before_round: int | None = None) -> TrfExport:
+    """``tournament`` (a Swiss) as TRF-16 with ``XXR`` and ``XXC`` (``tournaments.trf``):
+    the file a FIDE pairing program pairs round ``before_round`` from (the rounds before it,
+    and ``0000 - Z`` in that round for each engine that was not, or will not be, paired in
+    it), by default the rounds played to the end so far (``swiss_complete_rounds``), with the
+    next round's absences while the event is running. Start numbers are the Swiss's pairing
+    numbers (``tournaments.dutch.pairing_numbers``: Elo at the start descending, then seed),
+    since the FIDE programs pair by them; names ``engine vN``, ratings the Elo at the start,
+    ranks the format's order of the rounds written. Raises ``ValueError`` for a format other
+    than Swiss and for a ``before_round`` outside 1..complete rounds + 1. Three queries (the
+    match statuses, the entries, the history)."""
+    from tournaments.dutch import pairing_numbers
+    from tournaments.rounds import history_of
+    from tournaments.trf import from_arena
+
+    if tournament.format != "swiss":
+        raise ValueError(f"a {tournament.format} is not a Swiss")
+    complete = swiss_complete_rounds(tournament)
+    if before_round is not None and not 1 <= before_round <= complete + 1:
+        raise ValueError(f"round {before_round} is not 1 to {complete + 1}")
+    written = complete if before_round is None else before_round - 1
+    entries = tournament_entries(tournament)
+    history = [p for p in history_of(tournament, entries) if p.round <= written + 1]
+    f = field_of(tournament, entries)
+    nxt = written + 1
+    absent: set[int] = set()
+    if nxt <= tournament.current_round:
+        taking_part = {p.a for p in history if p.round == nxt}
+        taking_part |= {p.b for p in history if p.round == nxt and p.b is not None}
+        absent = set(range(len(entries))) - taking_part
+    elif tournament.status == Tournament.Status.RUNNING and nxt <= (tournament.rounds or 0):
+        absent = {e.seed for e in f.entrants if e.withdrawn}
+    prefix = [p for p in history if p.round <= written]
+    tpn = pairing_numbers(f)
+    ranks = {row.player: row.rank for row in get_format(tournament.format).order(f, prefix)}
+    trf = from_arena(
+        f,
+        prefix,
+        [f"{e.engine_version.engine.name} v{e.engine_version.number}" for e in entries],
+        rounds_paired=written,
+        absent=absent,
+        ranks=ranks,
+        ids=[tpn[i] for i in range(len(entries))],
+        ratings=[None if e.rating is None else round(e.rating) for e in entries],
+        name=tournament.name,
+    )
+    suffix = "" if before_round is None else f"-before-round-{before_round}"
+    return TrfExport(trf.text(), f"tournament-{tournament.pk}{suffix}.trf", written)

@@ -45,6 +45,12 @@ class TournamentListQuery(serializers.Serializer[Any]):
     variant = VariantField(required=False)
 
 
+class TournamentTrfQuery(serializers.Serializer[Any]):
+    """``GET /api/tournaments/{id}/trf/``: the round to pair from the file (optional)."""
+
+    round = serializers.IntegerField(required=False, min_value=1, max_value=9999)
+
+
 class TournamentListOutput(serializers.ModelSerializer[Tournament]):
     matches_total = serializers.IntegerField(read_only=True)
     matches_done = serializers.IntegerField(read_only=True)

@@ -269,7 +269,7 @@ def _read_player(line: str, number: int) -> TrfPlayer:
         raise TrfError(number, "columns 85-91 hold only the rank")
     games: list[TrfGame] = []
     at = ROUNDS_AT
-    while at < len(line):
+    while line[at - 2 :].strip():
         entry = line[at : at + 8].ljust(8)
         rnd = len(games) + 1
         if line[at - 2 : at].strip() or entry[4] != " " or entry[6] != " ":
@@ -344,21 +344,27 @@ def _check(trf: Trf, players: Mapping[int, TrfPlayer]) -> None:
 @dataclass(frozen=True)
 class ArenaView:
     """A TRF as the formats read it: the ``field`` (entrants in start-number order, seeds
-    0..n-1), the ``history``, and per seed its start number (``ids``) and ``names``."""
+    0..n-1), the ``history``, per seed its start number (``ids``), ``names`` and ``ratings``
+    (None: unrated), and the ``first_colour`` (``white1``, ``black1``, None)."""
 
     field: Field
     history: tuple[Played, ...]
     ids: tuple[int, ...]
     names: tuple[str, ...]
+    ratings: tuple[int | None, ...] = ()
     first_colour: str | None = None
 
 
 def to_arena(trf: Trf) -> ArenaView:
     """The field and history of ``trf`` (module docstring, read backwards).
 
-    Seeds follow the start numbers; an entrant is withdrawn when it is absent (``Z``, ``-``,
-    ``H``, ``F``) in the round after the last one paired; ``Field.round`` is the last round
-    paired, ``Field.rounds`` the file's ``XXR``; unrated players are rated 1500. A won, drawn
+    Seeds follow the start numbers, which are the pairing numbers of FIDE's systems (the
+    programs pair by them, whatever the ratings): every entrant is rated 1500 in the field, so
+    a pairing that ranks by rating, then seed, keeps the file's order; the file's ratings are
+    in ``ratings``. An entrant is withdrawn when it is absent (``Z``, ``-``, ``H``, ``F``) in
+    the round after the last one paired; ``Field.round`` is the last round paired,
+    ``Field.rounds`` the file's ``XXR``; ``first_colour`` its ``XXC``, else inferred from the
+    colours as bbpPairings does (None before any). A won, drawn
     or lost game is a match (white is ``a``), ``+`` against ``-`` a forfeit win, ``-``
     against ``-`` a match with no result, ``U`` a bye, ``F`` a forfeit win over no one; ``Z``,
     blank and ``0000 - -`` are nothing. Raises ``TrfError`` for a half-point bye (``H`` in a
@@ -392,20 +398,21 @@ def to_arena(trf: Trf) -> ArenaView:
         p.id for p in ordered if len(p.games) > paired and p.games[paired].result in ABSENT_CODES
     }
     field = Field(
-        tuple(
-            Entrant(seed[p.id], 1500.0 if p.rating is None else float(p.rating), p.id in absent)
-            for p in ordered
-        ),
+        tuple(Entrant(seed[p.id], 1500.0, p.id in absent) for p in ordered),
         rounds=trf.rounds,
         round=paired,
     )
+    first = trf.first_colour
+    if first is None and any(g.colour in ("w", "b") for p in ordered for g in p.games):
+        first = _first_colour(ordered)
     history.sort(key=lambda h: (h.round, h.a))
     return ArenaView(
         field,
         tuple(history),
         tuple(p.id for p in ordered),
         tuple(p.name for p in ordered),
-        trf.first_colour,
+        tuple(p.rating for p in ordered),
+        first,
     )
 
 
@@ -424,15 +431,16 @@ def from_arena(
     """The TRF of an arena event (module docstring): rounds 1..``rounds_paired`` of
     ``history`` (later items are left out; deciders are not written), ``absent`` the seeds to
     mark ``0000 - Z`` in round ``rounds_paired + 1`` (not to be paired), ``ranks`` seed -> rank
-    (1-based; default by points, then seed), ``ids`` seed -> start number (default seed + 1),
+    (1-based; default by points, then seed), ``ids`` seed -> start number (default seed + 1;
+    the ``001`` records are written in start-number order),
     ``ratings`` (default the entrants' rounded), ``name`` the ``012`` record. ``XXR`` is
     ``field.rounds``, ``XXC`` the first colour as the programs would infer it (``white1``
     when nothing was played). Raises ``TrfError`` (line 0) for a history the format cannot
     hold (two items for one entrant in one round, a start number over 9999)."""
     n = field.n
     ids = list(ids) if ids is not None else [i + 1 for i in range(n)]
-    if any(not 1 <= i <= MAX_ID for i in ids):
-        raise TrfError(0, f"start numbers are 1 to {MAX_ID}")
+    if any(not 1 <= i <= MAX_ID for i in ids) or len(set(ids)) != n:
+        raise TrfError(0, f"start numbers are distinct, 1 to {MAX_ID}")
     cells: list[dict[int, TrfGame]] = [{} for _ in range(n)]
     forbidden: list[tuple[int, ...]] = []
 
@@ -472,8 +480,12 @@ def from_arena(
         ranks = {s: k for k, s in enumerate(order, start=1)}
     rated = ratings or [round(e.rating) for e in field.entrants]
     players = tuple(
-        TrfPlayer(ids[s], names[s], rated[s], rows[s][1], ranks[s], rows[s][0]) for s in range(n)
-    )
+        sorted(
+            (TrfPlayer(ids[s], names[s], rated[s], rows[s][1], ranks[s], rows[s][0])
+             for s in range(n)),
+            key=lambda p: p.id,
+        )
+    )  # fmt: skip
     return Trf(players, name, field.rounds, _first_colour(players), tuple(forbidden))
 
 

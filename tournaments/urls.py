@@ -16,4 +16,9 @@ urlpatterns = [
         views.TournamentCancelApi.as_view(),
         name="tournament-cancel",
     ),
+    path(
+        "tournaments/<int:tournament_id>/trf/",
+        views.TournamentTrfApi.as_view(),
+        name="tournament-trf",
+    ),
 ]

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
@@ -19,8 +20,10 @@ from rest_framework.views import APIView
 from arena.api.auth import request_user
 from arena.api.filters import variant_id
 from arena.api.lists import PaginatedListApi
+from arena.api.schema import ErrorSerializer
 from arena.api.throttling import WriteRateThrottle
 from tournaments import selectors, services
+from tournaments.errors import NotFoundError, TournamentNotSwiss
 from tournaments.models import Tournament
 from tournaments.serializers import (
     TournamentCancelInput,
@@ -28,6 +31,7 @@ from tournaments.serializers import (
     TournamentDetailOutput,
     TournamentListOutput,
     TournamentListQuery,
+    TournamentTrfQuery,
     tournament_detail_data,
 )
 
@@ -105,3 +109,59 @@ class TournamentCancelApi(APIView):
             request_user(request), tournament_id, reason=data.validated_data["reason"]
         )
         return Response(_detail(get_object_or_404(Tournament, pk=tournament_id)))
+
+
+class TournamentTrfApi(APIView):
+    """``GET /api/tournaments/{id}/trf/?round=N``: a Swiss as FIDE's TRF-16 file
+    (``selectors.tournament_trf``), ``text/plain; charset=utf-8``, as a download: by default
+    the rounds played to the end so far (the file to pair the next round from), with ``round``
+    the file to pair round N from. 409 ``tournament_not_swiss`` for another format; 404
+    ``not_found`` for a ``round`` after the rounds played to the end + 1 (``details.round``,
+    ``details.max_round``), 400 ``invalid`` for one below 1."""
+
+    @extend_schema(
+        operation_id="tournaments_trf",
+        parameters=[
+            OpenApiParameter(
+                "round",
+                int,
+                required=False,
+                description="Export the event as it was when this round was to be paired "
+                "(1 to the rounds played to the end + 1); by default all of them.",
+            )
+        ],
+        responses={
+            (200, "text/plain"): OpenApiResponse(
+                str,
+                description="TRF-16 (FIDE's tournament report file) with XXR (rounds) and "
+                "XXC (first colour): one 001 record per engine, start number = pairing number, "
+                "white = engine_a (South in game 1), results in match points (1 = 0), "
+                "forfeits + -, the bye U, an engine not to be paired 0000 - Z.",
+            ),
+            404: OpenApiResponse(
+                ErrorSerializer,
+                description="`not_found`: no such tournament, or `round` is after the rounds "
+                "played to the end + 1 (`details.round`, `details.max_round`).",
+            ),
+            409: OpenApiResponse(
+                ErrorSerializer, description="`tournament_not_swiss`: `details.format`."
+            ),
+        },
+    )
+    def get(self, request: Request, tournament_id: int) -> HttpResponse:
+        tournament = get_object_or_404(Tournament, pk=tournament_id)
+        query = TournamentTrfQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        if tournament.format != "swiss":
+            raise TournamentNotSwiss(details={"format": tournament.format})
+        before = query.validated_data.get("round")
+        last = selectors.swiss_complete_rounds(tournament) + 1
+        if before is not None and before > last:
+            raise NotFoundError(
+                f"round {before} cannot be paired from what was played yet (1 to {last})",
+                details={"round": before, "max_round": last},
+            )
+        export = selectors.tournament_trf(tournament, before)
+        response = HttpResponse(export.text, content_type="text/plain; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{export.filename}"'
+        return response
