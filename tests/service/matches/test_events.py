@@ -12,7 +12,7 @@ import pytest
 
 from arena import terminations as T
 from arena.matches import events
-from arena.matches.events import MatchEnded, Phase
+from arena.matches.events import MatchEnded, Phase, RatedResult
 from arena.matches.leases import Claim, match_claim
 from arena.matches.models import Game, Match
 from arena.matches.services import match_abort, match_create, match_record_result
@@ -79,8 +79,9 @@ def test_both_phases_hear_a_recorded_match_in_order(
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         assert match_record_result(match.pk, claim.token, _record(match))
     ended = MatchEnded(
-        match_id=match.pk, status="finished", variant="bao-la-kete", tournament_id=None, rated=True
-    )
+        match_id=match.pk, status="finished", variant="bao-la-kete", tournament_id=None,
+        rated=True, rated_results=(RatedResult(match.engine_a_id, match.engine_b_id, "1-0"),),
+    )  # fmt: skip
     assert heard == [("inside", ended)]  # the after-commit one waits for the commit
     for callback in callbacks:
         callback()
