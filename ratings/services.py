@@ -4,19 +4,18 @@ The fit itself is pure: the rating method ``DEFAULT_METHOD`` of the registry
 ``ratings.stats.methods`` (the whole-history fit, ``ratings.stats.whr.fit``). This module feeds
 it the variant's rated games from the database and stores the result:
 
-* ``ratings_match_ended(event)`` is the trigger: an after-commit subscriber of
-  ``arena.matches.events.MatchEnded`` (``RatingsConfig.ready``), so nothing of the fit runs
-  on the match-recording path and a rolled-back match requests nothing.
-  ``ratings_match_recorded(match)`` does the same from inside a transaction (for
-  ``tournaments.services.match_finished``).
-* ``rating_refit_request(variant)`` (that callback) counts the request on the variant's
-  ``RatingPool`` and queues ``tournaments.tasks.refit_ratings`` with a short countdown
-  (``REFIT_DELAY_SECONDS``) unless one is already queued: the debounce. Matches recorded while
-  a refit is queued ride along with it; a broker failure is logged and left to the minute job.
-* ``head_to_head_recorded(event)`` (an in-transaction subscriber of ``MatchEnded``) adds the
-  match's rated games to the variant's ``HeadToHead`` counts, one upsert in the recording
-  transaction (``head_to_head_add``); ``head_to_head_rebuild`` counts them again from the
-  games (the migration that made the table; ``refit_ratings --rebuild``).
+* ``ratings_match_recording(event)`` is the trigger: an in-transaction subscriber of
+  ``arena.matches.events.MatchEnded`` (``RatingsConfig.ready``). It adds the match's rated
+  games to the variant's ``HeadToHead`` counts (one upsert, ``head_to_head_add``) and counts
+  the refit request on the variant's ``RatingPool``, so both commit or roll back with the
+  games; nothing of the fit runs on the recording path. After commit the request that found
+  no refit queued sends ``tournaments.tasks.refit_ratings`` with a short countdown
+  (``REFIT_DELAY_SECONDS``): the debounce. Matches recorded while a refit is queued ride along
+  with it; a broker failure is logged and left to the minute job. ``rating_refit_request``
+  does the same outside a transaction, and ``ratings_match_recorded(match)`` after the commit
+  of its caller's (``tournaments.services.match_finished``). ``head_to_head_rebuild`` counts
+  the head-to-head rows again from the games (the migration that made the table;
+  ``refit_ratings --rebuild``).
 * ``rating_refit(variant)`` (the task's work) reads the variant's head-to-head counts (one row
   per pair of versions that met: not every game, issue 32), fits, and rewrites the variant's
   ``Rating`` rows and adds ``RatingPoint`` history rows for the matches seen for the first
@@ -71,29 +70,52 @@ def ratings_match_recorded(match: Match) -> None:
     transaction.on_commit(lambda: rating_refit_request(variant))
 
 
-def ratings_match_ended(event: MatchEnded) -> None:
-    """``MatchEnded`` subscriber (after commit): request a refit of the variant of a rated match
-    that finished (an aborted one has no rated games)."""
-    if event.rated and event.status == Match.Status.FINISHED:
-        rating_refit_request(event.variant)
-
-
 def rating_refit_request(variant: str) -> bool:
     """Count a refit request for ``variant`` and queue the refit task unless one is queued.
 
     Returns True if this call queued the task. Never raises for a broker failure (logged; the
-    minute job ``rating_refit_stale`` refits later).
+    minute job ``rating_refit_stale`` refits later). For a request outside a transaction; a
+    recorded match's is counted inside its transaction (``ratings_match_recording``).
     """
+    return _refit_count(variant) and _refit_send(variant)
+
+
+def ratings_match_recording(event: MatchEnded) -> None:
+    """``MatchEnded`` subscriber (in the recording transaction): count the match's rated games
+    in ``HeadToHead`` (``head_to_head_add``) and, for a rated match that finished, its refit
+    request (``_refit_count``), so both commit or roll back with the games; the refit task is
+    sent after commit, only by the request that found none queued (the debounce). The request
+    took two statements after commit, each its own commit, after every match (issue 32)."""
+    if event.rated_results:
+        head_to_head_add(event.variant, event.rated_results)
+    if event.rated and event.status == Match.Status.FINISHED:
+        variant = event.variant
+        if _refit_count(variant):
+            transaction.on_commit(lambda: _refit_send(variant))
+
+
+def _refit_count(variant: str) -> bool:
+    """Count one request on ``variant``'s pool and mark a refit queued if none was; True if this
+    call marked it (then it must send the task: ``_refit_send``). Two UPDATEs once the pool
+    exists (the first matches no row while a refit is queued)."""
+    pool = RatingPool.objects.filter(variant=variant)
+    for _ in range(2):  # the second time round, after creating the pool
+        if pool.filter(refit_queued=False).update(
+            requested=F("requested") + 1, refit_queued=True, queued_at=timezone.now()
+        ):
+            return True
+        if pool.update(requested=F("requested") + 1):
+            return False
+        RatingPool.objects.get_or_create(variant=variant)
+    return False  # not reached: the pool exists the second time
+
+
+def _refit_send(variant: str) -> bool:
+    """Send the refit task of ``variant`` (its pool marked queued); on a broker failure log
+    it, clear the mark (the minute job refits) and return False."""
     # By name through the project's app (tasks are leaves: this module never imports them).
     from arena.celery import registered_task
 
-    pool = RatingPool.objects.filter(variant=variant)
-    # Two queries once the pool exists (issue 19: this runs after every rated match).
-    if not pool.update(requested=F("requested") + 1):
-        RatingPool.objects.get_or_create(variant=variant)
-        pool.update(requested=F("requested") + 1)
-    if not pool.filter(refit_queued=False).update(refit_queued=True, queued_at=timezone.now()):
-        return False
     try:
         # Celery takes any sequence of arguments; celery-types declares a tuple only.
         registered_task(REFIT_TASK).apply_async(
@@ -102,16 +124,9 @@ def rating_refit_request(variant: str) -> bool:
         )
     except Exception:  # broker down: the stale-pool job refits
         logger.exception("ratings %s: could not queue the refit", variant)
-        pool.update(refit_queued=False)
+        RatingPool.objects.filter(variant=variant).update(refit_queued=False)
         return False
     return True
-
-
-def head_to_head_recorded(event: MatchEnded) -> None:
-    """``MatchEnded`` subscriber (in the recording transaction): count the match's rated games
-    in ``HeadToHead`` (``head_to_head_add``), so they commit or roll back with the games."""
-    if event.rated_results:
-        head_to_head_add(event.variant, event.rated_results)
 
 
 def head_to_head_add(variant: str, results: Iterable[RatedResult]) -> None:

@@ -124,7 +124,7 @@ def make_finished_match(db: Any) -> Callable[..., Any]:
         match.score_a, match.score_b = score_a, score_b
         match.winner = a if score_a > score_b else b if score_b > score_a else None
         match.save(update_fields=["score_a", "score_b", "winner"])
-        # What recording adds in its transaction (ratings.services.head_to_head_recorded).
+        # What recording adds in its transaction (ratings.services.ratings_match_recording).
         head_to_head_add(
             variant,
             [
