@@ -19,15 +19,29 @@ fit, write the ``Rating`` rows and history) on a throw-away SQLite database (a t
 ``BAO_VAR_DIR``) holding the same games as best-of-three matches of three games: the first refit
 (history points for every match) and a refit after one more match (the steady state).
 
+``--aggregates`` instead times the refit from head-to-head counts (issue 32: what the service
+reads, ``ratings.models.HeadToHead``) at the size of a long history without building its games:
+``--games`` (default here 10^7) spread over the pairs of ``--versions`` (a share ``--met`` of
+all pairs met, every pair by default: the most rows a refit can read), each pair's wins, draws
+and losses drawn from the same model; the rows are written straight into a throw-away SQLite
+database (or ``--postgres``: a PostgreSQL cluster of its own, ``initdb`` in a temporary
+directory). Prints the pure fit (``fit_results``, wall and CPU time, and the peak of memory
+allocated during it, ``tracemalloc``) and the service's ``rating_refit`` split into the read,
+the fit and the write, median of ``--repeat``, with the process's resident memory before and
+after. Target: a refit under 1 s for 10^7 games and 500 versions.
+
 Usage::
 
     python benchmarks/bench_ratings.py [--games 100000] [--versions 500] [--repeat 5] [--seed 1]
                                        [--database] [--coverage 300]
+    python benchmarks/bench_ratings.py --aggregates [--games 10000000] [--versions 500]
+                                       [--met 1.0] [--postgres]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import os
 import shutil
@@ -41,6 +55,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from ratings.stats.whr import EngineRating, fit
 from ratings.stats.whr.simulate import coverage, mixed_schedule
@@ -77,7 +92,7 @@ def _rating(rating: EngineRating[int] | None) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=100_000)
+    parser.add_argument("--games", type=int, help="default 10^5, 10^7 with --aggregates")
     parser.add_argument("--versions", type=int, default=500)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--seed", type=int, default=1)
@@ -85,7 +100,16 @@ def main() -> None:
     parser.add_argument(
         "--coverage", type=int, metavar="N", help="check the intervals with N redraws instead"
     )
+    parser.add_argument(
+        "--aggregates", action="store_true", help="time refits from head-to-head counts instead"
+    )
+    parser.add_argument("--met", type=float, default=1.0, help="share of pairs that met")
+    parser.add_argument("--postgres", action="store_true", help="--aggregates on PostgreSQL")
     args = parser.parse_args()
+    if args.aggregates:
+        aggregate_refit(args.games or 10_000_000, args.versions, args.met, args)
+        return
+    args.games = args.games or 100_000
     if args.coverage:
         start = time.perf_counter()
         c = coverage(mixed_schedule(), args.coverage)
@@ -115,15 +139,14 @@ def main() -> None:
         database_refit(games, args.versions)
 
 
-def throwaway_database(prefix: str) -> str:
-    """Point Django at a new SQLite database in a temporary ``BAO_VAR_DIR`` (no broker),
-    set it up and migrate it; returns the directory (the caller removes it)."""
+def throwaway_database(prefix: str, *, keep_url: bool = False) -> str:
+    """Point Django at a new SQLite database in a temporary ``BAO_VAR_DIR`` (no broker; with
+    ``keep_url`` the ``DATABASE_URL`` already set), set it up and migrate it; returns the
+    directory (the caller removes it)."""
     var = tempfile.mkdtemp(prefix=prefix)
-    os.environ.update(
-        BAO_VAR_DIR=var,
-        DATABASE_URL=f"sqlite:///{var}/bench.sqlite3",
-        DJANGO_SETTINGS_MODULE="arena.settings",
-    )
+    os.environ.update(BAO_VAR_DIR=var, DJANGO_SETTINGS_MODULE="arena.settings")
+    if not keep_url:
+        os.environ["DATABASE_URL"] = f"sqlite:///{var}/bench.sqlite3"
     os.environ.pop("CELERY_BROKER_URL", None)
     import django
 
@@ -169,7 +192,115 @@ def populate(games: list[tuple[int, int, float]], versions: int) -> tuple[list[i
          for i, (s, n, x) in enumerate(g, start=1)),
         batch_size=5000,
     )  # fmt: skip
+    from ratings.services import head_to_head_rebuild
+
+    head_to_head_rebuild("bao-la-kete")  # stored directly, not recorded: count them
     return ids, matches
+
+
+def simulated_counts(
+    versions: int, games: int, met: float, seed: int
+) -> list[tuple[int, int, int, int, int]]:
+    """``(a, b, wins of a, draws, wins of b)`` for a share ``met`` of the pairs ``a < b`` of
+    ``versions`` players (indexes), ``games`` spread evenly at random over them, the results
+    drawn from the model of ``simulated_games``."""
+    rng = np.random.default_rng(seed)
+    true = rng.normal(1500.0, 200.0, versions)
+    a, b = np.triu_indices(versions, 1)
+    keep = rng.random(len(a)) < met
+    a, b = a[keep], b[keep]
+    n = rng.multinomial(games, np.full(len(a), 1.0 / len(a)))
+    p = 1.0 / (1.0 + 10.0 ** (-(true[a] - true[b]) / 400.0))
+    draw = 0.8 * p * (1.0 - p)
+    wins = rng.binomial(n, p - draw / 2)
+    draws = rng.binomial(n - wins, np.clip(draw / (1.0 - p + draw / 2), 0.0, 1.0))
+    return list(
+        zip(a.tolist(), b.tolist(), wins.tolist(), draws.tolist(), (n - wins - draws).tolist(),
+            strict=True)
+    )  # fmt: skip
+
+
+def _resident_mb() -> float:
+    """The process's resident memory now (MB, ``/proc/self/statm``)."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def aggregate_refit(games: int, versions: int, met: float, args: argparse.Namespace) -> None:
+    """The pure fit and the service's refit from ``HeadToHead`` rows (module docstring)."""
+    import tracemalloc
+
+    from ratings.stats.whr import fit_results
+
+    counts = simulated_counts(versions, games, met, args.seed)
+    print(f"{sum(r[2] + r[3] + r[4] for r in counts):,} games as {len(counts):,} head-to-head "
+          f"rows, {versions} versions (load {os.getloadavg()[0]:.1f})")  # fmt: skip
+    walls, cpus = [], []
+    for _ in range(args.repeat):
+        wall, cpu = time.perf_counter(), time.process_time()
+        result = fit_results(counts)
+        walls.append(time.perf_counter() - wall)
+        cpus.append(time.process_time() - cpu)
+    tracemalloc.start()
+    fit_results(counts)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    print(
+        f"pure fit_results: median {statistics.median(walls) * 1000:.0f} ms wall, "
+        f"{statistics.median(cpus) * 1000:.0f} ms CPU (best {min(walls) * 1000:.0f} ms; "
+        f"{result.iterations} Newton steps); peak allocated {peak / 2**20:.0f} MB"
+    )
+    with contextlib.ExitStack() as stack:
+        if args.postgres:
+            from bench_dispatch import cluster  # type: ignore[import-not-found]
+
+            os.environ["DATABASE_URL"] = stack.enter_context(
+                cluster(Path("/usr/lib/postgresql/15/bin"), 20)
+            )
+        var = throwaway_database("bao-bench-ratings-", keep_url=args.postgres)
+        stack.callback(shutil.rmtree, var, ignore_errors=True)
+        _aggregate_service_refit(counts, versions, args.repeat)
+
+
+def _aggregate_service_refit(
+    counts: list[tuple[int, int, int, int, int]], versions: int, repeat: int
+) -> None:
+    from django.db import connection
+
+    from ratings import services as rating_services
+    from ratings.models import HeadToHead
+
+    ids, _ = populate([], versions)
+    HeadToHead.objects.bulk_create(
+        (HeadToHead(variant="bao-la-kete", version_a_id=ids[a], version_b_id=ids[b], wins_a=w,
+                    draws=d, wins_b=lost) for a, b, w, d, lost in counts),
+        batch_size=5000,
+    )  # fmt: skip
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("VACUUM ANALYZE ratings_headtohead")
+    rating_services.rating_refit("bao-la-kete")  # the first writes every Rating row
+    before = _resident_mb()
+    runs: list[tuple[float, float, float]] = []
+    cpu = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        rows = rating_services.head_to_head("bao-la-kete")
+        read = time.perf_counter()
+        rating_services.get_method(rating_services.DEFAULT_METHOD).fit_results(rows)
+        fitted = time.perf_counter()
+        started_cpu = time.process_time()
+        rating_services.rating_refit("bao-la-kete")
+        cpu.append(time.process_time() - started_cpu)
+        runs.append((read - start, fitted - read, time.perf_counter() - fitted))
+    read_ms, fit_ms, refit_ms = (statistics.median(r[k] for r in runs) * 1000 for k in range(3))
+    print(
+        f"service refit on {connection.vendor} ({len(rows):,} rows): median {refit_ms:.0f} ms "
+        f"wall, {statistics.median(cpu) * 1000:.0f} ms CPU of this process per rating_refit "
+        f"(read, fit, write {versions} Rating rows); the read "
+        f"{read_ms:.0f} ms and the fit {fit_ms:.0f} ms (timed apart); resident memory "
+        f"{before:.0f} MB before the refits, {_resident_mb():.0f} MB after"
+    )
 
 
 def database_refit(games: list[tuple[int, int, float]], versions: int) -> None:

@@ -5,9 +5,10 @@ class RatingsConfig(AppConfig):
     name = "ratings"
 
     def ready(self) -> None:
-        # The refit is requested once a rated result is committed (arena.matches.events): a
-        # rolled-back match requests nothing, and nothing of the fit runs while recording.
+        # The head-to-head counts a refit reads and the refit request commit or roll back with
+        # the games (arena.matches.events); the refit task is sent after commit, and nothing
+        # of the fit runs while recording.
         from arena.matches.events import Phase, subscribe_match_ended
-        from ratings.services import ratings_match_ended
+        from ratings.services import ratings_match_recording
 
-        subscribe_match_ended(ratings_match_ended, phase=Phase.AFTER_COMMIT)
+        subscribe_match_ended(ratings_match_recording, phase=Phase.IN_TRANSACTION)

@@ -6,7 +6,8 @@ Models hold data only; the writes live in ``ratings.services`` and the reads in
 A ``Rating`` is one engine version's place in the latest whole-history fit of a variant;
 ``RatingPoint`` rows are its history (the fitted rating after each of its matches, as of the
 first refit that included it); ``RatingPool`` keeps each variant's refit requests and the last
-fit's figures.
+fit's figures; ``HeadToHead`` rows count each variant's rated games per pair of versions, what
+a refit reads instead of every game.
 
 The tables keep the names they had when these models lived in the tournaments app
 (``db_table``; migration ``ratings.0001_initial`` moved the models without touching them).
@@ -146,3 +147,50 @@ class RatingPool(models.Model):
 
     def __str__(self) -> str:
         return f"{self.variant}: {self.rated} rated, {self.games} games"
+
+
+class HeadToHead(models.Model):
+    """The rated games between two engine versions in one variant, counted: what a refit reads
+    (``ratings.services.rating_refit``) instead of every game (issue 32).
+
+    One row per unordered pair, ``version_a`` the lower id: ``wins_a`` games won by A,
+    ``draws``, ``wins_b`` games won by B, either colour (the fit's model has no colour
+    advantage, so the counts are all it sees of the games: ``ratings.stats.whr.fit_results``).
+    Only rated games count (the filter of ``ratings.services.rated_games``). Kept up to date
+    in the transaction that records a match (``head_to_head_add``, one upsert); rebuilt from
+    the games by ``head_to_head_rebuild`` (migration ``0004``, ``refit_ratings --rebuild``).
+    """
+
+    variant = models.CharField(max_length=32, choices=VARIANT_CHOICES)
+    version_a = models.ForeignKey(
+        "engines.EngineVersion", related_name="+", on_delete=models.CASCADE
+    )
+    version_b = models.ForeignKey(
+        "engines.EngineVersion", related_name="+", on_delete=models.CASCADE
+    )
+    wins_a = models.PositiveIntegerField(default=0)
+    draws = models.PositiveIntegerField(default=0)
+    wins_b = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            # Also the index of a refit's read (every row of one variant).
+            models.UniqueConstraint(
+                fields=["variant", "version_a", "version_b"], name="head_to_head_unique_pair"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(version_a__lt=models.F("version_b")),
+                name="head_to_head_lower_id_first",
+            ),
+        ]
+
+    @property
+    def games(self) -> int:
+        """Rated games between the two versions."""
+        return self.wins_a + self.draws + self.wins_b
+
+    def __str__(self) -> str:
+        return (
+            f"{self.variant} {self.version_a_id} vs {self.version_b_id}: "
+            f"+{self.wins_a} ={self.draws} -{self.wins_b}"
+        )

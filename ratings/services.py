@@ -4,18 +4,22 @@ The fit itself is pure: the rating method ``DEFAULT_METHOD`` of the registry
 ``ratings.stats.methods`` (the whole-history fit, ``ratings.stats.whr.fit``). This module feeds
 it the variant's rated games from the database and stores the result:
 
-* ``ratings_match_ended(event)`` is the trigger: an after-commit subscriber of
-  ``arena.matches.events.MatchEnded`` (``RatingsConfig.ready``), so nothing of the fit runs
-  on the match-recording path and a rolled-back match requests nothing.
-  ``ratings_match_recorded(match)`` does the same from inside a transaction (for
-  ``tournaments.services.match_finished``).
-* ``rating_refit_request(variant)`` (that callback) counts the request on the variant's
-  ``RatingPool`` and queues ``tournaments.tasks.refit_ratings`` with a short countdown
-  (``REFIT_DELAY_SECONDS``) unless one is already queued: the debounce. Matches recorded while
-  a refit is queued ride along with it; a broker failure is logged and left to the minute job.
-* ``rating_refit(variant)`` (the task's work) reads every rated game of the variant, fits,
-  and rewrites the variant's ``Rating`` rows and adds ``RatingPoint`` history rows for the
-  matches seen for the first time, in one transaction. It records the request count it read
+* ``ratings_match_recording(event)`` is the trigger: an in-transaction subscriber of
+  ``arena.matches.events.MatchEnded`` (``RatingsConfig.ready``). It adds the match's rated
+  games to the variant's ``HeadToHead`` counts (one upsert, ``head_to_head_add``) and counts
+  the refit request on the variant's ``RatingPool``, so both commit or roll back with the
+  games; nothing of the fit runs on the recording path. After commit the request that found
+  no refit queued sends ``tournaments.tasks.refit_ratings`` with a short countdown
+  (``REFIT_DELAY_SECONDS``): the debounce. Matches recorded while a refit is queued ride along
+  with it; a broker failure is logged and left to the minute job. ``rating_refit_request``
+  does the same outside a transaction, and ``ratings_match_recorded(match)`` after the commit
+  of its caller's (``tournaments.services.match_finished``). ``head_to_head_rebuild`` counts
+  the head-to-head rows again from the games (the migration that made the table;
+  ``refit_ratings --rebuild``).
+* ``rating_refit(variant)`` (the task's work) reads the variant's head-to-head counts (one row
+  per pair of versions that met: not every game, issue 32), fits, and rewrites the variant's
+  ``Rating`` rows and adds ``RatingPoint`` history rows for the matches seen for the first
+  time (reading only those matches' games), in one transaction. It records the request count it read
   before reading the games, and a refit whose count is older than the stored one writes
   nothing, so two refits racing can only leave the newer result.
 * ``rating_refit_stale()`` (minute beat job) refits every variant with requests not yet fitted
@@ -32,16 +36,18 @@ import datetime as dt
 import logging
 import time
 from collections import defaultdict
-from typing import NamedTuple
+from collections.abc import Iterable
+from typing import Any, NamedTuple
 
-from django.db import transaction
-from django.db.models import F
+from django.db import connection, transaction
+from django.db.models import Count, F, Q
+from django.db.models.functions import Greatest, Least
 from django.utils import timezone
 
-from arena.matches.events import MatchEnded
+from arena.matches.events import MatchEnded, RatedResult
 from arena.matches.models import Match
 from arena.terminations import RATED_TERMINATIONS
-from ratings.models import Rating, RatingPoint, RatingPool
+from ratings.models import HeadToHead, Rating, RatingPoint, RatingPool
 from ratings.stats import whr
 from ratings.stats.methods import DEFAULT_METHOD, get_method
 
@@ -64,29 +70,52 @@ def ratings_match_recorded(match: Match) -> None:
     transaction.on_commit(lambda: rating_refit_request(variant))
 
 
-def ratings_match_ended(event: MatchEnded) -> None:
-    """``MatchEnded`` subscriber (after commit): request a refit of the variant of a rated match
-    that finished (an aborted one has no rated games)."""
-    if event.rated and event.status == Match.Status.FINISHED:
-        rating_refit_request(event.variant)
-
-
 def rating_refit_request(variant: str) -> bool:
     """Count a refit request for ``variant`` and queue the refit task unless one is queued.
 
     Returns True if this call queued the task. Never raises for a broker failure (logged; the
-    minute job ``rating_refit_stale`` refits later).
+    minute job ``rating_refit_stale`` refits later). For a request outside a transaction; a
+    recorded match's is counted inside its transaction (``ratings_match_recording``).
     """
+    return _refit_count(variant) and _refit_send(variant)
+
+
+def ratings_match_recording(event: MatchEnded) -> None:
+    """``MatchEnded`` subscriber (in the recording transaction): count the match's rated games
+    in ``HeadToHead`` (``head_to_head_add``) and, for a rated match that finished, its refit
+    request (``_refit_count``), so both commit or roll back with the games; the refit task is
+    sent after commit, only by the request that found none queued (the debounce). The request
+    took two statements after commit, each its own commit, after every match (issue 32)."""
+    if event.rated_results:
+        head_to_head_add(event.variant, event.rated_results)
+    if event.rated and event.status == Match.Status.FINISHED:
+        variant = event.variant
+        if _refit_count(variant):
+            transaction.on_commit(lambda: _refit_send(variant))
+
+
+def _refit_count(variant: str) -> bool:
+    """Count one request on ``variant``'s pool and mark a refit queued if none was; True if this
+    call marked it (then it must send the task: ``_refit_send``). Two UPDATEs once the pool
+    exists (the first matches no row while a refit is queued)."""
+    pool = RatingPool.objects.filter(variant=variant)
+    for _ in range(2):  # the second time round, after creating the pool
+        if pool.filter(refit_queued=False).update(
+            requested=F("requested") + 1, refit_queued=True, queued_at=timezone.now()
+        ):
+            return True
+        if pool.update(requested=F("requested") + 1):
+            return False
+        RatingPool.objects.get_or_create(variant=variant)
+    return False  # not reached: the pool exists the second time
+
+
+def _refit_send(variant: str) -> bool:
+    """Send the refit task of ``variant`` (its pool marked queued); on a broker failure log
+    it, clear the mark (the minute job refits) and return False."""
     # By name through the project's app (tasks are leaves: this module never imports them).
     from arena.celery import registered_task
 
-    pool = RatingPool.objects.filter(variant=variant)
-    # Two queries once the pool exists (issue 19: this runs after every rated match).
-    if not pool.update(requested=F("requested") + 1):
-        RatingPool.objects.get_or_create(variant=variant)
-        pool.update(requested=F("requested") + 1)
-    if not pool.filter(refit_queued=False).update(refit_queued=True, queued_at=timezone.now()):
-        return False
     try:
         # Celery takes any sequence of arguments; celery-types declares a tuple only.
         registered_task(REFIT_TASK).apply_async(
@@ -95,9 +124,99 @@ def rating_refit_request(variant: str) -> bool:
         )
     except Exception:  # broker down: the stale-pool job refits
         logger.exception("ratings %s: could not queue the refit", variant)
-        pool.update(refit_queued=False)
+        RatingPool.objects.filter(variant=variant).update(refit_queued=False)
         return False
     return True
+
+
+def head_to_head_add(variant: str, results: Iterable[RatedResult]) -> None:
+    """Add rated games ``(south_id, north_id, result)`` (result from South's side; any other
+    result than ``1-0``, ``0-1``, ``1/2-1/2`` is skipped) to ``variant``'s ``HeadToHead`` rows:
+    one ``INSERT ... ON CONFLICT DO UPDATE`` adding to the counts (PostgreSQL, SQLite), whatever
+    the number of pairs. Concurrent recordings of one pair serialise on its row.
+    """
+    counts: dict[tuple[int, int], list[int]] = {}
+    for south, north, result in results:
+        south_points = whr.SOUTH_SCORE.get(result)
+        if south_points is None:
+            continue
+        a, b = min(south, north), max(south, north)
+        a_points = south_points if south == a else 1.0 - south_points
+        # wins of A, draws, wins of B
+        counts.setdefault((a, b), [0, 0, 0])[2 - int(2 * a_points)] += 1
+    if not counts:
+        return
+    q = connection.ops.quote_name
+    table = q(HeadToHead._meta.db_table)
+    columns = _HEAD_TO_HEAD_COLUMNS
+    keys, added = columns[:3], columns[3:]
+    rows = ", ".join(["(" + ", ".join(["%s"] * len(columns)) + ")"] * len(counts))
+    sql = (
+        f"INSERT INTO {table} ({', '.join(map(q, columns))}) VALUES {rows} "
+        f"ON CONFLICT ({', '.join(map(q, keys))}) DO UPDATE SET "
+        + ", ".join(f"{q(c)} = {table}.{q(c)} + excluded.{q(c)}" for c in added)
+    )
+    params: list[str | int] = []
+    for (a, b), (wins_a, draws, wins_b) in sorted(counts.items()):
+        params += [variant, a, b, wins_a, draws, wins_b]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+
+
+#: ``HeadToHead``'s columns: the unique key, then the counts added.
+_HEAD_TO_HEAD_COLUMNS = ("variant", "version_a_id", "version_b_id", "wins_a", "draws", "wins_b")
+
+
+def head_to_head_rebuild(
+    variant: str | None = None, *, game_model: Any = None, head_to_head_model: Any = None
+) -> int:
+    """Count ``HeadToHead`` again from the rated games (module docstring's filter) of
+    ``variant`` (every variant by default), replacing its rows; returns the rows written.
+
+    One grouped query over the games (seconds at 10^6 games: for the migration that made the
+    table and repairs, never the refit's path). ``game_model``/``head_to_head_model``: the
+    models to use (a migration passes its historical ones).
+    """
+    from arena.matches.models import Game
+
+    games = game_model or Game
+    table = head_to_head_model or HeadToHead
+    rated = games.objects.filter(
+        match__rated=True,
+        rated=True,
+        termination__in=RATED_TERMINATIONS,
+        result__in=list(whr.SOUTH_SCORE),
+    )
+    if variant is not None:
+        rated = rated.filter(match__variant=variant)
+    a_won = Q(south_id=F("a"), result="1-0") | Q(north_id=F("a"), result="0-1")
+    b_won = Q(south_id=F("b"), result="1-0") | Q(north_id=F("b"), result="0-1")
+    rows = (
+        rated.annotate(
+            v=F("match__variant"),
+            a=Least("south_id", "north_id"),
+            b=Greatest("south_id", "north_id"),
+        )
+        .values("v", "a", "b")
+        .annotate(
+            wins_a=Count("id", filter=a_won),
+            draws=Count("id", filter=Q(result="1/2-1/2")),
+            wins_b=Count("id", filter=b_won),
+        )
+        .order_by()
+    )
+    with transaction.atomic():
+        old = table.objects.all() if variant is None else table.objects.filter(variant=variant)
+        old.delete()
+        made = table.objects.bulk_create(
+            (
+                table(variant=r["v"], version_a_id=r["a"], version_b_id=r["b"],
+                      wins_a=r["wins_a"], draws=r["draws"], wins_b=r["wins_b"])
+                for r in rows.iterator(chunk_size=5000)
+            ),
+            batch_size=1000,
+        )  # fmt: skip
+    return len(made)
 
 
 class RatedGame(NamedTuple):
@@ -109,36 +228,52 @@ class RatedGame(NamedTuple):
     score: float
 
 
-def rated_games(variant: str) -> list[RatedGame]:
-    """Every rated game of ``variant`` (module docstring), in id order."""
+def rated_games(variant: str, *, unfitted: bool = False) -> list[RatedGame]:
+    """The rated games of ``variant`` (module docstring), in id order: every one, or with
+    ``unfitted`` those of the matches with no ``RatingPoint`` yet."""
     from arena.matches.models import Game
 
-    rows = (
-        Game.objects.filter(
-            match__variant=variant,
-            match__rated=True,
-            rated=True,
-            termination__in=RATED_TERMINATIONS,
-            result__in=whr.SOUTH_SCORE,
-        )
-        .order_by("id")
-        .values_list("match_id", "south_id", "north_id", "result")
+    rows = Game.objects.filter(
+        match__variant=variant,
+        match__rated=True,
+        rated=True,
+        termination__in=RATED_TERMINATIONS,
+        result__in=whr.SOUTH_SCORE,
     )
+    if unfitted:
+        rows = rows.filter(match__rating_points__isnull=True)
     score = whr.SOUTH_SCORE
-    return [RatedGame(m, s, n, score[r]) for m, s, n, r in rows]
+    return [
+        RatedGame(m, s, n, score[r])
+        for m, s, n, r in rows.order_by("id").values_list(
+            "match_id", "south_id", "north_id", "result"
+        )
+    ]
+
+
+def head_to_head(variant: str) -> list[tuple[int, int, int, int, int]]:
+    """``variant``'s head-to-head counts: ``(version_a, version_b, wins_a, draws, wins_b)``
+    per pair of versions that played rated games (``fit_results``'s records)."""
+    return list(
+        HeadToHead.objects.filter(variant=variant).values_list(
+            "version_a_id", "version_b_id", "wins_a", "draws", "wins_b"
+        )
+    )
 
 
 def rating_refit(variant: str) -> bool:
-    """Refit ``variant`` from all its rated games and store the result (module docstring).
+    """Refit ``variant`` from its head-to-head counts and store the result (module
+    docstring): the same fit as over every rated game, read as one row per pair of versions.
 
     Returns False, writing nothing, if a refit covering newer requests was stored meanwhile.
     """
     pool, _ = RatingPool.objects.get_or_create(variant=variant)
     generation = pool.requested
     started = time.perf_counter()
-    games = rated_games(variant)
+    pairs = head_to_head(variant)
     read = time.perf_counter()
-    result = get_method(DEFAULT_METHOD).fit((g.south, g.north, g.score) for g in games)
+    result = get_method(DEFAULT_METHOD).fit_results(pairs)
+    games = sum(w + d + lost for _, _, w, d, lost in pairs)
     fitted = time.perf_counter()
     fit_ms = (fitted - read) * 1000
     now = timezone.now()
@@ -146,7 +281,7 @@ def rating_refit(variant: str) -> bool:
         stored = RatingPool.objects.filter(variant=variant, fitted__lte=generation).update(
             fitted=generation,
             fitted_at=now,
-            games=len(games),
+            games=games,
             rated=len(result.ratings),
             excluded=len(result.excluded),
             fit_ms=fit_ms,
@@ -155,11 +290,13 @@ def rating_refit(variant: str) -> bool:
             logger.info("ratings %s: refit of request %s superseded", variant, generation)
             return False
         _store_ratings(variant, result)
-        _store_history(variant, result, games, now)
+        _store_history(variant, result, now)
     logger.info(
-        "ratings %s: %s games, %s rated, %s excluded; read %.0f ms, fit %.0f ms, write %.0f ms",
+        "ratings %s: %s games, %s pairs, %s rated, %s excluded; "
+        "read %.0f ms, fit %.0f ms, write %.0f ms",
         variant,
-        len(games),
+        games,
+        len(pairs),
         len(result.ratings),
         len(result.excluded),
         (read - started) * 1000,
@@ -172,6 +309,8 @@ def rating_refit(variant: str) -> bool:
 def _store_ratings(variant: str, result: whr.RatingFit[int]) -> None:
     rows: list[Rating] = []
     ranked = result.ratings
+    neighbours = [(ranked[k].engine, ranked[k + 1].engine) for k in range(len(ranked) - 1)]
+    superiority = [*result.superiorities(neighbours), None]
     for k, fitted in enumerate(ranked):
         row = Rating(engine_version_id=fitted.engine, variant=variant)
         row.rating, row.low, row.high = fitted.rating, fitted.low, fitted.high
@@ -180,9 +319,7 @@ def _store_ratings(variant: str, result: whr.RatingFit[int]) -> None:
         row.bound = fitted.bound or ""
         row.provisional, row.prior = fitted.provisional, fitted.prior
         row.provisional_reason = fitted.provisional_reason
-        row.superiority = (
-            result.superiority(fitted.engine, ranked[k + 1].engine) if k + 1 < len(ranked) else None
-        )
+        row.superiority = superiority[k]
         row.excluded_reason = ""
         rows.append(row)
     for left_out in result.excluded:
@@ -198,11 +335,10 @@ def _store_ratings(variant: str, result: whr.RatingFit[int]) -> None:
     Rating.objects.bulk_create(rows, batch_size=500)
 
 
-def _store_history(
-    variant: str, result: whr.RatingFit[int], games: list[RatedGame], now: dt.datetime
-) -> None:
+def _store_history(variant: str, result: whr.RatingFit[int], now: dt.datetime) -> None:
     """One ``RatingPoint`` per side of each match fitted for the first time (both sides of a
-    match are in one component: rated together or not at all)."""
+    match are in one component: rated together or not at all); reads those matches' games
+    only."""
     from arena.matches.models import Match
 
     new = dict(
@@ -212,6 +348,7 @@ def _store_history(
     )
     if not new:
         return
+    games = rated_games(variant, unfitted=True)
     counts: dict[tuple[int, int], int] = defaultdict(int)  # (match, version) -> rated games
     scored: dict[tuple[int, int], float] = defaultdict(float)  # -> points
     opponent: dict[tuple[int, int], int] = {}

@@ -2,8 +2,8 @@
 
 ``tournament_match_ended`` subscribes to ``arena.matches.events.MatchEnded`` inside the
 recording transaction (``TournamentsConfig.ready``), so a tournament moves on exactly when a
-result is written; the rating refit is requested after commit
-(``ratings.services.ratings_match_ended``). ``start_due_tournaments`` is what the periodic beat
+result is written; the rating refit is requested in the same transaction and sent after commit
+(``ratings.services.ratings_match_recording``). ``start_due_tournaments`` is what the periodic beat
 task runs every minute.
 """
 

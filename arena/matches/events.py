@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import partial
+from typing import NamedTuple
 
 from django.db import transaction
 
@@ -35,6 +36,15 @@ class Phase(StrEnum):
     AFTER_COMMIT = "after_commit"
 
 
+class RatedResult(NamedTuple):
+    """One rated game of an ended match: South's and North's engine version ids and the result
+    from South's side (``"1-0"``, ``"0-1"``, ``"1/2-1/2"``)."""
+
+    south_id: int
+    north_id: int
+    result: str
+
+
 @dataclass(frozen=True)
 class MatchEnded:
     """A match became ``finished`` or ``aborted`` (ids, not rows: an after-commit subscriber
@@ -43,7 +53,10 @@ class MatchEnded:
     ``status`` is the match's new status (``Match.Status.FINISHED`` or ``ABORTED``);
     ``variant`` its variant id; ``tournament_id`` None for a match outside a tournament (a
     challenge); ``priority`` its dispatch class (``Match.Priority``; a subscriber may skip the
-    classes its matches are never created in without a query).
+    classes its matches are never created in without a query). ``rated_results`` are its rated
+    games' results in game order (empty for an unrated or aborted match), so that an
+    in-transaction subscriber counts them without reading the games back (the ratings'
+    head-to-head counts).
     """
 
     match_id: int
@@ -52,6 +65,7 @@ class MatchEnded:
     tournament_id: int | None
     rated: bool
     priority: int = 0
+    rated_results: tuple[RatedResult, ...] = ()
 
 
 MatchEndedSubscriber = Callable[[MatchEnded], None]

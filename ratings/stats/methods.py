@@ -2,12 +2,14 @@
 
 A rating method turns a pool's rated games into ratings: ``fit(games)`` takes ``(south, north,
 south_score)`` triples (the score 1, 0.5 or 0 from South's side; engines keyed by name or by
-engine version id) in the order the games were played (the service passes them by game id; no
-clock times: a method that needs rating periods cuts them from that order), and returns a
-``RatingFit`` (``ratings.stats.whr.fit``): the ratings best first with 95% intervals in Elo, the
-engines left out and why, and the likelihood of superiority between any two rated engines. Those
-are the figures the service stores in ``ratings.models.Rating`` and ``RatingPoint``, whatever
-the method.
+engine version id) in the order the games were played (no clock times), and
+``fit_results(results)`` the same games counted per pair of engines, ``(a, b, wins, draws,
+losses)``: what the service stores and refits from (``ratings.models.HeadToHead``, issue 32;
+a method that needs the games' order, e.g. rating periods, needs a store of its own). Both
+return a ``RatingFit`` (``ratings.stats.whr.fit``): the ratings best first with 95% intervals
+in Elo, the engines left out and why, and the likelihood of superiority between any two rated
+engines. Those are the figures the service stores in ``ratings.models.Rating`` and
+``RatingPoint``, whatever the method.
 
 ``get_method(id)`` is the one place the service dispatches on a method; adding a method is one
 new module (e.g. ``ratings/stats/glicko.py`` with its ``METHOD``) and one line in the list
@@ -39,6 +41,8 @@ class RatingMethod(Protocol):
     def label(self) -> str: ...
 
     def fit(self, games: Iterable[tuple[K, K, float]]) -> RatingFit[K]: ...
+
+    def fit_results(self, results: Iterable[tuple[K, K, int, int, int]]) -> RatingFit[K]: ...
 
 
 #: The registered methods, one entry a line, so that a new method adds one line.

@@ -62,7 +62,10 @@ def make_finished_match(db: Any) -> Callable[..., Any]:
     for each match made). ``terminations`` default
     to ``bao_hamna`` (``aborted`` games get result ``*``).
     """
+    from arena.matches.events import RatedResult
     from arena.matches.models import Game, Match
+    from arena.terminations import RATED_TERMINATIONS
+    from ratings.services import head_to_head_add
 
     made: list[None] = []
 
@@ -121,6 +124,16 @@ def make_finished_match(db: Any) -> Callable[..., Any]:
         match.score_a, match.score_b = score_a, score_b
         match.winner = a if score_a > score_b else b if score_b > score_a else None
         match.save(update_fields=["score_a", "score_b", "winner"])
+        # What recording adds in its transaction (ratings.services.ratings_match_recording).
+        head_to_head_add(
+            variant,
+            [
+                RatedResult(g.south_id, g.north_id, g.result)
+                for g in match.games.filter(
+                    rated=True, termination__in=RATED_TERMINATIONS
+                ).order_by("index")
+            ],
+        )
         return match
 
     return make

@@ -17,10 +17,11 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from arena.engine_text import storable, storable_text
-from arena.matches.events import MatchEnded, publish_match_ended
+from arena.matches.events import MatchEnded, RatedResult, publish_match_ended
 from arena.matches.models import Game, Match
 from arena.referee import GameRecord, MatchRecord
 from arena.referee.output_cap import cap_stored_moves
+from arena.rules import SOUTH_POINTS
 from arena.terminations import ABORTED, TERMINATIONS, is_rated
 
 
@@ -169,6 +170,11 @@ def match_record_result(
                 tournament_id=known.tournament_id,
                 rated=known.rated,
                 priority=known.priority,
+                rated_results=tuple(
+                    RatedResult(g.south_id, g.north_id, g.result)
+                    for g in games
+                    if g.rated and g.result in SOUTH_POINTS
+                ),
             )
         )
     return True

@@ -1,5 +1,7 @@
-"""``manage.py refit_ratings [--variant V]``: refit ratings now (all variants with rated games,
-or one), e.g. after the migration to whole-history ratings; prints one line per variant."""
+"""``manage.py refit_ratings [--variant V] [--rebuild]``: refit ratings now (all variants with
+rated games, or one), e.g. after the migration to whole-history ratings; prints one line per
+variant. ``--rebuild`` first counts the head-to-head rows again from every rated game
+(``ratings.services.head_to_head_rebuild``: a repair, after games were changed by hand)."""
 
 from __future__ import annotations
 
@@ -17,6 +19,11 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--variant", help="variant id or alias (default: every variant)")
+        parser.add_argument(
+            "--rebuild",
+            action="store_true",
+            help="count the head-to-head results again from the games first",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
@@ -26,6 +33,9 @@ class Command(BaseCommand):
         except UnknownVariantError as exc:
             raise CommandError(str(exc)) from None
         for variant in variants:
+            if options["rebuild"]:
+                rows = rating_services.head_to_head_rebuild(variant)
+                self.stdout.write(f"{variant}: {rows} head-to-head rows counted from the games")
             rating_services.rating_refit(variant)
             pool = selectors.rating_pool(variant=variant)
             if pool is not None:

@@ -1,7 +1,8 @@
 """Whole-history maximum-likelihood Elo ratings: the pure fit (numpy/scipy, no Django) and
 its command line (``python -m ratings.stats.whr fit FILE``).
 
-``fit(games)`` takes ``(south, north, south_score)`` triples and returns a ``RatingFit``: the
+``fit(games)`` takes ``(south, north, south_score)`` triples (``fit_results`` the same games
+counted per pair) and returns a ``RatingFit``: the
 ratings best first with 95% intervals (or a bound), the engines left out and why, and the
 likelihood of superiority between any two rated engines. The service (``ratings.services``),
 the command line and simulations call the same function. The model and its choices are in the
@@ -24,6 +25,7 @@ from ratings.stats.whr.fit import (
     WholeHistory,
     expected_score,
     fit,
+    fit_results,
 )
 from ratings.stats.whr.groups import ABOVE, BELOW
 
@@ -49,4 +51,5 @@ __all__ = [
     "WholeHistory",
     "expected_score",
     "fit",
+    "fit_results",
 ]

@@ -166,14 +166,32 @@ class RatingFit(Generic[K]):
     def superiority(self, a: K, b: K) -> float | None:
         """The likelihood of superiority of ``a`` over ``b`` (0..1; module docstring), None
         when either is a bound. Raises ``KeyError`` if either is not rated."""
-        ra, rb = self._by_engine[a], self._by_engine[b]
-        if ra.bound is not None or rb.bound is not None or self._errors is None:
-            return None
-        diff = ra.rating - rb.rating
-        var = self._errors.difference_variance(self._position[a], self._position[b])
-        if var <= 0.0:
-            return 0.5 if diff == 0 else float(diff > 0)
-        return 0.5 * (1.0 + math.erf(diff / math.sqrt(2.0 * var)))
+        return self.superiorities([(a, b)])[0]
+
+    def superiorities(self, pairs: list[tuple[K, K]]) -> list[float | None]:
+        """``superiority(a, b)`` for each ``(a, b)`` of ``pairs``, the variances by blocks of
+        contrasts (``Errors.difference_variances``: a leaderboard's list of neighbours costs a
+        few solves, not one per version). Raises ``KeyError`` if an engine is not rated."""
+        out: list[float | None] = [None] * len(pairs)
+        wanted: list[int] = []
+        for k, (a, b) in enumerate(pairs):
+            ra, rb = self._by_engine[a], self._by_engine[b]
+            if ra.bound is None and rb.bound is None and self._errors is not None:
+                wanted.append(k)
+        if not wanted or self._errors is None:
+            return out
+        variances = self._errors.difference_variances(
+            np.array([self._position[pairs[k][0]] for k in wanted], dtype=np.int64),
+            np.array([self._position[pairs[k][1]] for k in wanted], dtype=np.int64),
+        )
+        for k, var in zip(wanted, variances.tolist(), strict=True):
+            a, b = pairs[k]
+            diff = self._by_engine[a].rating - self._by_engine[b].rating
+            if var <= 0.0:
+                out[k] = 0.5 if diff == 0 else float(diff > 0)
+            else:
+                out[k] = 0.5 * (1.0 + math.erf(diff / math.sqrt(2.0 * var)))
+        return out
 
 
 def fit(
@@ -188,29 +206,84 @@ def fit(
     with ``anchor = (engine, rating)`` that engine is shown at ``rating`` (and the pool is its
     component). No games give an empty fit. Raises ``ValueError`` for a score other than 1,
     0.5 or 0, an engine playing itself, or an anchor that played no game.
+
+    The games are counted per pair first (``fit_results``'s records): the fit is the same
+    function of those counts, to the last bit, whichever way it is called.
     """
-    index: dict[K, int] = {}
-    south: list[int] = []
-    north: list[int] = []
+    south: list[K] = []
+    north: list[K] = []
     scores: list[float] = []
     for s, n, x in games:
         if x not in (0.0, 0.5, 1.0):
             raise ValueError(f"a game score is 1, 0.5 or 0, not {x!r}")
         if s == n:
             raise ValueError(f"{s!r} cannot play itself")
-        south.append(index.setdefault(s, len(index)))
-        north.append(index.setdefault(n, len(index)))
+        south.append(s)
+        north.append(n)
         scores.append(float(x))
-    keys = list(index)
-    if anchor is not None and anchor[0] not in index:
-        raise ValueError(f"the anchor {anchor[0]!r} played no game")
+    keys, index = _sorted_keys(south + north)
+    score = np.asarray(scores, dtype=np.float64)
+    wins, draws = (score == 1.0).astype(np.int64), (score == 0.5).astype(np.int64)
     tally = _Tally.count(
-        np.asarray(south, dtype=np.int64),
-        np.asarray(north, dtype=np.int64),
-        np.asarray(scores, dtype=np.float64),
-        len(keys),
+        index[: len(south)], index[len(south) :], wins, draws, 1 - wins - draws, len(keys)
     )
-    pool = _pool(tally, keys, None if anchor is None else index[anchor[0]])
+    return _fit_tally(tally, keys, anchor, pool_mean)
+
+
+def fit_results(
+    results: Iterable[tuple[K, K, int, int, int]],
+    *,
+    anchor: tuple[K, float] | None = None,
+    pool_mean: float = POOL_MEAN,
+) -> RatingFit[K]:
+    """``fit`` from games counted per pair of engines: ``(a, b, wins, draws, losses)``, the
+    games ``a`` won, drew and lost against ``b`` (either colour; a pair may come in several
+    records, in either order). The same fit as ``fit`` over those games, bit for bit: the
+    model sees only these counts (colours do not matter). Raises ``ValueError`` for a negative
+    count, an engine playing itself, or an anchor that played no game.
+    """
+    records = results if isinstance(results, list) else list(results)
+    if records and all(isinstance(e, int) for e in records[0][:2]):
+        # Engine version ids (the service): one array, no Python loop over the records.
+        table = np.array(records, dtype=np.int64).reshape(-1, 5)
+        first_all, second_all, counts = table[:, 0], table[:, 1], table[:, 2:]
+    else:
+        first_all = np.array([r[0] for r in records], dtype=object)
+        second_all = np.array([r[1] for r in records], dtype=object)
+        counts = np.array([r[2:] for r in records], dtype=np.int64).reshape(-1, 3)
+    if np.any(counts < 0):
+        k = int(np.flatnonzero(np.any(counts < 0, axis=1))[0])
+        raise ValueError(
+            f"negative game counts {tuple(counts[k].tolist())!r} for {records[k][0]!r} "
+            f"against {records[k][1]!r}"
+        )
+    played = counts.sum(axis=1) > 0
+    counts = counts[played]
+    first, second = first_all[played].tolist(), second_all[played].tolist()
+    keys, index = _sorted_keys(first + second)
+    a, b = index[: len(first)], index[len(first) :]
+    if np.any(a == b):
+        raise ValueError(f"{keys[int(a[np.argmax(a == b)])]!r} cannot play itself")
+    tally = _Tally.count(a, b, counts[:, 0], counts[:, 1], counts[:, 2], len(keys))
+    return _fit_tally(tally, keys, anchor, pool_mean)
+
+
+def _sorted_keys(engines: list[K]) -> tuple[list[K], IntArray]:
+    """The distinct keys sorted, and each of ``engines`` as its position among them: one
+    numbering whatever the order of the input, so both entry points fit the same arrays."""
+    if not engines:
+        return [], np.zeros(0, dtype=np.int64)
+    distinct, index = np.unique(np.asarray(engines), return_inverse=True)
+    keys: list[K] = distinct.tolist()
+    return keys, index.astype(np.int64)
+
+
+def _fit_tally(
+    tally: _Tally, keys: list[K], anchor: tuple[K, float] | None, pool_mean: float
+) -> RatingFit[K]:
+    if anchor is not None and anchor[0] not in keys:
+        raise ValueError(f"the anchor {anchor[0]!r} played no game")
+    pool = _pool(tally, keys, None if anchor is None else keys.index(anchor[0]))
     left_out = {i: NOT_CONNECTED for i in set(range(len(keys))) - set(pool.tolist())}
     if len(pool) == 0:
         return RatingFit((), _excluded(left_out, keys, tally), 0)
@@ -364,6 +437,10 @@ class WholeHistory:
         """``fit(games)`` (the module's function; raises what it raises)."""
         return fit(games)
 
+    def fit_results(self, results: Iterable[tuple[K, K, int, int, int]]) -> RatingFit[K]:
+        """``fit_results(results)`` (the module's function; raises what it raises)."""
+        return fit_results(results)
+
 
 @dataclass(frozen=True)
 class _Tally:
@@ -380,31 +457,50 @@ class _Tally:
     pair_draws: FloatArray
 
     @classmethod
-    def count(cls, south: IntArray, north: IntArray, score: FloatArray, n: int) -> _Tally:
-        def per_engine(result: float) -> FloatArray:
-            mine = np.bincount(south, weights=score == result, minlength=n)
-            theirs = np.bincount(north, weights=score == 1.0 - result, minlength=n)
-            return (mine + theirs).astype(np.float64)
+    def count(
+        cls,
+        first: IntArray,
+        second: IntArray,
+        wins: IntArray,
+        draws: IntArray,
+        losses: IntArray,
+        n: int,
+    ) -> _Tally:
+        """Records ``first[k]`` against ``second[k]`` (engine positions 0..n-1; a game is one
+        record ``1, 0, 0`` etc.): ``wins[k]``, ``draws[k]``, ``losses[k]`` games. Every sum
+        is of whole games or half points, exact in floating point, so the tally is the same
+        whatever the records' grouping and order."""
 
-        wins, draws, losses = per_engine(1.0), per_engine(0.5), per_engine(0.0)
-        low = np.minimum(south, north)
-        high = np.maximum(south, north)
-        low_points = np.where(south == low, score, 1.0 - score)
+        def per_engine(mine: IntArray, theirs: IntArray) -> FloatArray:
+            return (
+                np.bincount(first, weights=mine, minlength=n)
+                + np.bincount(second, weights=theirs, minlength=n)
+            ).astype(np.float64)
+
+        low = np.minimum(first, second)
+        high = np.maximum(first, second)
+        low_wins = np.where(first == low, wins, losses)
         pairs, inverse = np.unique(low * n + high, return_inverse=True)
+        games = wins + draws + losses
+
+        def per_pair(weights: IntArray) -> FloatArray:
+            return np.bincount(inverse, weights=weights, minlength=len(pairs)).astype(np.float64)
+
+        won, drawn, lost = (
+            per_engine(wins, losses),
+            per_engine(draws, draws),
+            per_engine(losses, wins),
+        )
         return cls(
-            wins=wins,
-            draws=draws,
-            losses=losses,
-            games=wins + draws + losses,
+            wins=won,
+            draws=drawn,
+            losses=lost,
+            games=won + drawn + lost,
             pair_i=pairs // n if n else pairs,
             pair_j=pairs % n if n else pairs,
-            pair_games=np.bincount(inverse, minlength=len(pairs)).astype(np.float64),
-            pair_points=np.bincount(inverse, weights=low_points, minlength=len(pairs)).astype(
-                np.float64
-            ),
-            pair_draws=np.bincount(inverse, weights=score == 0.5, minlength=len(pairs)).astype(
-                np.float64
-            ),
+            pair_games=per_pair(games),
+            pair_points=per_pair(low_wins) + per_pair(draws) / 2.0,
+            pair_draws=per_pair(draws),
         )
 
 

@@ -89,10 +89,14 @@ def find_groups(pairs: Pairs, order_key: list[object]) -> Groups:
             smallest[g] = order_key[e]
     successors: dict[int, set[int]] = {g: set() for g in range(count)}
     predecessors: dict[int, set[int]] = {g: set() for g in range(count)}
-    for a, b in zip(labels[scored].tolist(), labels[conceded].tolist(), strict=True):
-        if a != b:
-            successors[a].add(b)
-            predecessors[b].add(a)
+    # The edges between groups, each once (a pool where every pair met has m² edges, and
+    # only a handful between groups).
+    ga, gb = labels[scored], labels[conceded]
+    across = ga != gb
+    for code in np.unique(ga[across] * count + gb[across]).tolist():
+        a, b = divmod(code, count)
+        successors[a].add(b)
+        predecessors[b].add(a)
     best = max((internal[g], size[g]) for g in range(count))
     tied = [g for g in range(count) if (internal[g], size[g]) == best]
     reach = {g: (_reachable(g, predecessors), _reachable(g, successors)) for g in tied[:MAX_TIED]}

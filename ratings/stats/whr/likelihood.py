@@ -28,6 +28,8 @@ from ratings.stats.whr.draws import score_variance
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+#: A Laplacian: dense up to ``_DENSE_ENGINES`` engines, sparse above (``Pairs.laplacian``).
+Matrix = FloatArray | csc_array
 
 BETA = math.log(10.0) / 400.0  # natural-log odds per Elo point
 _MAX_ITERATIONS = 200
@@ -59,11 +61,20 @@ class Pairs:
         result: FloatArray = expit(BETA * (r[self.i] - r[self.j]))
         return result
 
-    def laplacian(self, weight: FloatArray) -> csc_array:
-        """The Laplacian with ``weight`` per pair (m x m, sparse)."""
+    def laplacian(self, weight: FloatArray) -> Matrix:
+        """The Laplacian with ``weight`` per pair (m x m): a dense array up to
+        ``_DENSE_ENGINES`` engines (``Grounded`` factorises those dense anyway, and building
+        the sparse form cost more than the factor at 500 engines), sparse above."""
         degree = np.bincount(self.i, weights=weight, minlength=self.m) + np.bincount(
             self.j, weights=weight, minlength=self.m
         )
+        if self.m <= _DENSE_ENGINES:
+            # One entry per pair and side: no sums, the same numbers as the sparse form.
+            dense = np.zeros((self.m, self.m))
+            dense[self.i, self.j] = -weight
+            dense[self.j, self.i] = -weight
+            dense[np.arange(self.m), np.arange(self.m)] = degree
+            return dense
         off = csc_array(
             (np.concatenate([-weight, -weight]),
              (np.concatenate([self.i, self.j]), np.concatenate([self.j, self.i]))),
@@ -73,7 +84,9 @@ class Pairs:
 
     def log_likelihood(self, r: FloatArray) -> float:
         x = BETA * (r[self.i] - r[self.j])
-        return float(np.sum(self.s * log_expit(x) + (self.n - self.s) * log_expit(-x)))
+        up = log_expit(x)
+        # ln(1 - E) = ln E - x: one logarithm per pair, not two.
+        return float(np.sum(self.s * up + (self.n - self.s) * (up - x)))
 
     def gradient(self, r: FloatArray) -> FloatArray:
         g = BETA * (self.s - self.n * self.expected(r))
@@ -82,7 +95,7 @@ class Pairs:
         result: FloatArray = up - down
         return result
 
-    def information(self, r: FloatArray) -> csc_array:
+    def information(self, r: FloatArray) -> Matrix:
         """Minus the Hessian of the log-likelihood at ``r`` (Elo^-2), sparse."""
         p = self.expected(r)
         return self.laplacian(BETA**2 * self.n * p * (1.0 - p))
@@ -103,22 +116,26 @@ class Grounded:
     keeps SuperLU.
     """
 
-    def __init__(self, laplacian: csc_array, ground: int) -> None:
+    def __init__(self, laplacian: Matrix, ground: int) -> None:
         m = laplacian.shape[0]
         self.m, self.ground = m, ground
         self.keep = np.flatnonzero(np.arange(m) != ground)
-        reduced = csc_array(laplacian[self.keep][:, self.keep])
         self._lu: SuperLU | None = None
         self._cho: tuple[FloatArray, bool] | None = None
         if m < 2:
             return
+        reduced: Matrix
+        if isinstance(laplacian, np.ndarray):
+            reduced = laplacian[np.ix_(self.keep, self.keep)]
+        else:
+            reduced = csc_array(laplacian[self.keep][:, self.keep])
         diagonal = reduced.diagonal()
         scale = float(np.mean(diagonal)) if np.mean(diagonal) > 0 else 1.0
         # Numerically singular (some p (1 - p) underflowed, ratings thousands of Elo apart):
         # a ridge on the scale of the matrix's own entries keeps the solve finite.
         ridge = 1e-9 * scale
-        if m <= _DENSE_ENGINES or reduced.nnz > _DENSE_SHARE * (m - 1) ** 2:
-            dense = reduced.toarray()
+        if isinstance(reduced, np.ndarray) or reduced.nnz > _DENSE_SHARE * (m - 1) ** 2:
+            dense = reduced if isinstance(reduced, np.ndarray) else reduced.toarray()
             try:
                 self._cho = cho_factor(dense, check_finite=False)
             except np.linalg.LinAlgError:
@@ -184,13 +201,30 @@ class Errors:
         self.m = pairs.m
         self._h = Grounded(pairs.laplacian(BETA**2 * pairs.n * e * (1.0 - e)), ground_of(pairs))
         self._j = pairs.laplacian(BETA**2 * pairs.n * score_variance(e, d0))
+        # Up to _DENSE_ENGINES engines the factor is dense anyway: the grounded covariance
+        # G J G (G the grounded inverse of H, zero at the ground; m² floats, 8 MB at 1,000)
+        # costs one solve of m columns and two products, after which every contrast's
+        # variance is a lookup; the blocked solves below cost that for each list of
+        # contrasts (the engines', then the neighbours' for the superiorities).
+        self._covariance: FloatArray | None = None
+        if isinstance(self._j, np.ndarray) and self.m > 1:
+            g = self._h.solve(np.eye(self.m) - 1.0 / self.m)
+            self._covariance = g.T @ self._j @ g
 
     def variance(self, contrasts: FloatArray) -> FloatArray:
+        if self._covariance is not None:
+            covariance = np.sum(contrasts * (self._covariance @ contrasts), axis=0)
+            return np.maximum(covariance, 0.0)  # type: ignore[no-any-return]
         x = self._h.solve(contrasts)
         result: FloatArray = np.maximum(np.sum(x * (self._j @ x), axis=0), 0.0)
         return result
 
     def engine_variances(self, weights: FloatArray) -> FloatArray:
+        if self._covariance is not None:
+            c = self._covariance
+            cw = c @ weights
+            engines: FloatArray = np.maximum(np.diagonal(c) - 2.0 * cw + weights @ cw, 0.0)
+            return engines
         out = np.empty(self.m)
         for start in range(0, self.m, _BLOCK):
             stop = min(start + _BLOCK, self.m)
@@ -201,6 +235,21 @@ class Errors:
 
     def difference_variance(self, a: int, b: int) -> float:
         """The variance of ``r_a - r_b`` (Elo²)."""
-        c = np.zeros((self.m, 1))
-        c[a, 0], c[b, 0] = 1.0, -1.0
-        return float(self.variance(c)[0])
+        return float(self.difference_variances(np.array([a]), np.array([b]))[0])
+
+    def difference_variances(self, a: IntArray, b: IntArray) -> FloatArray:
+        """The variances of ``r_a[k] - r_b[k]`` (Elo²), ``_BLOCK`` contrasts per solve: a
+        list of ``m`` versions costs ``m / _BLOCK`` solves, not ``m``."""
+        if self._covariance is not None:
+            c = self._covariance
+            pairs: FloatArray = np.maximum(c[a, a] + c[b, b] - 2.0 * c[a, b], 0.0)
+            return pairs
+        out = np.empty(len(a))
+        for start in range(0, len(a), _BLOCK):
+            stop = min(start + _BLOCK, len(a))
+            block = np.zeros((self.m, stop - start))
+            columns = np.arange(stop - start)
+            block[a[start:stop], columns] += 1.0
+            block[b[start:stop], columns] -= 1.0
+            out[start:stop] = self.variance(block)
+        return out

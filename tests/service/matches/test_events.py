@@ -12,7 +12,7 @@ import pytest
 
 from arena import terminations as T
 from arena.matches import events
-from arena.matches.events import MatchEnded, Phase
+from arena.matches.events import MatchEnded, Phase, RatedResult
 from arena.matches.leases import Claim, match_claim
 from arena.matches.models import Game, Match
 from arena.matches.services import match_abort, match_create, match_record_result
@@ -79,8 +79,9 @@ def test_both_phases_hear_a_recorded_match_in_order(
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         assert match_record_result(match.pk, claim.token, _record(match))
     ended = MatchEnded(
-        match_id=match.pk, status="finished", variant="bao-la-kete", tournament_id=None, rated=True
-    )
+        match_id=match.pk, status="finished", variant="bao-la-kete", tournament_id=None,
+        rated=True, rated_results=(RatedResult(match.engine_a_id, match.engine_b_id, "1-0"),),
+    )  # fmt: skip
     assert heard == [("inside", ended)]  # the after-commit one waits for the commit
     for callback in callbacks:
         callback()
@@ -121,7 +122,7 @@ def test_an_after_commit_failure_is_logged_and_the_result_stands(
     assert entry.exc_info is not None and entry.exc_info[0] is ZeroDivisionError
 
 
-def test_the_tournaments_app_finishes_in_the_transaction_and_refits_after_commit(
+def test_the_tournament_finishes_and_the_refit_is_counted_in_the_transaction_sent_after(
     greedy: Any, randomer: Any, monkeypatch: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
     from arena.matches import tasks
@@ -143,7 +144,9 @@ def test_the_tournaments_app_finishes_in_the_transaction_and_refits_after_commit
         assert match_record_result(match.pk, claim.token, _record(match))
     cup.refresh_from_db()
     assert cup.status == "finished"
-    assert refits == [] and not RatingPool.objects.filter(requested__gt=0).exists()
+    # Counted with the result (a rolled-back one counts nothing); the task waits for the commit.
+    pool = RatingPool.objects.get(variant="bao-la-kete")
+    assert refits == [] and (pool.requested, pool.refit_queued) == (1, True)
     for callback in callbacks:
         callback()
     assert refits == [["bao-la-kete"]]

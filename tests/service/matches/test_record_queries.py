@@ -1,6 +1,8 @@
 """Recording a result costs a fixed, small number of queries (issue 19): the games in one
-insert, the status in one conditional UPDATE (the lease check), the tournament's progress
-without a query per entry or match, and after commit only the rating refit request.
+insert, the status in one conditional UPDATE (the lease check), the head-to-head counts in one
+upsert and the rating refit request in one or two UPDATEs (issue 32), the tournament's
+progress without a query per entry or match, and after commit no query: only the refit task
+sent, by the request that found none queued, and the ladder's fill.
 
 Inside a test the recording transaction is a savepoint of the test's: each count below includes
 its SAVEPOINT and RELEASE statements (two that production does not send).
@@ -17,7 +19,7 @@ from arena.matches.leases import Claim, match_claim
 from arena.matches.models import Game, Match
 from arena.matches.services import match_create, match_record_result
 from arena.referee import GameRecord, MatchRecord, MoveRecord
-from ratings.models import RatingPool
+from ratings.models import HeadToHead, RatingPool
 
 pytestmark = pytest.mark.django_db
 
@@ -89,7 +91,7 @@ def _assert_recorded(match: Match) -> None:
     assert all(len(g.moves) == PLIES for g in games)
 
 
-def test_a_rated_result_takes_four_queries_and_two_after_commit(
+def test_a_rated_result_takes_six_queries_and_none_after_commit(
     greedy: Any, randomer: Any, django_assert_max_num_queries: Any,
     django_capture_on_commit_callbacks: Any, _no_broker: Any,
 ) -> None:  # fmt: skip
@@ -99,16 +101,23 @@ def test_a_rated_result_takes_four_queries_and_two_after_commit(
     ))  # fmt: skip
     _no_broker.clear()
     record = _record(match)
-    # SAVEPOINT, the status UPDATE, the games' INSERT, RELEASE; then the refit request.
+    # SAVEPOINT, the status UPDATE, the games' INSERT, the head-to-head upsert, the refit
+    # request (it marks the refit queued), RELEASE; then the tasks sent.
     with (
         django_capture_on_commit_callbacks(execute=False) as after_commit,
-        django_assert_max_num_queries(4),
+        django_assert_max_num_queries(6),
     ):
         assert match_record_result(match.pk, claim.token, record, match=match)
-    with django_assert_max_num_queries(2):
+    with django_assert_max_num_queries(0):
         for callback in after_commit:
             callback()
     _assert_recorded(match)
+    # A won game 1 (South), B game 2 (South), game 3 drawn.
+    low, high = sorted((match.engine_a_id, match.engine_b_id))
+    assert list(
+        HeadToHead.objects.values_list("variant", "version_a", "version_b", "wins_a", "draws",
+                                       "wins_b")
+    ) == [("bao-la-kete", low, high, 1, 1, 1)]  # fmt: skip
     assert RatingPool.objects.get(variant="bao-la-kete").requested == 1
     assert sorted(name for name, _ in _no_broker) == [
         "tournaments.tasks.ladder_fill_all",
@@ -120,15 +129,36 @@ def test_a_rated_result_takes_four_queries_and_two_after_commit(
         assert not match_record_result(match.pk, claim.token, record, match=match)
         assert not match_record_result(match.pk, claim.token, record)
     assert Game.objects.filter(match=match).count() == 3
+    assert HeadToHead.objects.get().games == 3  # counted once
+
+
+def test_while_a_refit_is_queued_a_result_sends_no_refit(
+    greedy: Any, randomer: Any, django_assert_max_num_queries: Any,
+    django_capture_on_commit_callbacks: Any, _no_broker: Any,
+) -> None:  # fmt: skip
+    RatingPool.objects.create(variant="bao-la-kete", requested=4, refit_queued=True)
+    match, claim = _claimed(match_create(
+        engine_a=greedy, engine_b=randomer, variant="kete", time_control="10+0.1"
+    ))  # fmt: skip
+    _no_broker.clear()
+    # The refit request is two UPDATEs (the first finds the refit queued): seven in all.
+    with (
+        django_capture_on_commit_callbacks(execute=True),
+        django_assert_max_num_queries(7),
+    ):
+        assert match_record_result(match.pk, claim.token, _record(match), match=match)
+    assert RatingPool.objects.get(variant="bao-la-kete").requested == 5
+    assert [name for name, _ in _no_broker] == ["tournaments.tasks.ladder_fill_all"]
 
 
 def test_without_the_row_one_query_reads_it(
     greedy: Any, randomer: Any, django_assert_max_num_queries: Any
 ) -> None:
+    RatingPool.objects.create(variant="bao-la-kete")
     match, claim = _claimed(match_create(
         engine_a=greedy, engine_b=randomer, variant="kete", time_control="10+0.1"
     ))  # fmt: skip
-    with django_assert_max_num_queries(5):
+    with django_assert_max_num_queries(7):
         assert match_record_result(match.pk, claim.token, _record(match))
     _assert_recorded(match)
 
@@ -141,6 +171,7 @@ def test_a_round_robin_result_adds_three_queries_for_its_tournament(
 
     alice.is_staff = True
     alice.save()
+    RatingPool.objects.create(variant="bao-la-kete")
     cup = tournament_create(
         name="Cup", variant="kete", engines=["greedy", "random", "search"],
         time_control="10+0.1", created_by=alice,
@@ -150,7 +181,7 @@ def test_a_round_robin_result_adds_three_queries_for_its_tournament(
     match, claim = _claimed(first)
     # As a rated match, and the tournament row locked with its creator, its entries read
     # once (withdrawals), one EXISTS for an unfinished match: no query per entry or match.
-    with django_capture_on_commit_callbacks(execute=True), django_assert_max_num_queries(7):
+    with django_capture_on_commit_callbacks(execute=True), django_assert_max_num_queries(10):
         assert match_record_result(match.pk, claim.token, _record(match), match=match)
     _assert_recorded(match)
     cup.refresh_from_db()

@@ -178,7 +178,7 @@ def world(db: Any, alice: Any, bob: Any) -> Callable[..., dict[str, Any]]:
     from arena.matches.live import live_game_start
     from arena.matches.models import Game, Match
     from engines.models import Engine, EngineVersion
-    from ratings.services import rating_refit
+    from ratings.services import head_to_head_rebuild, rating_refit
     from tournaments import services
 
     def version(engine: Any, number: int, status: str, **extra: Any) -> Any:
@@ -251,6 +251,8 @@ def world(db: Any, alice: Any, bob: Any) -> Callable[..., dict[str, Any]]:
                 )
         t.status = "running"
         t.save()
+        # The games were stored directly, not recorded: count their head-to-head results.
+        head_to_head_rebuild("bao-la-kete")
         rating_refit("bao-la-kete")
         running = Match.objects.create(
             variant="bao-la-kete",

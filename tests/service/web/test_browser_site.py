@@ -204,7 +204,7 @@ def showcase(alice: Any, bob: Any) -> dict[str, Any]:
     from arena.matches.live import live_game_moves, live_game_start
     from arena.matches.models import Game, Match
     from engines.models import Engine, EngineVersion
-    from ratings.services import rating_refit
+    from ratings.services import head_to_head_rebuild, rating_refit
     from tests.service.web.conftest import playout
     from tournaments import pairing, services
 
@@ -284,6 +284,8 @@ def showcase(alice: Any, bob: Any) -> dict[str, Any]:
         m.score_a, m.score_b = score, 3.0 - score
         m.winner = a if score > 1.5 else b
         m.save()
+        # The games were stored directly, not recorded: count their head-to-head results.
+        head_to_head_rebuild("bao-la-kete")
         rating_refit("bao-la-kete")
 
     for _ in range(3):  # alpha v2's earlier matches
