@@ -59,6 +59,7 @@ CONSENT_FIELDS = (
     ),
     Field("ladder", "Plays automatic rated games (the ladder)", kind="checkbox"),
     Field("version_tests", "Other users may test their versions against it", kind="checkbox"),
+    Field("people", "Signed-in people may play it in the browser (casual)", kind="checkbox"),
 )
 
 
@@ -184,6 +185,7 @@ def engine_settings(request: HttpRequest, name: str) -> HttpResponse:
             # An unticked box is not posted at all: it means "no".
             "ladder": bool(request.POST.get("ladder")),
             "version_tests": bool(request.POST.get("version_tests")),
+            "people": bool(request.POST.get("people")),
         }
     result = submit(
         request,
