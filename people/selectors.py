@@ -44,6 +44,8 @@ def game_state(game: PersonGame) -> dict[str, Any]:
         and not game.resign_requested
     )
     legal = legal_moves(v, position) if yours else []
+    # A position without a legal move ends the game (rules 9): the worker records it next.
+    yours = yours and bool(legal)
     return {
         "id": game.pk,
         "status": game.status,

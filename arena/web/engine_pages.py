@@ -31,6 +31,7 @@ from engines.models import ChallengeConsent, Engine, EngineVersion, RatedPairing
 from engines.serializers import EngineUpdateInputSerializer
 from ladder import services as ladder_services
 from ladder.serializers import LadderKeepInput
+from people import selectors as people_selectors
 from ratings import selectors as rating_selectors
 
 RECENT_GAMES = 15
@@ -133,6 +134,7 @@ def render_engine(
             "charts": rating_charts(engine),
             "h2h": match_selectors.engine_head_to_head(engine.pk),
             "games": game_rows,
+            "person_games": people_selectors.games_of_engine(engine.pk),
             "settings_errors": errors.all_messages() if errors else [],
             "ladder_off": _ladder_off_reason(engine),
             "consent_fields": bind(

@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 
+from tests.service.web.conftest import browser  # noqa: F401 (the headless Chromium fixture)
+
 
 @pytest.fixture
 def sent(monkeypatch: pytest.MonkeyPatch) -> list[int]:
