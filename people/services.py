@@ -102,6 +102,7 @@ def person_game_start(
             f"{target.name} does not play {variant}.",
             details={"engine": target.name, "variant": variant, "variants": version.variants},
         )
+    person_games_abort_stale(user.pk)
     person_side = SIDES.get(side) or secrets.choice("SN")
     seed = secrets.randbelow(2**31)
     start = match_start(variant, start_suite, seed).to_text()
@@ -266,6 +267,34 @@ def person_game_finish(game_id: int, record: GameRecord) -> None:
         pending_move="",
         pending_ply=None,
     )
+
+
+#: How long past the side to move's clock a running game may go unmoved before it is taken
+#: for one whose worker died (s): the slot ends a game within its clock, so only a game
+#: nobody plays any more is this late.
+STALE_AFTER_S = 120
+
+
+def person_games_abort_stale(user_id: int) -> int:
+    """Abort ``user_id``'s running games whose side to move ran out of clock more than
+    ``STALE_AFTER_S`` ago (the worker playing them died: nobody will end them), so they no
+    longer count against the person's limit; returns how many. Idempotent."""
+    from people.selectors import clocks_now
+
+    now = timezone.now()
+    stale = []
+    for game in PersonGame.objects.filter(player_id=user_id, status=PersonGame.Status.RUNNING):
+        clocks = clocks_now(game, now)
+        side_ms = clocks["south_ms"] if clocks["running"] == "S" else clocks["north_ms"]
+        if game.turn_started_at is None or side_ms > 0:
+            continue
+        clock_ms = game.clock_south_ms if clocks["running"] == "S" else game.clock_north_ms
+        if (now - game.turn_started_at).total_seconds() > clock_ms / 1000 + STALE_AFTER_S:
+            stale.append(game.pk)
+    for game_id in stale:
+        log.warning("person game %s: no worker ended it; aborted", game_id)
+        person_game_abort(game_id, "the worker playing it stopped")
+    return len(stale)
 
 
 def person_game_abort(game_id: int, detail: str) -> None:

@@ -8,11 +8,12 @@ from typing import Any
 
 import pytest
 from django.test import override_settings
+from django.utils import timezone
 
 from arena.referee import MoveRecord
 from arena.rules import get_variant
 from people.models import PersonGame
-from people.services import person_game_claim, person_game_publish
+from people.services import STALE_AFTER_S, person_game_claim, person_game_publish
 
 from .conftest import make_engine
 
@@ -243,3 +244,85 @@ def test_the_bundled_engines_let_people_play_them(db):
     }  # fmt: skip
     assert make_engine("newcomer", people=Engine._meta.get_field("consent_people").default)
     assert Engine.objects.get(name="newcomer").consent_people is False
+
+
+def test_a_game_whose_worker_died_no_longer_counts_against_the_limit(
+    alice_client, opponent, sent, settings
+):
+    import datetime as dt
+
+    settings.BAO_PEOPLE_GAMES_PER_USER = 1
+    game_id = running_game(alice_client, sent)
+    # The person's clock (300 s) ran out more than STALE_AFTER_S ago and nobody ended it.
+    PersonGame.objects.filter(pk=game_id).update(
+        turn_started_at=timezone.now() - dt.timedelta(seconds=300 + STALE_AFTER_S + 1)
+    )
+    r = start(alice_client)
+    assert r.status_code == 201, r.json()
+    game = PersonGame.objects.get(pk=game_id)
+    assert (game.status, game.result, game.detail) == (
+        "aborted", "*", "the worker playing it stopped",
+    )  # fmt: skip
+
+
+def test_a_game_still_on_its_clock_is_not_taken_for_stale(alice_client, opponent, sent, settings):
+    import datetime as dt
+
+    settings.BAO_PEOPLE_GAMES_PER_USER = 1
+    game_id = running_game(alice_client, sent)
+    PersonGame.objects.filter(pk=game_id).update(
+        turn_started_at=timezone.now() - dt.timedelta(seconds=300 + STALE_AFTER_S - 5)
+    )
+    r = start(alice_client)
+    assert (r.status_code, code(r)) == (409, "too_many_games")
+    assert PersonGame.objects.get(pk=game_id).status == "running"
+
+
+def test_a_persons_game_never_reaches_the_ratings(alice_client, opponent, sent):
+    import datetime as dt
+
+    from arena.matches.models import Game, Match
+    from arena.terminations import is_rated
+    from ratings.models import Rating
+    from ratings.services import rating_refit
+
+    tembo = opponent.versions.get()
+    other = make_engine("simba").versions.get()
+    now = timezone.now()
+    for i, (winner, result) in enumerate(((tembo, "1-0"), (other, "0-1"), (tembo, "1-0"))):
+        match = Match.objects.create(
+            variant=KETE,
+            time_control="10+0.1",
+            engine_a=tembo,
+            engine_b=other,
+            seed=i,
+            status="finished",
+            finished_at=now,
+        )
+        Game.objects.create(
+            match=match,
+            index=1,
+            south=tembo,
+            north=other,
+            winner=winner,
+            result=result,
+            termination="bao_hamna",
+            rated=True,
+            plies=10,
+            start_position="",
+            finished_at=now + dt.timedelta(minutes=i),
+        )
+    rating_refit(KETE)  # fmt: skip
+    before = Rating.objects.get(engine_version=tembo, variant=KETE)
+    for _ in range(2):  # two games tembo won against a person, who resigned
+        game_id = running_game(alice_client, sent)
+        alice_client.post(f"/api/play/{game_id}/resign/")
+        PersonGame.objects.filter(pk=game_id).update(
+            status="finished", result="0-1", termination="resignation", finished_at=now
+        )
+        sent.clear()
+    rating_refit(KETE)
+    after = Rating.objects.get(engine_version=tembo, variant=KETE)
+    assert (after.games, after.wins, after.rating) == (before.games, before.wins, before.rating)
+    assert before.games == 3
+    assert is_rated("resignation") is False
