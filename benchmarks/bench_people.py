@@ -3,8 +3,9 @@ asserts nothing.
 
 A throw-away SQLite database (``BAO_VAR_DIR`` in a temporary directory) with the bundled
 engines; ``--games`` games of a person against the bundled ``random`` (in its sandbox, as
-``BAO_SANDBOX_MODE`` says) at 300+3. The people slot is ``people.runner.play`` on a thread,
-as in a worker's people pool; the person posts a random legal move through the API
+``BAO_SANDBOX_MODE`` says; ``--engine`` another bundled one) at 300+3. The people slot is
+``people.runner.play`` on a thread, as in a worker's people pool; the person posts a random
+legal move through the API
 (``POST /api/play/{id}/move/``, the Django test client) as soon as ``GET /api/play/{id}/``
 says it is their turn. Printed, in ms, min / p50 / p95 / max over every move:
 
@@ -19,6 +20,7 @@ and the host's load average and cores at the end, since the figures depend on th
 Usage::
 
     python benchmarks/bench_people.py [--games 3] [--variant bao-la-kete] [--seed 1]
+        [--engine random|greedy|search]
 """
 
 from __future__ import annotations
@@ -65,16 +67,17 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=3)
     parser.add_argument("--variant", default="bao-la-kete")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--engine", default="random", choices=["random", "greedy", "search"])
     args = parser.parse_args()
     var = tempfile.mkdtemp(prefix="bao-bench-people-")
     try:
         _setup(var)
-        run(args.games, args.variant, args.seed)
+        run(args.games, args.variant, args.seed, args.engine)
     finally:
         shutil.rmtree(var, ignore_errors=True)
 
 
-def run(games: int, variant: str, seed: int) -> None:
+def run(games: int, variant: str, seed: int, engine: str) -> None:
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
     from django.test import Client
@@ -86,7 +89,7 @@ def run(games: int, variant: str, seed: int) -> None:
 
     call_command("migrate", verbosity=0)
     for version in register_bundled_engines(validate=False):
-        if version.engine.name == "random":
+        if version.engine.name == engine:
             validate_version_now(version.pk)
     person = get_user_model().objects.create_user("bench-person", "", "a long passphrase 7")
     client = Client()
@@ -104,7 +107,7 @@ def run(games: int, variant: str, seed: int) -> None:
     for _ in range(games):
         r = client.post(
             "/api/play/",
-            {"engine": "random", "variant": variant, "time_control": "300+3", "side": "south"},
+            {"engine": engine, "variant": variant, "time_control": "300+3", "side": "south"},
             content_type="application/json",
         )
         game_id = r.json()["id"]
@@ -124,7 +127,11 @@ def run(games: int, variant: str, seed: int) -> None:
                 posts.append((time.perf_counter() - began) * 1000)
             time.sleep(0.005)
         thread.join()
-        print(f"game {game_id}: {body['result']} by {body['termination']} in {body['plies']} plies")
+        thinking = [m["time_ms"] for m in body["moves"] if m["side"] == "N"]
+        print(
+            f"game {game_id}: {body['result']} by {body['termination']} in {body['plies']} "
+            f"plies; {engine} thought {statistics.median(thinking or [0]):.0f} ms a move (p50)"
+        )
     print(_figures("relay", relays))
     print(_figures("post", posts))
     load1, load5, _ = os.getloadavg()

@@ -11,7 +11,9 @@ import threading
 from typing import Any
 
 import pytest
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from people import runner
@@ -145,6 +147,16 @@ def test_a_person_signs_up_plays_random_to_the_end_and_resigns_another(
 
     start_game(browser, url, "bao-kingulu")
     second = int(browser.current_url.rstrip("/").rsplit("/", 1)[1])
+    assert my_turn_or_over(browser) == "turn"
+    # Keyboard play: a Kingulu move is its pit, chosen with Tab... here focus, then Enter.
+    pit = browser.find_elements(By.CSS_SELECTOR, "#board .pit.choosable")[0]
+    square = pit.get_attribute("data-square")
+    browser.execute_script("arguments[0].focus()", pit)
+    ActionChains(browser).send_keys(Keys.ENTER).perform()
+    WebDriverWait(browser, WAIT_S).until(lambda d: taken(second, 0))
+    wait_for_plies = WebDriverWait(browser, WAIT_S)
+    wait_for_plies.until(lambda d: PersonGame.objects.get(pk=second).plies >= 2)
+    assert PersonGame.objects.get(pk=second).moves[0]["move"] == square
     assert my_turn_or_over(browser) == "turn"
     # The clock of the side to move ticks between two answers of the server.
     first = browser.find_element(By.ID, "clock-time-S").text
