@@ -17,6 +17,14 @@ else the default queue's name plus ``.validation``) consumed by every worker wit
 behind the ``run_match`` messages of automatic rated play in the broker, nor for a match slot
 to free: it is played within seconds even while the ladder fills every slot. That slot is one
 game beyond the match slots (a 5+0.1 game of at most 40 plies per variant).
+
+The people pool (issue 33) is the third: people's games against engines (``PEOPLE_TASKS``,
+docs/play.md) on their own queue (``people_queue()``: ``settings.BAO_PEOPLE_QUEUE``, else the
+default queue's name plus ``.people``) with ``settings.BAO_PEOPLE_SLOTS`` threads per worker
+(default 2). That number is the documented cap on the slots people's games hold: they never
+take a match slot of rated play or tournaments, and a game asked while every people slot is
+busy waits (``pending``) in its queue. A slot holds one engine process and mostly waits for
+the person (a database read every ``people.runner.POLL_S``).
 """
 
 from __future__ import annotations
@@ -45,6 +53,8 @@ BEAT_TASKS = frozenset(
 )
 #: The tasks routed to the validation queue.
 VALIDATION_TASKS = frozenset({"engines.tasks.validate_engine_version"})
+#: The tasks routed to the people queue.
+PEOPLE_TASKS = frozenset({"people.tasks.play_person_game"})
 #: Set in a side pool's environment (beat or validation: it must not start side pools of its
 #: own, nor announce match slots).
 MARKER = "BAO_BEAT_POOL"
@@ -75,15 +85,26 @@ def validation_queue() -> str:
     return str(settings.BAO_VALIDATION_QUEUE or f"{app.conf.task_default_queue}.validation")
 
 
+def people_queue() -> str:
+    """The queue of people's games (module docstring)."""
+    from django.conf import settings
+
+    from arena.celery import app
+
+    return str(settings.BAO_PEOPLE_QUEUE or f"{app.conf.task_default_queue}.people")
+
+
 def route_beat_tasks(
     name: str, args: Any, kwargs: Any, options: Any, task: Any = None, **extra: Any
 ) -> dict[str, str] | None:
     """Celery router (``CELERY_TASK_ROUTES``): ``BEAT_TASKS`` to ``beat_queue()``,
-    ``VALIDATION_TASKS`` to ``validation_queue()``."""
+    ``VALIDATION_TASKS`` to ``validation_queue()``, ``PEOPLE_TASKS`` to ``people_queue()``."""
     if name in BEAT_TASKS:
         return {"queue": beat_queue()}
     if name in VALIDATION_TASKS:
         return {"queue": validation_queue()}
+    if name in PEOPLE_TASKS:
+        return {"queue": people_queue()}
     return None
 
 
@@ -150,3 +171,17 @@ class ValidationPool(BeatPool):
         from django.conf import settings
 
         return int(settings.BAO_VALIDATION_SLOTS)
+
+
+class PeoplePool(BeatPool):
+    """Starts and stops the people pool of a worker (module docstring)."""
+
+    prefix = "people"
+
+    def queue(self) -> str:
+        return people_queue()
+
+    def threads(self) -> int:
+        from django.conf import settings
+
+        return int(settings.BAO_PEOPLE_SLOTS)

@@ -27,6 +27,7 @@ urlpatterns = [
     path("api/", include("ratings.urls")),
     path("api/", include("ladder.urls")),
     path("api/", include("versiontests.urls")),
+    path("api/", include("people.urls")),
     re_path(r"^api(?:/|$)", handlers.api_not_found, name=handlers.NOT_FOUND_ROUTE),
     path("", include("arena.web.urls")),
 ]

@@ -6,7 +6,8 @@ starts (docker-compose.yml, ``arena.celery_processes.WorkerProcess``, the beat p
 worker): importing it connects what every worker does (``arena.worker_hooks``: the pool's size
 checked at start, orphaned engine processes swept and presence announced when ready, matches
 handed back at a warm shutdown), serves the worker's Prometheus samples (``arena.metrics``) and
-adds the beat pool and the validation pool (``arena.beat_pool.BeatPool``, ``ValidationPool``) as
+adds the beat pool, the validation pool and the people pool (``arena.beat_pool.BeatPool``,
+``ValidationPool``, ``PeoplePool``) as
 bootsteps of the worker's main process.
 ``app`` is the same object as ``arena.celery.app``, for Celery's ``-A`` option. With the embedded
 broker the worker's main process starts (or attaches to) the server on import, before its pool
@@ -20,7 +21,7 @@ from typing import Any
 from celery import signals
 
 from arena import worker_hooks
-from arena.beat_pool import BeatPool, ValidationPool
+from arena.beat_pool import BeatPool, PeoplePool, ValidationPool
 from arena.celery import app, broker_url
 
 __all__ = ["app"]
@@ -44,4 +45,5 @@ signals.worker_ready.connect(worker_hooks.sweep_sandbox_orphans, weak=False)
 signals.worker_ready.connect(worker_hooks.announce_presence, weak=False)
 app.steps["worker"].add(BeatPool)
 app.steps["worker"].add(ValidationPool)
+app.steps["worker"].add(PeoplePool)
 broker_url()

@@ -14,6 +14,10 @@ existed, so owners opt out:
     whether it plays automatic rated play (a ladder that pairs engines as it comes).
 ``consent_version_tests`` (bool)
     whether other users may use it as an opponent in their version tests.
+``consent_people`` (bool, default off; on for the bundled engines)
+    whether signed-in people may play it in the browser (``people``: casual games, never
+    rated). Unlike the others it is opt-in: a person's game costs its owner nothing but
+    shows its play to anyone.
 
 The owner's own requests are always allowed (but for the ladder, which is asked by nobody).
 ``requester=None`` means the service itself (the demo, tournaments it schedules), allowed like
@@ -50,6 +54,7 @@ class PairingKind(StrEnum):
     TOURNAMENT = "tournament"  # a tournament created by a user (tournaments.services)
     LADDER = "ladder"  # automatic rated play, nobody's own request
     VERSION_TEST = "version_test"  # a user's test of an engine version against this one
+    PEOPLE = "people"  # a person plays it in the browser (people.services.person_game_start)
 
 
 def pairing_refusal(
@@ -68,6 +73,8 @@ def pairing_refusal(
         return None
     if requester is None or getattr(requester, "pk", None) == engine.owner_id:
         return None
+    if kind == PairingKind.PEOPLE and not engine.consent_people:
+        return _refused(engine, kind, "people", False)
     if kind == PairingKind.CHALLENGE:
         challenges = engine.consent_challenges
         if challenges == ChallengeConsent.NONE or (
@@ -154,12 +161,13 @@ def rated_between(engine_a: Engine, engine_b: Engine) -> bool:
 
 def consent_of(engine: Engine) -> dict[str, Any]:
     """The consent setting as the API shows it:
-    ``{"rated_pairing", "challenges", "ladder", "version_tests"}``."""
+    ``{"rated_pairing", "challenges", "ladder", "version_tests", "people"}``."""
     return {
         "rated_pairing": engine.consent_rated,
         "challenges": engine.consent_challenges,
         "ladder": engine.consent_ladder,
         "version_tests": engine.consent_version_tests,
+        "people": engine.consent_people,
     }
 
 
@@ -168,6 +176,7 @@ _WHY = {
     "challenges": "its owner does not accept {rated}challenges from others",
     "ladder": "its owner keeps it out of automatic rated play",
     "version_tests": "its owner does not lend it to other users' version tests",
+    "people": "its owner does not let people play it in the browser",
 }
 
 

@@ -37,7 +37,8 @@ class Engine(models.Model):
     """A named engine owned by one user; the name is global (leaderboards show it).
 
     ``consent_*`` is the owner's consent to play with others (``engines.consent`` decides with
-    it; the defaults allow everything, as before the setting existed, so owners opt out).
+    it; the defaults allow everything, as before the setting existed, so owners opt out), but
+    ``consent_people`` (games against people), which owners opt into.
     """
 
     owner = models.ForeignKey(
@@ -57,6 +58,9 @@ class Engine(models.Model):
     )
     consent_ladder = models.BooleanField(default=True)
     consent_version_tests = models.BooleanField(default=True)
+    # Whether signed-in people may play it in the browser (``people``): off unless the owner
+    # opts in, on for the bundled engines (their registration and the migration set it).
+    consent_people = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["name"]

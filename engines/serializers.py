@@ -70,6 +70,11 @@ class ConsentSerializer(BodySerializer):
     version_tests = serializers.BooleanField(
         required=False, help_text="Whether other users may test their versions against it."
     )
+    people = serializers.BooleanField(
+        required=False,
+        help_text="Whether signed-in people may play it in the browser (casual games, "
+        "POST /api/play/). Off by default; on for the bundled engines.",
+    )
 
 
 class EngineUpdateInputSerializer(BodySerializer):

@@ -236,6 +236,7 @@ CONSENT_FIELDS = {
     "challenges": "consent_challenges",
     "ladder": "consent_ladder",
     "version_tests": "consent_version_tests",
+    "people": "consent_people",
 }
 
 
@@ -248,7 +249,7 @@ def engine_update(
 ) -> Engine:
     """Change an engine's ``description``, ``is_enabled`` and/or ``consent`` (None leaves a
     field alone; ``consent`` holds any of ``rated_pairing``, ``challenges``, ``ladder``,
-    ``version_tests``, checked by the caller's serializer; see ``engines.consent``).
+    ``version_tests``, ``people``, checked by the caller's serializer; see ``engines.consent``).
 
     A disabled engine keeps its versions, games and ratings but enters no new match. Consent
     binds pairings made after the change (and tournaments that have not started yet); matches
@@ -342,6 +343,7 @@ def _bundled_version(system: Any, name: str, description: str, path: Path) -> En
                     "owner": system,
                     "description": description,
                     "is_bundled": True,
+                    "consent_people": True,
                 },
             )
         version = _create_version_row(system, name, "", name, incoming)

@@ -148,8 +148,8 @@ class EngineDetailView(APIView):
         description="Errors: `engine_not_yours` (403), `not_found`, `invalid`. A disabled engine "
         "keeps its history but enters no new matches. `consent` (any subset) says who may pair "
         "the engine: `rated_pairing` (`anyone` | `own_events`), `challenges` (`all` | "
-        "`unrated` | `none`), `ladder` and `version_tests` (booleans); a pairing it refuses is "
-        "403 `pairing_refused`. Defaults allow everything.",
+        "`unrated` | `none`), `ladder`, `version_tests` and `people` (booleans); a pairing it "
+        "refuses is 403 `pairing_refused`. Defaults allow everything but `people` (off).",
         request=s.EngineUpdateInputSerializer,
         responses={200: s.EngineDetailOutputSerializer, **ERROR_RESPONSES},
     )

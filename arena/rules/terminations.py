@@ -36,6 +36,9 @@ class Termination(StrEnum):
     OUTPUT_LIMIT = "output_limit"  # a line too long, or too much stdout / stderr
     MEMORY_LIMIT = "memory_limit"  # all its processes plus its tmpfs held more than the memory cap
     CPU_LIMIT = "cpu_limit"  # all its processes used more CPU time than its budget
+    # A person's ending (games against people, docs/play.md): the person gave up. Never
+    # rated: people's games are casual.
+    RESIGNATION = "resignation"
     # Infrastructure ending: not the engine's fault.
     ABORTED = "aborted"
 
@@ -55,6 +58,7 @@ HANDSHAKE_FAILED = Termination.HANDSHAKE_FAILED
 OUTPUT_LIMIT = Termination.OUTPUT_LIMIT
 MEMORY_LIMIT = Termination.MEMORY_LIMIT
 CPU_LIMIT = Termination.CPU_LIMIT
+RESIGNATION = Termination.RESIGNATION
 ABORTED = Termination.ABORTED
 
 RULES_TERMINATIONS: tuple[Termination, ...] = (BAO_HAMNA, NO_LEGAL_MOVE, SCORE, REPETITION, PLY_CAP)

@@ -78,6 +78,12 @@ AUTHOR_DOCS: dict[str, DocPage] = {
         "Runtimes",
         "what a worker offers engines: Python, node, Java and its flags, the C and C++ libraries",
     ),
+    "play": DocPage(
+        "play.md",
+        "/docs/play/",
+        "Playing an engine",
+        "a person against a consenting engine in the browser or the API: clocks, limits",
+    ),
     "conformance": DocPage(
         "rules/conformance.md",
         "/docs/conformance/",

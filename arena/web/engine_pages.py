@@ -31,6 +31,7 @@ from engines.models import ChallengeConsent, Engine, EngineVersion, RatedPairing
 from engines.serializers import EngineUpdateInputSerializer
 from ladder import services as ladder_services
 from ladder.serializers import LadderKeepInput
+from people import selectors as people_selectors
 from ratings import selectors as rating_selectors
 
 RECENT_GAMES = 15
@@ -59,6 +60,7 @@ CONSENT_FIELDS = (
     ),
     Field("ladder", "Plays automatic rated games (the ladder)", kind="checkbox"),
     Field("version_tests", "Other users may test their versions against it", kind="checkbox"),
+    Field("people", "Signed-in people may play it in the browser (casual)", kind="checkbox"),
 )
 
 
@@ -132,6 +134,7 @@ def render_engine(
             "charts": rating_charts(engine),
             "h2h": match_selectors.engine_head_to_head(engine.pk),
             "games": game_rows,
+            "person_games": people_selectors.games_of_engine(engine.pk),
             "settings_errors": errors.all_messages() if errors else [],
             "ladder_off": _ladder_off_reason(engine),
             "consent_fields": bind(
@@ -184,6 +187,7 @@ def engine_settings(request: HttpRequest, name: str) -> HttpResponse:
             # An unticked box is not posted at all: it means "no".
             "ladder": bool(request.POST.get("ladder")),
             "version_tests": bool(request.POST.get("version_tests")),
+            "people": bool(request.POST.get("people")),
         }
     result = submit(
         request,

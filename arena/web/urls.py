@@ -8,6 +8,7 @@ from arena.web import (
     docs_pages,
     engine_pages,
     pages,
+    play_pages,
     version_test_pages,
     views,
 )
@@ -36,6 +37,9 @@ urlpatterns = [
     path("tests/<int:test_id>/", version_test_pages.test_page, name="web-test"),
     path("tests/<int:test_id>/stop/", version_test_pages.test_stop, name="web-test-stop"),
     path("games/<int:game_id>/", views.game_replay, name="web-game"),
+    path("play/new/", play_pages.play_new, name="web-play-new"),
+    path("play/<int:game_id>/", play_pages.play_page, name="web-play"),
+    path("people/<str:username>/", play_pages.person_page, name="web-person"),
     path("live/", views.live_list, name="web-live-list"),
     path("live/<int:live_id>/", views.live_game, name="web-live"),
     path("rules/", docs_pages.rules_index, name="web-rules"),

@@ -16,6 +16,7 @@ ERROR_MODULES = (
     "arena.matches.errors",
     "tournaments.errors",
     "versiontests.errors",
+    "people.errors",
 )
 
 

@@ -89,15 +89,22 @@ def set_consent(client: Any, name: str, **consent: Any) -> Any:
     return client.patch(f"/api/engines/{name}/", {"consent": consent}, format="json")
 
 
-def test_the_defaults_allow_everything_as_before(world: dict[str, Engine], anon_client) -> None:
+def test_the_defaults_allow_everything_as_before_but_people(
+    world: dict[str, Engine], anon_client
+) -> None:
     body = anon_client.get("/api/engines/b1/").json()
     assert body["consent"] == {
         "rated_pairing": "anyone",
         "challenges": "all",
         "ladder": True,
         "version_tests": True,
+        "people": False,
     }
-    for kind in PairingKind:
+    refused = pairing_refusal(
+        world["b1"], kind=PairingKind.PEOPLE, rated=False, requester=world["a1"].owner
+    )
+    assert refused is not None and refused.details["setting"] == "people"
+    for kind in set(PairingKind) - {PairingKind.PEOPLE}:
         assert (
             pairing_refusal(world["b1"], kind=kind, rated=True, requester=world["a1"].owner) is None
         )
@@ -111,6 +118,7 @@ def test_the_owner_sets_consent_and_only_the_owner(world, alice_client, bob_clie
         "challenges": "unrated",
         "ladder": False,
         "version_tests": True,
+        "people": False,
     }
     refused = set_consent(alice_client, "b1", challenges="all")
     assert refused.status_code == 403

@@ -195,6 +195,7 @@ def test_the_owner_sets_the_consent(world: Any, alice: Any) -> None:
             "rated_pairing": "own_events",
             "challenges": "unrated",
             "version_tests": "true",
+            "people": "true",
         },
         follow=True,
     )  # the ladder box unticked
@@ -205,6 +206,7 @@ def test_the_owner_sets_the_consent(world: Any, alice: Any) -> None:
         "challenges": "unrated",
         "ladder": False,
         "version_tests": True,
+        "people": True,
     }
     bad = client.post("/engines/alpha/settings/", {"form": "consent", "challenges": "some"})
     assert bad.status_code == 400

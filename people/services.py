@@ -1,0 +1,308 @@
+"""Writes of people's games (docs/play.md): the API's (start, a move, resign) and the
+worker's (claim, publish a move, finish).
+
+The worker is the only one that applies moves and ends a running game; the API only leaves
+the person's move (``pending_*``) or resignation on the row, each by a conditional UPDATE
+whose row count says whether it was taken (a second move for the same ply, a move after the
+end: refused, never lost or doubled). Every move the API takes was checked against the legal
+moves the rules engine generates for the row's position, so the worker never meets an
+illegal one.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils import timezone
+
+from arena.api.filters import variant_id
+from arena.matches.services.creation import normalize_start_suite
+from arena.openings import STANDARD, match_start
+from arena.referee import GameRecord, MoveRecord, TimeControl, TimeControlError
+from arena.rules import IllegalMoveError, InvalidMoveError, get_variant
+from engines import errors as engine_errors
+from engines.consent import PairingKind, check_pairing
+from engines.selectors import engine_named, latest_playable_version
+from people import errors
+from people.models import PersonGame
+
+log = logging.getLogger(__name__)
+
+#: The Celery task that plays a person's game (on the people queue: ``arena.beat_pool``).
+PLAY_TASK = "people.tasks.play_person_game"
+#: The ``side`` values of ``POST /api/play/``.
+SIDES = {"south": "S", "north": "N"}
+#: Statuses of a game still open (counted by the per-person limit).
+OPEN = (PersonGame.Status.PENDING, PersonGame.Status.RUNNING)
+
+
+def people_time_control(text: str) -> TimeControl:
+    """The ``TimeControl`` of ``text`` (``"5+3"``: base s + increment s) if a person may play it:
+    a Fischer clock with a base of ``BAO_PEOPLE_MIN_BASE_S`` .. ``BAO_PEOPLE_MAX_BASE_S`` s and
+    an increment of at most ``BAO_PEOPLE_MAX_INCREMENT_S`` s. Raises
+    ``TimeControlNotForPeople`` (400 ``time_control_not_for_people``, ``details`` with the
+    limits) otherwise, an unparseable text included."""
+    limits = {
+        "time_control": str(text)[:32],
+        "min_base_s": settings.BAO_PEOPLE_MIN_BASE_S,
+        "max_base_s": settings.BAO_PEOPLE_MAX_BASE_S,
+        "max_increment_s": settings.BAO_PEOPLE_MAX_INCREMENT_S,
+    }
+    try:
+        tc = TimeControl.parse(text)
+    except TimeControlError as exc:
+        raise errors.TimeControlNotForPeople(str(exc), details=limits) from None
+    base_s, inc_s = tc.base_ms / 1000, tc.increment_ms / 1000
+    if (
+        tc.movetime_ms is not None
+        or not settings.BAO_PEOPLE_MIN_BASE_S <= base_s <= settings.BAO_PEOPLE_MAX_BASE_S
+        or inc_s > settings.BAO_PEOPLE_MAX_INCREMENT_S
+    ):
+        raise errors.TimeControlNotForPeople(
+            f"people play '<base s>+<increment s>' with a base of "
+            f"{settings.BAO_PEOPLE_MIN_BASE_S}..{settings.BAO_PEOPLE_MAX_BASE_S} s and an "
+            f"increment of at most {settings.BAO_PEOPLE_MAX_INCREMENT_S} s, not {tc}.",
+            details=limits,
+        )
+    return tc
+
+
+def person_game_start(
+    *,
+    user: User,
+    engine: str,
+    variant: str,
+    time_control: str = "300+3",
+    side: str = "random",
+    start_suite: str = STANDARD,
+) -> PersonGame:
+    """A game of ``user`` against engine ``engine`` (by name, its latest active version),
+    queued for a people slot (sent on commit).
+
+    ``side``: ``south``, ``north`` or ``random``. Raises ``engine_not_found`` (404),
+    ``pairing_refused`` (403: the owner does not let people play it, ``engines.consent``,
+    setting ``people``; the owner may always play their own engine), ``engine_disabled`` /
+    ``engine_not_active`` (409), ``unknown_variant``, ``variant_not_supported``,
+    ``time_control_not_for_people``, ``unknown_start_suite`` (400), ``too_many_games`` (409:
+    ``BAO_PEOPLE_GAMES_PER_USER`` open already).
+    """
+    variant = variant_id(variant)
+    tc = people_time_control(time_control)
+    start_suite = normalize_start_suite(start_suite, variant)
+    target = engine_named(engine)
+    check_pairing(target, kind=PairingKind.PEOPLE, rated=False, requester=user)
+    version = latest_playable_version(target)
+    if version.variants and variant not in version.variants:
+        raise engine_errors.VariantNotSupported(
+            f"{target.name} does not play {variant}.",
+            details={"engine": target.name, "variant": variant, "variants": version.variants},
+        )
+    person_games_abort_stale(user.pk)
+    person_side = SIDES.get(side) or secrets.choice("SN")
+    seed = secrets.randbelow(2**31)
+    start = match_start(variant, start_suite, seed).to_text()
+    with transaction.atomic():
+        # The row lock on the user serialises a person's starts, so two at once cannot both
+        # pass the limit.
+        User.objects.select_for_update().filter(pk=user.pk).first()
+        open_games = PersonGame.objects.filter(player=user, status__in=OPEN).count()
+        limit = settings.BAO_PEOPLE_GAMES_PER_USER
+        if open_games >= limit:
+            raise errors.TooManyGames(details={"open": open_games, "limit": limit})
+        game = PersonGame.objects.create(
+            player=user,
+            engine=version,
+            person_side=person_side,
+            variant=variant,
+            time_control=str(tc),
+            start_suite=start_suite,
+            start_position=start,
+            seed=seed,
+            position=start,
+            clock_south_ms=tc.base_ms,
+            clock_north_ms=tc.base_ms,
+        )
+        transaction.on_commit(lambda: _send(game.pk))
+    return game
+
+
+def _send(game_id: int) -> None:
+    from arena.celery import registered_task
+
+    try:
+        registered_task(PLAY_TASK).delay(game_id)
+    except Exception:
+        # The person sees a game that never starts; it is ended as aborted below.
+        log.exception("person game %s: could not queue it", game_id)
+        person_game_abort(game_id, "the game could not be queued")
+
+
+def _mine(game_id: int, user: User) -> PersonGame:
+    game = PersonGame.objects.filter(pk=game_id, player_id=user.pk).first()
+    if game is None:
+        raise errors.GameNotFound(details={"game": game_id})
+    return game
+
+
+def person_move(*, game_id: int, user: User, move: str) -> PersonGame:
+    """Leave ``user``'s move ``move`` (a token of rules 4) for the worker of game ``game_id``.
+
+    Raises ``not_found`` (404, also for another person's game), ``game_over`` (409),
+    ``not_your_turn`` (409: the engine is to move, the game has not begun, or a move of yours
+    waits already), ``invalid_move`` (400: not a token of the variant), ``illegal_move``
+    (400: not legal in the position; ``details.legal`` the legal tokens).
+    """
+    game = _mine(game_id, user)
+    if game.status in (PersonGame.Status.FINISHED, PersonGame.Status.ABORTED):
+        raise errors.GameOver(details={"game": game.pk, "result": game.result})
+    v = get_variant(game.variant)
+    position = v.parse_position(game.position)
+    if game.status != PersonGame.Status.RUNNING or position.side != game.person_side:
+        raise errors.NotYourTurn(details={"game": game.pk, "status": game.status})
+    token = str(move)[:16]
+    try:
+        parsed = v.parse_move(token)
+    except InvalidMoveError as exc:
+        raise errors.InvalidMove(str(exc), details={"move": token}) from None
+    try:
+        v.apply(position, parsed)
+    except IllegalMoveError:
+        legal = [str(m) for m in v.legal_moves(position)]
+        raise errors.IllegalMove(
+            f"{token} is not legal in this position.", details={"move": token, "legal": legal}
+        ) from None
+    taken = PersonGame.objects.filter(
+        pk=game.pk,
+        status=PersonGame.Status.RUNNING,
+        plies=game.plies,
+        pending_move="",
+        resign_requested=False,
+    ).update(pending_ply=game.plies + 1, pending_move=token, pending_at=timezone.now())
+    if not taken:
+        raise errors.NotYourTurn(
+            "a move of yours is already waiting, or the game moved on.",
+            details={"game": game.pk},
+        )
+    game.refresh_from_db()
+    return game
+
+
+def person_resign(*, game_id: int, user: User) -> PersonGame:
+    """``user`` resigns game ``game_id``: a game not yet begun ends at once (the engine wins,
+    ``resignation``), a running one when the worker sees it (within about 0.1 s).
+
+    Raises ``not_found`` (404) and ``game_over`` (409)."""
+    game = _mine(game_id, user)
+    now = timezone.now()
+    ended = PersonGame.objects.filter(pk=game.pk, status=PersonGame.Status.PENDING).update(
+        status=PersonGame.Status.FINISHED,
+        resign_requested=True,
+        result=_result_against(game.person_side),
+        termination="resignation",
+        detail="the person resigned before the game began",
+        finished_at=now,
+    )
+    if not ended:
+        taken = PersonGame.objects.filter(pk=game.pk, status=PersonGame.Status.RUNNING).update(
+            resign_requested=True
+        )
+        if not taken:
+            raise errors.GameOver(details={"game": game.pk, "result": game.result})
+    game.refresh_from_db()
+    return game
+
+
+def _result_against(side: str) -> str:
+    return "0-1" if side == "S" else "1-0"
+
+
+# ----------------------------------------------------------------------------- the worker's
+
+
+def person_game_claim(game_id: int, worker: str) -> PersonGame | None:
+    """Take pending game ``game_id`` for this worker (``running``, its turn clock started);
+    None if it is not pending (begun elsewhere, resigned, aborted: the task is a no-op)."""
+    now = timezone.now()
+    taken = PersonGame.objects.filter(pk=game_id, status=PersonGame.Status.PENDING).update(
+        status=PersonGame.Status.RUNNING, worker=worker[:200], started_at=now, turn_started_at=now
+    )
+    return PersonGame.objects.select_related("engine__engine").get(pk=game_id) if taken else None
+
+
+def person_game_publish(game_id: int, moves: list[dict[str, Any]], record: MoveRecord) -> None:
+    """Store the move ``record`` just played (``moves``: every move so far, ``Game.moves``
+    shape): the position, the mover's clock, the other side's turn starting now, and the
+    person's waiting move cleared if it was this one."""
+    clock = "clock_south_ms" if record.side == "S" else "clock_north_ms"
+    PersonGame.objects.filter(pk=game_id).update(
+        moves=moves,
+        position=record.position,
+        plies=record.ply,
+        turn_started_at=timezone.now(),
+        pending_ply=None,
+        pending_move="",
+        pending_at=None,
+        **{clock: max(0, record.clock_ms)},
+    )
+
+
+def person_game_finish(game_id: int, record: GameRecord) -> None:
+    """Record the end of a running game from the referee's ``record`` (idempotent: only a
+    ``running`` row is changed). ``aborted`` for the result ``*``."""
+    status = PersonGame.Status.ABORTED if record.result == "*" else PersonGame.Status.FINISHED
+    PersonGame.objects.filter(pk=game_id, status=PersonGame.Status.RUNNING).update(
+        status=status,
+        moves=[m.to_dict(ignored=False) for m in record.moves],
+        position=record.final_position,
+        plies=record.plies,
+        result=record.result,
+        termination=str(record.termination),
+        detail=record.detail[:2000],
+        finished_at=timezone.now(),
+        pending_move="",
+        pending_ply=None,
+    )
+
+
+#: How long past the side to move's clock a running game may go unmoved before it is taken
+#: for one whose worker died (s): the slot ends a game within its clock, so only a game
+#: nobody plays any more is this late.
+STALE_AFTER_S = 120
+
+
+def person_games_abort_stale(user_id: int) -> int:
+    """Abort ``user_id``'s running games whose side to move ran out of clock more than
+    ``STALE_AFTER_S`` ago (the worker playing them died: nobody will end them), so they no
+    longer count against the person's limit; returns how many. Idempotent."""
+    from people.selectors import clocks_now
+
+    now = timezone.now()
+    stale = []
+    for game in PersonGame.objects.filter(player_id=user_id, status=PersonGame.Status.RUNNING):
+        clocks = clocks_now(game, now)
+        side_ms = clocks["south_ms"] if clocks["running"] == "S" else clocks["north_ms"]
+        if game.turn_started_at is None or side_ms > 0:
+            continue
+        clock_ms = game.clock_south_ms if clocks["running"] == "S" else game.clock_north_ms
+        if (now - game.turn_started_at).total_seconds() > clock_ms / 1000 + STALE_AFTER_S:
+            stale.append(game.pk)
+    for game_id in stale:
+        log.warning("person game %s: no worker ended it; aborted", game_id)
+        person_game_abort(game_id, "the worker playing it stopped")
+    return len(stale)
+
+
+def person_game_abort(game_id: int, detail: str) -> None:
+    """End a game that could not be played (not queued, no package): ``aborted``, ``*``."""
+    PersonGame.objects.filter(pk=game_id, status__in=OPEN).update(
+        status=PersonGame.Status.ABORTED,
+        result="*",
+        termination="aborted",
+        detail=detail[:2000],
+        finished_at=timezone.now(),
+    )
