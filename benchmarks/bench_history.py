@@ -77,6 +77,8 @@ def _setup(url: str, var: Path) -> None:
     os.environ.update(
         DATABASE_URL=url,
         DATABASE_CONN_MAX_AGE="600",
+        # The bulk inserts and VACUUM of 10^6 games run for minutes: no statement deadline.
+        DATABASE_STATEMENT_TIMEOUT_MS="0",
         CELERY_BROKER_URL="memory://",
         CELERY_TASK_ALWAYS_EAGER="false",  # a record's refit request stays in memory
         BAO_LADDER_ENABLED="0",
