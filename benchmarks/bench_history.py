@@ -29,8 +29,10 @@ are the same size). ``VACUUM ANALYZE`` after each step. At each size, in the sam
 * a record: ``match_record_result`` of one rated best-of-three (three real games) under its
   lease, as the worker calls it, median of ``--records`` matches.
 
-Printed: one table, a column per size, and the growth per 10x games (the geometric mean of
-the ratios from one size to the next, per decade), with ``os.getloadavg()`` at each size.
+Printed: one table, a column per size, and the growth per 10x games ((last / first) ** (1 /
+decades)), with ``os.getloadavg()`` at each size; and that growth divided by the control's,
+the geometric mean growth of the endpoints that read nothing the history fills (``CONTROL``):
+on a shared machine the load drifts between sizes, and the control shows by how much.
 
 ``bar``: 2x10^4 games (the realistic part alone, its round robin finished), every endpoint's
 median against the targets: every endpoint under 30 ms, the tournament (API and page, cache
@@ -71,6 +73,8 @@ ENGINE = "engine07"
 TARGET_MS = 30.0
 TOURNAMENT_TARGET_MS = 100.0
 LONG_PLIES = 300
+#: Endpoints that read no table the bulk history fills (no live games, no version tests).
+CONTROL = ("GET /api/tests/", "GET /api/live/", "GET /tests/", "GET /live/")
 
 
 def _setup(url: str, var: Path) -> None:
@@ -447,8 +451,15 @@ def _print_growth(
     loads: list[str],
 ) -> None:
     head = " | ".join(f"{s:,} games ms (queries)" for s in sizes)
-    print(f"\n| what | {head} | growth per 10x |")
-    print("| --- |" + " --- |" * (len(sizes) + 1))
+    # The endpoints that read no table the history fills: their growth is the machine's (the
+    # load drifting between sizes), by which the others' is divided in the last column.
+    control = math.exp(
+        statistics.mean(
+            math.log(_growth([col[label][0] for col in columns], sizes)) for label in CONTROL
+        )
+    )
+    print(f"\n| what | {head} | growth per 10x | over the control's {control:.2f}x |")
+    print("| --- |" + " --- |" * (len(sizes) + 2))
     worst = 0.0
     for label, _path, _uncached in timed:
         cells = []
@@ -458,15 +469,16 @@ def _print_growth(
             cells.append(f"{ms:.1f} ({queries}){shown}")
         g = _growth([col[label][0] for col in columns], sizes)
         worst = max(worst, g)
-        print(f"| `{label}` | {' | '.join(cells)} | {g:.2f}x |")
+        print(f"| `{label}` | {' | '.join(cells)} | {g:.2f}x | {g / control:.2f}x |")
     for key, label in (("refit", "refit (rating_refit)"), ("record", "record (one match)")):
         values = [e[key] for e in extra]
         cells = [f"{v:.1f}" for v in values]
         if key == "record":
             pairs = zip(values, extra, strict=True)
             cells = [f"{v:.1f} ({int(e['record_queries'])})" for v, e in pairs]
-        print(f"| {label} | {' | '.join(cells)} | {_growth(values, sizes):.2f}x |")
-    print(f"| load (1/5/15 min) | {' | '.join(loads)} | |")
+        g = _growth(values, sizes)
+        print(f"| {label} | {' | '.join(cells)} | {g:.2f}x | {g / control:.2f}x |")
+    print(f"| load (1/5/15 min) | {' | '.join(loads)} | | |")
     print(f"\nworst endpoint growth per 10x: {worst:.2f}x")
 
 
