@@ -313,6 +313,13 @@ def endpoint_urls(built: dict[str, Any], long_game: int) -> list[tuple[str, str,
     return timed
 
 
+def _only(timed: list[tuple[str, str, bool]], only: list[str] | None) -> list[Any]:
+    """The endpoints whose label holds one of ``only`` (all without it), the control's too."""
+    if not only:
+        return timed
+    return [t for t in timed if t[0] in CONTROL or any(o in t[0] for o in only)]
+
+
 def time_endpoints(
     timed: list[tuple[str, str, bool]], repeat: int
 ) -> dict[str, tuple[float, int, int]]:
@@ -410,7 +417,7 @@ def growth(args: argparse.Namespace) -> None:
     history = _history_versions(args.history_engines, args.history_versions)
     print(f"realistic part: {Game.objects.count():,} games, built in "
           f"{time.perf_counter() - start:.0f} s; load {_load()}", flush=True)  # fmt: skip
-    timed = endpoint_urls(built, long_game)
+    timed = _only(endpoint_urls(built, long_game), args.only)
     columns: list[dict[str, tuple[float, int, int]]] = []
     extra: list[dict[str, float]] = []
     loads: list[str] = []
@@ -491,7 +498,7 @@ def bar(args: argparse.Namespace) -> None:
     print(f"{Game.objects.count():,} games, a finished 48-engine round robin; built in "
           f"{time.perf_counter() - start:.0f} s; load {_load()}", flush=True)  # fmt: skip
     gc.freeze()
-    timed = endpoint_urls(built, long_game)
+    timed = _only(endpoint_urls(built, long_game), args.only)
     results = time_endpoints(timed, args.repeat)
     print(f"\n| what | median ms ({args.repeat} runs) | queries | target ms | |")
     print("| --- | --- | --- | --- | --- |")
@@ -520,6 +527,9 @@ def main() -> None:
     parser.add_argument("--history-engines", type=int, default=250)
     parser.add_argument("--history-versions", type=int, default=500)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--only", nargs="+", metavar="TEXT", help="only the endpoints whose label holds one"
+    )
     parser.add_argument("--pg-bin", type=Path, default=Path("/usr/lib/postgresql/15/bin"))
     args = parser.parse_args()
     print(f"bench_history {args.mode} on {ROOT}; load {_load()}", flush=True)
