@@ -158,3 +158,22 @@ def test_a_replay_is_traced_once_and_answers_the_same_from_the_cache(
     cache.clear()
     anon_client.get(f"/api/games/{game.pk}/")
     assert len(calls) == 2
+
+
+def test_postgresqls_planner_estimates_the_rows_of_a_list(
+    make_version: Any, make_finished_match: Any
+) -> None:
+    from django.db import connection
+
+    from arena.api.pagination import planner_rows
+
+    if connection.vendor != "postgresql":
+        assert planner_rows(Match.objects.all()) is None
+        return
+    a, b = make_version("alpha"), make_version("beta")
+    for _ in range(3):
+        make_finished_match(a, b, ["1-0"])
+    with connection.cursor() as cursor:
+        cursor.execute(f"ANALYZE {Match._meta.db_table}")
+    assert planner_rows(Match.objects.all()) == 3
+    assert planner_rows(Match.objects.filter(engine_a=a).order_by("-created_at")) == 3
