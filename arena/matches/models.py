@@ -195,8 +195,14 @@ class Game(models.Model):
     # match, and one index fewer is one fewer to maintain for each game recorded (issue 19).
     match = models.ForeignKey(Match, related_name="games", on_delete=models.CASCADE, db_index=False)
     index = models.PositiveSmallIntegerField()
-    south = models.ForeignKey("engines.EngineVersion", related_name="+", on_delete=models.PROTECT)
-    north = models.ForeignKey("engines.EngineVersion", related_name="+", on_delete=models.PROTECT)
+    # Indexed by (side, finished_at, id) below instead of alone: a version's latest games are
+    # a range of that index (issue 32), and it still serves the PROTECT check of a deletion.
+    south = models.ForeignKey(
+        "engines.EngineVersion", related_name="+", on_delete=models.PROTECT, db_index=False
+    )
+    north = models.ForeignKey(
+        "engines.EngineVersion", related_name="+", on_delete=models.PROTECT, db_index=False
+    )
     winner = models.ForeignKey(
         "engines.EngineVersion", null=True, blank=True, related_name="+", on_delete=models.PROTECT
     )
@@ -224,6 +230,10 @@ class Game(models.Model):
         constraints = [
             # The second guard of exactly-once recording (the first is the lease UPDATE).
             models.UniqueConstraint(fields=["match", "index"], name="game_unique_match_index"),
+        ]
+        indexes = [
+            models.Index(fields=["south", "-finished_at", "-id"], name="game_south_finished_idx"),
+            models.Index(fields=["north", "-finished_at", "-id"], name="game_north_finished_idx"),
         ]
 
     def __str__(self) -> str:

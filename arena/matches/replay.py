@@ -2,7 +2,9 @@
 
 The trace comes from the rules engine (``Variant.trace``, ``arena.rules.trace``), replayed from
 the stored position text before each move, so the browser animates a move without knowing a
-rule. Stored games are immutable, so a trace is a pure function of the stored text.
+rule. Stored games are immutable, so a trace is a pure function of the stored text: what a
+replay shows of a stored game is computed once and kept in the cache
+(``arena.matches.selectors.replay_cached``; 300 plies cost about 70 ms to trace, issue 32).
 """
 
 from __future__ import annotations

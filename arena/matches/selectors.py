@@ -3,12 +3,14 @@ queue (positions, running matches, slots)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.cache import cache
+from django.db import connections
 from django.db.models import Count, Prefetch, Q, QuerySet, Sum, prefetch_related_objects
 from django.db.models.query import ModelIterable
 from django.utils import timezone
@@ -140,16 +142,22 @@ def games_export_ids(query: ExportQuery) -> tuple[list[int], bool]:
     (``VersionTestPair.match``, related name ``version_test_pair``): a lookup by name, not an
     import of the app above this one."""
     games = Game.objects.filter(id__gt=query.since)
-    if query.engine is not None:
-        versions = engine_version_ids(query.engine)
-        games = games.filter(Q(south_id__in=versions) | Q(north_id__in=versions))
     if query.tournament is not None:
         games = games.filter(match__tournament_id=query.tournament)
     if query.test is not None:
         games = games.filter(match__version_test_pair__test_id=query.test)
     if query.variant is not None:
         games = games.filter(match__variant=query.variant)
-    ids = list(games.order_by("id").values_list("id", flat=True)[: query.limit + 1])
+    sides = [games]
+    if query.engine is not None:
+        # Each side alone (its side's index), merged here: what is read follows the engine's
+        # own games, not every game above ``since`` (issue 32).
+        versions = engine_version_ids(query.engine)
+        sides = [games.filter(south_id__in=versions), games.filter(north_id__in=versions)]
+    found: set[int] = set()
+    for side in sides:
+        found.update(side.order_by("id").values_list("id", flat=True)[: query.limit + 1])
+    ids = sorted(found)[: query.limit + 1]
     return ids[: query.limit], len(ids) > query.limit
 
 
@@ -163,6 +171,28 @@ def games_by_ids(ids: list[int], chunk: int = 200) -> Iterator[Game]:
             game = by_id.get(game_id)
             if game is not None:
                 yield game
+
+
+#: How long the cache keeps what a replay shows of a stored game, seconds (it never changes;
+#: the bound only lets the cache forget games nobody replays).
+REPLAY_CACHE_SECONDS = 7 * 24 * 3600
+
+_T = TypeVar("_T")
+
+
+def replay_cached(game: Game, part: str, build: Callable[[], _T]) -> _T:
+    """``build()``, kept in the cache under ``part`` (``"api-moves"``, ``"page-data"``) for the
+    stored game ``game`` for ``REPLAY_CACHE_SECONDS``. The key names the game's
+    id, match, plies and finish time, so a row that reused an id (a test database rolled
+    back) is never served another game's replay. ``build`` must return a value the cache can
+    pickle."""
+    finished = game.finished_at.timestamp()
+    key = f"replay:v1:{part}:{game.pk}:{game.match_id}:{game.plies}:{finished}"
+    value: _T | None = cache.get(key)
+    if value is None:
+        value = build()
+        cache.set(key, value, REPLAY_CACHE_SECONDS)
+    return value
 
 
 def game_visible_engine_errors(
@@ -223,17 +253,49 @@ def matches_recent_results() -> QuerySet[Match]:
     )
 
 
-def engine_games(engine_id: int, *, with_errors: bool = False) -> QuerySet[Game]:
-    """The games of every version of an engine, latest first, players and match joined,
-    without the move lists; ``with_errors`` loads the engines' stderr tails too (for the
-    owner's view: ``game_visible_engine_errors`` still decides which side is shown)."""
-    versions = _version_ids(engine_id)
+#: The most games ``engine_games`` lists (the engine page shows the first 15).
+ENGINE_GAMES_MAX = 50
+
+
+def engine_games(
+    engine_id: int, *, with_errors: bool = False, limit: int = ENGINE_GAMES_MAX
+) -> QuerySet[Game]:
+    """The latest ``limit`` games of the versions of an engine (either side), latest first,
+    players and match joined, without the move lists; ``with_errors`` loads the engines'
+    stderr tails too (for the owner's view: ``game_visible_engine_errors`` still decides
+    which side is shown).
+
+    Bounded whatever the history (issue 32): the ids first (``latest_game_ids``: the latest
+    ``limit`` as South and as North, each a range of its side's index), then those games by
+    id, where ``south IN (...) OR north IN (...) ORDER BY finished_at`` was a parallel
+    sequential scan of every game (442 ms at 10^6 games). Two queries, not one: with the ids
+    as a subquery of the 9-table select_related join, PostgreSQL joined every game before
+    the semi-join (2.7 s at 10^5 games, where the ids alone take 2 ms)."""
     games = (
-        Game.objects.filter(Q(south_id__in=versions) | Q(north_id__in=versions))
+        Game.objects.filter(pk__in=latest_game_ids(_version_ids(engine_id), limit))
         .select_related("match", "south__engine", "north__engine", "winner__engine")
         .order_by("-finished_at", "-id")
     )
-    return games.defer("moves") if with_errors else games.defer("moves", "engine_errors")
+    games = games.defer("moves") if with_errors else games.defer("moves", "engine_errors")
+    return games[:limit]
+
+
+def latest_game_ids(versions: QuerySet[Any], limit: int) -> list[int]:
+    """The ids of the latest ``limit`` (``finished_at``, then id, descending) of the games of
+    ``versions`` (a subquery of version ids) as South and of the latest ``limit`` as North:
+    at most 2 x ``limit`` ids, a game between two of ``versions`` once, in one query. On
+    PostgreSQL a ``UNION ALL`` of two index-only ranges; SQLite allows no LIMIT inside a
+    UNION, so there two ``IN`` subqueries."""
+    south, north = (
+        Game.objects.filter(**{f"{side}__in": versions})
+        .order_by("-finished_at", "-id")
+        .values_list("id", flat=True)[:limit]
+        for side in ("south_id", "north_id")
+    )
+    if connections[south.db].features.supports_slicing_ordering_in_compound:
+        return sorted(set(south.union(north, all=True)))
+    either = Game.objects.filter(Q(pk__in=south) | Q(pk__in=north))
+    return list(either.values_list("id", flat=True))
 
 
 def _version_ids(engine_id: int) -> QuerySet[Any]:
@@ -269,7 +331,8 @@ class HeadToHead:
 def engine_head_to_head(engine_id: int) -> list[HeadToHead]:
     """``engine_id``'s record against each opponent engine, most games first (then name).
 
-    Two grouped queries (the engine as South, as North), whatever the number of games; aborted
+    Two grouped queries (the engine as South, as North, each from its side's index), whatever
+    the number of games; aborted
     games (``*``) are left out. Games between two versions of the engine itself are counted
     against its own name from both sides.
     """

@@ -8,10 +8,11 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
-from django.core.paginator import Page, Paginator
+from django.core.paginator import EmptyPage, Page, PageNotAnInteger
 from django.http import HttpRequest
 from rest_framework.exceptions import APIException
 
+from arena.api.pagination import BoundedPaginator
 from arena.web.forms import FieldMap, FormErrors, form_errors
 
 PAGE_SIZE = 50
@@ -43,12 +44,21 @@ def listing(
 ) -> Listing:
     """The page ``?page=N`` of ``query(filters)`` (a queryset). A filter the API refuses
     (``query`` raises its ``APIException``: ``invalid``, ``unknown_variant``...) lists
-    nothing and puts the API's message next to that filter."""
+    nothing and puts the API's message next to that filter.
+
+    Counted as the API counts (``BoundedPaginator``: exactly up to ``COUNT_BOUND`` rows, an
+    estimate past it); a page that is not a number is the first, one past the end the last."""
     filters = filter_values(request, names)
     try:
         rows = query(filters)
-        paginator = Paginator(rows, PAGE_SIZE)
-        page = paginator.get_page(request.GET.get("page"))
+        paginator = BoundedPaginator(rows, PAGE_SIZE)
+        try:
+            page = paginator.page(request.GET.get("page") or 1)
+        except PageNotAnInteger:
+            page = paginator.page(1)
+        except EmptyPage:
+            paginator.count_exactly()
+            page = paginator.page(paginator.num_pages)
     except APIException as exc:
         return Listing(None, filters, form_errors(exc, filters, fields or {}))
     result = Listing(page, filters, None)

@@ -15,6 +15,8 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.html import json_script
+from django.utils.safestring import mark_safe
 from rest_framework.exceptions import APIException
 
 from arena.api.errors import describe
@@ -72,10 +74,11 @@ def _viewer_context(
     south: object,
     north: object,
     live: dict[str, Any] | None = None,
+    with_data: bool = True,
 ) -> dict[str, Any]:
     """What ``web/_viewer.html`` draws: the SVG board of the requested ply (``?ply=N``,
     default the last), the move list, and ``data``, the JSON ``web/viewer.js`` animates
-    (every move with its sowing ``trace``)."""
+    (``_viewer_data``; None unless ``with_data``: the replay page keeps it in the cache)."""
     last = len(moves)
     ply = _requested_ply(request, last)
     text = start_position if ply == 0 else str(moves[ply - 1].get("position", ""))
@@ -88,17 +91,30 @@ def _viewer_context(
         "position": text,
         "south": south,
         "north": north,
-        "data": {
-            "variant": variant,
-            "start_position": start_position,
-            "base_ms": _base_clock_ms(time_control),
-            # The script shows a move's info lines, never the lines the referee ignored.
-            "moves": [
-                {k: v for k, v in move.items() if k != "ignored"}
-                for move in moves_with_traces(variant, start_position, moves)
-            ],
-            "live": live,
-        },
+        "data": _viewer_data(variant, time_control, start_position, moves, live)
+        if with_data
+        else None,
+    }
+
+
+def _viewer_data(
+    variant: str,
+    time_control: str,
+    start_position: str,
+    moves: list[dict[str, Any]],
+    live: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """The JSON ``web/viewer.js`` animates: every move with its sowing ``trace``."""
+    return {
+        "variant": variant,
+        "start_position": start_position,
+        "base_ms": _base_clock_ms(time_control),
+        # The script shows a move's info lines, never the lines the referee ignored.
+        "moves": [
+            {k: v for k, v in move.items() if k != "ignored"}
+            for move in moves_with_traces(variant, start_position, moves)
+        ],
+        "live": live,
     }
 
 
@@ -110,16 +126,34 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
         return not_found(request, f"There is no game {game_id}.")
     # A rules ending's detail is its termination code again ("bao_hamna"): say it once.
     detail = game.detail if game.detail != game.termination else ""
+    moves = game_moves(game)
+    match = game.match
     context = _viewer_context(
         request,
-        variant=game.match.variant,
-        time_control=game.match.time_control,
+        variant=match.variant,
+        time_control=match.time_control,
         start_position=game.start_position,
-        moves=game_moves(game),
+        moves=moves,
         south=game.south,
         north=game.north,
+        with_data=False,
     )
-    return render(request, "web/replay.html", {**context, "game": game, "detail": detail})
+    # The script's JSON (every move's trace, 0.5 MB for 300 plies) is laid out once per game
+    # (arena.matches.selectors.replay_cached): a stored game never changes.
+    game_data = match_selectors.replay_cached(
+        game,
+        "page-data",
+        lambda: json_script(
+            _viewer_data(match.variant, match.time_control, game.start_position, moves, None),
+            "game-data",
+        ),
+    )
+    return render(
+        request,
+        "web/replay.html",
+        # json_script escapes <, > and & in the JSON; the cache returns its text as a str.
+        {**context, "game": game, "detail": detail, "game_data": mark_safe(game_data)},
+    )
 
 
 def live_list(request: HttpRequest) -> HttpResponse:
