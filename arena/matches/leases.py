@@ -162,10 +162,14 @@ def claimable(now: datetime | None = None) -> Q:
     return pending_or_expired(now) & Q(attempts__lt=max_attempts()) & ready
 
 
-def match_claim(match_id: int, *, lease_seconds: int, worker: str = "") -> Claim | None:
+def match_claim(
+    match_id: int, *, lease_seconds: int, worker: str = "", attempts_before: int | None = None
+) -> Claim | None:
     """Claim ``match_id`` for ``lease_seconds`` on ``worker`` (a Celery node name, for the queue
     view and hand-backs); None if it is finished, aborted, leased by a live worker, out of
-    attempts, held back, or does not exist (the caller then does nothing)."""
+    attempts, held back, or does not exist (the caller then does nothing).
+    ``attempts_before``: the row's ``attempts`` as read under a row lock this transaction
+    holds (the dispatcher's claim), so the claim's count is that plus one without a read."""
     now = timezone.now()
     token = secrets.token_hex(16)
     updated = Match.objects.filter(claimable(now), pk=match_id).update(
@@ -179,7 +183,10 @@ def match_claim(match_id: int, *, lease_seconds: int, worker: str = "") -> Claim
     )
     if updated == 0:
         return None
-    attempts = Match.objects.filter(pk=match_id).values_list("attempts", flat=True).first() or 0
+    if attempts_before is not None:
+        attempts = attempts_before + 1
+    else:
+        attempts = Match.objects.filter(pk=match_id).values_list("attempts", flat=True).first() or 0
     return Claim(
         match_id=match_id, token=token, attempts=attempts, lease=lease_seconds, worker=worker
     )
