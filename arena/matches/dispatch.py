@@ -21,9 +21,10 @@ bound, past ``available_at``):
 3. that user's oldest match.
 
 The pick reads four aggregates, none of them rows of the window (``pick``): the claimable
-matches grouped by class and user, the running matches per user (a partial index over running
-matches only: the running totals), the window's worker time per waiting user summed in the
-database (an index on submitter and end time), and the announced slots.
+matches grouped by class and user (the partial index over pending and running rows), the
+running matches per user with their worker time so far (the running totals), each waiting
+user's ended worker time from the rollup the database triggers keep as matches end
+(``arena.matches.usage``: one row per user), and the announced slots.
 
 The claim (``match_claim_next``) takes the picked user's oldest match that no other slot is
 claiming: ``SELECT ... FOR UPDATE SKIP LOCKED`` in the order above, then the conditional
