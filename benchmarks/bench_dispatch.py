@@ -22,6 +22,11 @@ applied to it. Then, for each step of ``--slots`` (default 1, 8, 32, 64 as proce
   control queries/s (queries from the keeper and publisher threads: ownership checks, lease
   renewals, live moves).
 
+Then ``control``: ``--control-procs`` processes of ``--control-slots`` slots each play
+matches held ``--control-hold`` seconds by the stub (its loop checking in, so the keeper
+renews), for ``--control-seconds``: the worker links' queries per second in all and per
+process (the target: at most 1), and the connections.
+
 Last, ``pick``: ``--window`` (default 10,000) matches run and ended within the fair-share
 window among 50 users, 100 waiting; the time of ``arena.matches.dispatch.next_match_id`` (the
 pick a claim makes), median and p95 ms over 50 calls.
@@ -88,7 +93,8 @@ def cluster(pg_bin: Path, max_connections: int) -> Iterator[str]:
     options = (
         f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c max_connections={max_connections}"
         " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-        " -c shared_buffers=256MB"
+        " -c shared_buffers=256MB -c shared_preload_libraries=pg_stat_statements"
+        " -c pg_stat_statements.track_planning=on"
     )
     subprocess.run(
         [*as_pg, str(pg_bin / "pg_ctl"), "-D", str(data), "-o", options, "-l", str(root / "log"),
@@ -120,6 +126,8 @@ def _setup_django(url: str, var: Path) -> None:
         CELERY_BROKER_URL="memory://",
         CELERY_TASK_ALWAYS_EAGER="0",  # tasks the ends of matches send stay in memory
         BAO_LADDER_ENABLED="0",
+        # Renewals every 2 s (a third of the lease), so the control step's matches renew.
+        BAO_MATCH_LEASE_SECONDS="6",
         BAO_VAR_DIR=str(var),
         DJANGO_SETTINGS_MODULE="arena.settings",
     )
@@ -157,6 +165,7 @@ def _refill(world: dict[str, Any], queue: int, slots: int) -> None:
 
     from arena.matches.models import Match, WorkerNode
 
+    _connect()
     with connection.cursor() as cur:
         cur.execute("TRUNCATE matches_game, matches_livegame CASCADE")
     Match.objects.all().delete()
@@ -214,7 +223,8 @@ def _count_queries() -> None:
     def wrap(method: Any) -> Any:
         def counted(self: Any, *args: Any, **kwargs: Any) -> Any:
             name = threading.current_thread().name
-            kind = "control" if name.startswith(("lease-", "live-")) else "slot"
+            # The worker link's thread (keeper.py), or the per-match threads before it.
+            kind = "control" if name.startswith(("worker-link", "lease-", "live-")) else "slot"
             with _counts_lock:
                 _counts[kind] += 1
             return method(self, *args, **kwargs)
@@ -223,6 +233,22 @@ def _count_queries() -> None:
 
     utils.CursorWrapper.execute = wrap(utils.CursorWrapper.execute)  # type: ignore[method-assign]
     utils.CursorWrapper.executemany = wrap(utils.CursorWrapper.executemany)  # type: ignore[method-assign]
+
+
+def _connect(tries: int = 20) -> None:
+    """This thread's connection, retried: a thousand slots connecting at once on two cores
+    outlast ``connect_timeout``, and a step's backends may still be exiting."""
+    from django.db import OperationalError, connection
+
+    for attempt in range(tries):
+        try:
+            connection.ensure_connection()
+            return
+        except OperationalError:
+            if attempt == tries - 1:
+                raise
+            connection.close()
+            time.sleep(0.5)
 
 
 def _slot(name: str, play: str, start_at: float, stop_at: float, report: SlotReport) -> None:
@@ -234,7 +260,7 @@ def _slot(name: str, play: str, start_at: float, stop_at: float, report: SlotRep
     from arena.matches.services import match_record_result
 
     try:
-        connection.ensure_connection()  # connected before the start, as a worker's slot is
+        _connect()  # connected before the start, as a worker's slot is
         while time.time() < start_at:
             time.sleep(0.005)
         while time.time() < stop_at:
@@ -264,15 +290,33 @@ def _slot(name: str, play: str, start_at: float, stop_at: float, report: SlotRep
         connection.close()
 
 
+def _stub_play(hold_s: float) -> Any:
+    """The referee's stand-in: a one-game record, after ``hold_s`` seconds of a loop that
+    checks in (so the keeper renews its lease) when ``hold_s`` > 0."""
+
+    def play(match: Any, config: Any, control: Any, on_event: Any = None) -> Any:
+        from django.db import connection
+
+        if hold_s > 0:
+            connection.close()  # as runner._play does: a playing slot holds no connection
+        until = time.monotonic() + hold_s
+        while time.monotonic() < until:
+            control.check()
+            time.sleep(0.05)
+        return _stub_record(match)
+
+    return play
+
+
 def _process(
-    names: list[str], play: str, start_at: float, stop_at: float, out: Any
+    names: list[str], play: str, start_at: float, stop_at: float, out: Any, hold_s: float = 0.0
 ) -> None:  # a child process: its slots as threads (one thread for a process slot)
     from django.db import connections
 
     from arena.matches import runner
 
     connections.close_all()
-    runner._play = lambda match, config, control, on_event=None: _stub_record(match)  # type: ignore[assignment]
+    runner._play = _stub_play(hold_s)  # type: ignore[assignment]
     _count_queries()
     reports = [SlotReport() for _ in names]
     threads = [
@@ -332,7 +376,7 @@ def _connections_watch(url: str, stop: threading.Event, seen: list[int]) -> None
 
 def step(
     url: str, world: dict[str, Any], *, slots: int, procs: int, play: str, seconds: float,
-    queue: int, label: str,
+    queue: int, label: str, hold_s: float = 0.0,
 ) -> StepResult:  # fmt: skip
     from django.db import connections
 
@@ -345,7 +389,7 @@ def step(
     start_at = time.time() + 1.0 + 0.05 * procs
     stop_at = start_at + seconds
     children = [
-        ctx.Process(target=_process, args=(group, play, start_at, stop_at, out))
+        ctx.Process(target=_process, args=(group, play, start_at, stop_at, out, hold_s))
         for group in per
         if group
     ]
@@ -385,9 +429,12 @@ def step(
 # --------------------------------------------------------------------------- the pick
 
 
-def pick(world: dict[str, Any], window: int) -> tuple[float, float]:
+def pick(world: dict[str, Any], window: int) -> tuple[float, float, float, float]:
     """Median and p95 ms of ``dispatch.next_match_id`` with ``window`` ended matches in the
-    fair-share window (50 users) and 100 waiting."""
+    fair-share window (50 users) and 100 waiting; then the median of this thread's CPU ms
+    per pick, and the server's ms per pick (planning and execution of its statements, from
+    ``pg_stat_statements``): on a loaded machine the wall time is mostly waiting for a
+    core."""
     from datetime import timedelta
 
     from django.contrib.auth import get_user_model
@@ -418,13 +465,29 @@ def pick(world: dict[str, Any], window: int) -> tuple[float, float]:
     Match.objects.bulk_create(rows, batch_size=2000)
     with connection.cursor() as cur:
         cur.execute("ANALYZE matches_match")
-    times = []
-    for _ in range(55):
-        t0 = time.perf_counter()
+    server = (
+        "SELECT coalesce(sum(total_exec_time + total_plan_time), 0) FROM pg_stat_statements"
+        " WHERE query NOT ILIKE '%pg_stat_statements%'"
+    )
+    times, cpu = [], []
+    for i in range(55):
+        if i == 5:
+            with connection.cursor() as cur:
+                cur.execute("SELECT pg_stat_statements_reset()")
+        t0, c0 = time.perf_counter(), time.thread_time()
         assert dispatch.next_match_id() is not None
         times.append((time.perf_counter() - t0) * 1000)
+        cpu.append((time.thread_time() - c0) * 1000)
+    with connection.cursor() as cur:
+        cur.execute(server)
+        server_ms = float(cur.fetchone()[0]) / 50
     times = sorted(times[5:])
-    return statistics.median(times), times[int(0.95 * len(times))]
+    return (
+        statistics.median(times),
+        times[int(0.95 * len(times))],
+        statistics.median(cpu[5:]),
+        server_ms,
+    )
 
 
 # --------------------------------------------------------------------------- main
@@ -450,6 +513,12 @@ def main() -> None:
         "--play", choices=("worker", "record"), default="worker", help="of the process steps"
     )
     parser.add_argument("--window", type=int, default=10_000)
+    parser.add_argument(
+        "--control-procs", type=int, default=8, help="processes of the control step (0: none)"
+    )
+    parser.add_argument("--control-slots", type=int, default=4, help="slots per process")
+    parser.add_argument("--control-hold", type=float, default=6.0, help="seconds a match plays")
+    parser.add_argument("--control-seconds", type=float, default=15.0)
     parser.add_argument("--pg-bin", type=Path, default=Path("/usr/lib/postgresql/15/bin"))
     args = parser.parse_args()
     print("load before:", _uptime(), flush=True)
@@ -461,6 +530,10 @@ def main() -> None:
             from django.core.management import call_command
 
             call_command("migrate", verbosity=0)
+            from django.db import connection
+
+            with connection.cursor() as cur:
+                cur.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
             world = _world()
             _warm_up(world)
             print(
@@ -481,8 +554,24 @@ def main() -> None:
                         + (f"  errors: {r.errors}" if r.errors else ""),
                         flush=True,
                     )
-            p50, p95 = pick(world, args.window)
-            print(f"pick, {args.window} matches in the window: p50 {p50:.2f} ms, p95 {p95:.2f} ms")
+            if args.control_procs:
+                procs, per = args.control_procs, args.control_slots
+                r = step(url, world, slots=procs * per, procs=procs, play="worker",
+                         seconds=args.control_seconds, queue=4 * procs * per,
+                         label="control", hold_s=args.control_hold)  # fmt: skip
+                print(
+                    f"control: {procs} processes x {per} slots, matches held"
+                    f" {args.control_hold:g} s, {args.control_seconds:g} s: {r.control_s:.1f}"
+                    f" control queries/s, {r.control_s / procs:.2f} per process per second;"
+                    f" {r.connections} connections; {r.claims_s:.1f} claims/s"
+                    + (f"  errors: {r.errors}" if r.errors else ""),
+                    flush=True,
+                )
+            p50, p95, cpu, server = pick(world, args.window)
+            print(
+                f"pick, {args.window} matches in the window: p50 {p50:.2f} ms, p95 {p95:.2f} ms;"
+                f" CPU {cpu:.2f} ms client + {server:.2f} ms server per pick"
+            )
     finally:
         shutil.rmtree(var, ignore_errors=True)
     print("load after:", _uptime(), flush=True)

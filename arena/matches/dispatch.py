@@ -21,9 +21,10 @@ bound, past ``available_at``):
 3. that user's oldest match.
 
 The pick reads four aggregates, none of them rows of the window (``pick``): the claimable
-matches grouped by class and user, the running matches per user (a partial index over running
-matches only: the running totals), the window's worker time per waiting user summed in the
-database (an index on submitter and end time), and the announced slots.
+matches grouped by class and user (the partial index over pending and running rows), the
+running matches per user with their worker time so far (the running totals), each waiting
+user's ended worker time from the rollup the database triggers keep as matches end
+(``arena.matches.usage``: one row per user), and the announced slots.
 
 The claim (``match_claim_next``) takes the picked user's oldest match that no other slot is
 claiming: ``SELECT ... FOR UPDATE SKIP LOCKED`` in the order above, then the conditional
@@ -37,30 +38,21 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import (
-    Count,
-    DateTimeField,
-    DurationField,
-    ExpressionWrapper,
-    F,
-    Min,
-    Q,
-    Sum,
-    Value,
-)
-from django.db.models.functions import Greatest
+from django.db import connection, transaction
+from django.db.models import Min, Q, Sum
 from django.utils import timezone
 
 from arena.matches.leases import Claim, claimable, match_claim
 from arena.matches.limits import match_limits
 from arena.matches.models import Match, WorkerNode
+from arena.matches.usage import fair_share_window as fair_share_window
+from arena.matches.usage import running_totals
+from arena.matches.usage import usage_seconds as usage_seconds
 
 UserId = int | None
 
@@ -82,72 +74,10 @@ class WaitingReason(StrEnum):
     FAIR_SHARE = "fair_share"
 
 
-def fair_share_window() -> timedelta:
-    """The window over which worker time counts toward a user's share."""
-    return timedelta(seconds=int(settings.BAO_FAIR_SHARE_WINDOW_SECONDS))
-
-
-def _who(users: Iterable[UserId]) -> Q:
-    users = set(users)
-    who = Q(submitter_id__in=[u for u in users if u is not None])
-    if None in users:
-        who |= Q(submitter__isnull=True)
-    return who
-
-
-def usage_seconds(users: set[UserId], now: datetime) -> dict[UserId, float]:
-    """Worker seconds each submitter's matches used within the fair-share window before
-    ``now``: the overlap of [started_at, finished_at or now] with the window, over running and
-    ended matches (a match handed back and waiting counts nothing more). Summed in the database
-    per user (two aggregates: ended within the window, running), no row fetched."""
-    if not users:
-        return {}
-    since = now - fair_share_window()
-    seconds = DurationField()
-    used: dict[UserId, float] = defaultdict(float)
-    ended = (
-        Match.objects.filter(_who(users), finished_at__gt=since, started_at__isnull=False)
-        .exclude(status=Match.Status.RUNNING)
-        .values("submitter_id")
-        .annotate(
-            used=Sum(
-                ExpressionWrapper(
-                    F("finished_at")
-                    - Greatest(F("started_at"), Value(since, output_field=DateTimeField())),
-                    output_field=seconds,
-                )
-            )
-        )
-    )
-    running = (
-        Match.objects.filter(_who(users), status=Match.Status.RUNNING, started_at__isnull=False)
-        .values("submitter_id")
-        .annotate(
-            used=Sum(
-                ExpressionWrapper(
-                    Value(now, output_field=DateTimeField())
-                    - Greatest(F("started_at"), Value(since, output_field=DateTimeField())),
-                    output_field=seconds,
-                )
-            )
-        )
-    )
-    for row in (*ended, *running):
-        if row["used"] is not None:
-            used[row["submitter_id"]] += max(0.0, row["used"].total_seconds())
-    return {u: used.get(u, 0.0) for u in users}
-
-
 def running_counts() -> dict[UserId, int]:
     """Running matches per submitter (None: the system), from the index over running matches
     only (``match_running_submitter_idx``): the running totals the share bounds."""
-    rows = (
-        Match.objects.filter(status=Match.Status.RUNNING)
-        .values("submitter_id")
-        .annotate(n=Count("id"))
-        .order_by()
-    )
-    return {row["submitter_id"]: row["n"] for row in rows}
+    return {user: r.count for user, r in running_totals(timezone.now()).items()}
 
 
 def total_slots(now: datetime) -> int:
@@ -200,12 +130,13 @@ def pick(now: datetime | None = None) -> Pick:
     )
     if not waiting:
         return Pick(candidates=[], share=0, slots=0, running={})
-    running = running_counts()
+    totals = running_totals(now)
+    running = {user: r.count for user, r in totals.items()}
     users: set[UserId] = {row["submitter_id"] for row in waiting}
     slots = total_slots(now)
     share = fair_share(slots, len(users | set(running)))
     under = {u for u in users if running.get(u, 0) < share}
-    used = usage_seconds(users, now)
+    used = usage_seconds(users, now, totals)
     candidates = sorted(
         (
             Candidate(
@@ -247,19 +178,26 @@ def next_match_id(now: datetime | None = None) -> int | None:
 
 def _claim_in(candidate: Candidate, now: datetime, worker: str) -> Claim | None:
     """Claim ``candidate``'s oldest match no other slot is claiming (row locks skipped on
-    PostgreSQL); None if every one is taken."""
+    PostgreSQL); None if every one is taken. On PostgreSQL the row stays locked from the
+    SELECT to the UPDATE, so its ``attempts`` is the claim's without reading it again."""
     with transaction.atomic():
         row = (
             Match.objects.select_for_update(skip_locked=True, of=("self",))
             .filter(claimable(now), _in(candidate))
             .order_by("created_at", "id")
-            .values("pk", "variant", "time_control")
+            .values("pk", "variant", "time_control", "attempts")
             .first()
         )
         if row is None:
             return None
         lease = match_limits(row["variant"], row["time_control"]).lease
-        return match_claim(row["pk"], lease_seconds=lease, worker=worker)
+        locked = connection.vendor == "postgresql"
+        return match_claim(
+            row["pk"],
+            lease_seconds=lease,
+            worker=worker,
+            attempts_before=row["attempts"] if locked else None,
+        )
 
 
 def match_claim_next(*, worker: str = "", now: datetime | None = None) -> Claim | None:

@@ -3,12 +3,13 @@ thread and one database connection per process, whatever it plays (issue 29).
 
 ``LeaseKeeper`` (one per running match) and ``live.LivePublisher`` are handles on the process's
 ``WorkerLink``: a daemon thread started at the first handle of a process (again after a fork)
-that owns the process's only connection for this work. Every ``poll_s`` (1 s) it runs one query
-for all its matches (``match_leases_held``: status and token by primary key), and every
-``renew_s`` (lease / 3) one more that renews every lease whose referee loop is alive
-(``match_renew_leases``, per lease length); in between it writes the queued live events. So a
-worker process costs about 1 + 1/renew_s control queries a second and one connection for them,
-not one thread, connection and query stream per match.
+that owns the process's only connection for this work. Every ``poll_s`` (1 s) it runs one
+statement for all its matches (``leases.match_leases_tick``): it reads their status and token
+by primary key and, when ``renew_s`` (lease / 3) has passed for some, renews every such lease
+whose referee loop is alive and beats the lease clock in the same statement (PostgreSQL; three
+queries on SQLite); in between it writes the queued live events. So a worker process costs one
+control query a second while it plays (none while idle) and one connection for them, not one
+thread, connection and query stream per match.
 
 For each match: a match cancelled (its tournament, or ``POST /api/matches/{id}/cancel/``),
 handed back by a worker shutting down, or taken over after its lease expired no longer carries
@@ -46,12 +47,7 @@ from typing import Any, Protocol
 from django.db import InterfaceError, OperationalError, close_old_connections, connection
 
 from arena.dbbackend import deadline
-from arena.matches.leases import (
-    Claim,
-    lease_clock_beat,
-    match_leases_held,
-    match_renew_leases,
-)
+from arena.matches.leases import Claim, match_leases_tick
 from arena.referee import MatchControl
 
 log = logging.getLogger(__name__)
@@ -283,12 +279,10 @@ class WorkerLink:
         """One look at every match (and the renewal of those due and alive)."""
         now = time.monotonic()
         renew = [k for k in keepers if now - k.last_renew >= k.renew_s and k.alive()]
-        if renew:
-            self.queries += match_renew_leases([k.claim for k in renew])
-            lease_clock_beat()  # with each renewal: the end of an outage is seen here first
-            self.queries += 1
-        rows = match_leases_held([k.claim.match_id for k in keepers])
-        self.queries += 1
+        # The renewals, the lease clock's beat with them (the end of an outage is seen here
+        # first) and the look at every match: one statement on PostgreSQL.
+        rows, queries = match_leases_tick([k.claim for k in keepers], [k.claim for k in renew])
+        self.queries += queries
         renewing = {id(k) for k in renew}
         for keeper in keepers:
             keeper.seen(rows.get(keeper.claim.match_id), id(keeper) in renewing, now)

@@ -40,6 +40,7 @@ import logging
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db.models import Exists, F, Q, QuerySet
@@ -162,10 +163,14 @@ def claimable(now: datetime | None = None) -> Q:
     return pending_or_expired(now) & Q(attempts__lt=max_attempts()) & ready
 
 
-def match_claim(match_id: int, *, lease_seconds: int, worker: str = "") -> Claim | None:
+def match_claim(
+    match_id: int, *, lease_seconds: int, worker: str = "", attempts_before: int | None = None
+) -> Claim | None:
     """Claim ``match_id`` for ``lease_seconds`` on ``worker`` (a Celery node name, for the queue
     view and hand-backs); None if it is finished, aborted, leased by a live worker, out of
-    attempts, held back, or does not exist (the caller then does nothing)."""
+    attempts, held back, or does not exist (the caller then does nothing).
+    ``attempts_before``: the row's ``attempts`` as read under a row lock this transaction
+    holds (the dispatcher's claim), so the claim's count is that plus one without a read."""
     now = timezone.now()
     token = secrets.token_hex(16)
     updated = Match.objects.filter(claimable(now), pk=match_id).update(
@@ -179,7 +184,10 @@ def match_claim(match_id: int, *, lease_seconds: int, worker: str = "") -> Claim
     )
     if updated == 0:
         return None
-    attempts = Match.objects.filter(pk=match_id).values_list("attempts", flat=True).first() or 0
+    if attempts_before is not None:
+        attempts = attempts_before + 1
+    else:
+        attempts = Match.objects.filter(pk=match_id).values_list("attempts", flat=True).first() or 0
     return Claim(
         match_id=match_id, token=token, attempts=attempts, lease=lease_seconds, worker=worker
     )
@@ -211,6 +219,57 @@ def match_renew_leases(claims: list[Claim]) -> int:
             lease_expires_at=now + timedelta(seconds=lease)
         )
     return len(by_lease)
+
+
+def match_leases_tick(
+    held: list[Claim], renew: list[Claim]
+) -> tuple[dict[int, tuple[str, str]], int]:
+    """One look at a worker process's matches: renew the leases of ``renew`` (each by its
+    ``lease`` from now, while still ours), beat the lease clock when renewing, and read
+    ``(status, lease_token)`` of every match of ``held`` (as ``match_leases_held``). Returns
+    the rows and the number of queries: on PostgreSQL one statement (data-modifying CTEs;
+    two when the beat finds a gap, ``lease_clock_beat``); elsewhere ``match_renew_leases``,
+    ``lease_clock_beat`` and ``match_leases_held`` in turn."""
+    from django.db import connection
+
+    ids = [claim.match_id for claim in held]
+    if connection.vendor != "postgresql":
+        queries = 0
+        if renew:
+            queries += match_renew_leases(renew) + 1
+            lease_clock_beat()
+        return match_leases_held(ids), queries + 1
+    now = timezone.now()
+    params: list[Any] = []
+    sql = ""
+    if renew:
+        values = ", ".join(["(%s, %s, %s::timestamptz)"] * len(renew))
+        for claim in renew:
+            params += [claim.match_id, claim.token, now + timedelta(seconds=claim.lease)]
+        gap = now - timedelta(seconds=outage_gap_s(_lease_setting()))
+        params += [now, gap]
+        sql = (
+            f"WITH renewed AS (UPDATE {Match._meta.db_table} AS m"
+            " SET lease_expires_at = v.expires"
+            f" FROM (VALUES {values}) AS v (id, token, expires)"
+            " WHERE m.id = v.id AND m.lease_token = v.token AND m.status = 'running'"
+            " RETURNING m.id),"
+            f" beat AS (UPDATE {LeaseClock._meta.db_table} SET seen_at = %s"
+            " WHERE id = 1 AND seen_at >= %s RETURNING id) "
+        )
+    beaten = "(SELECT count(*) FROM beat)" if renew else "1"
+    sql += (
+        f"SELECT id, status, lease_token, {beaten} FROM {Match._meta.db_table} WHERE id = ANY(%s)"
+    )
+    params.append(ids)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    queries = 1
+    if renew and (not rows or rows[0][3] == 0):
+        lease_clock_beat(now)  # a gap (an outage ended?) or no clock row yet: the full beat
+        queries += 1
+    return {pk: (status, token) for pk, status, token, _ in rows}, queries
 
 
 def match_leases_held(match_ids: list[int]) -> dict[int, tuple[str, str]]:

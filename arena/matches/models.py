@@ -137,6 +137,13 @@ class Match(models.Model):
                 condition=models.Q(status="running"),
                 name="match_running_submitter_idx",
             ),
+            # The queue: pending and running rows only (not the history), in the claim's
+            # order within a class and user; the pick groups it, the claim walks it.
+            models.Index(
+                fields=["priority", "submitter", "created_at", "id"],
+                condition=models.Q(status__in=["pending", "running"]),
+                name="match_queue_idx",
+            ),
             models.Index(
                 fields=["submitter", "finished_at", "started_at"], name="match_submitter_end_idx"
             ),
@@ -308,3 +315,36 @@ class LeaseClock(models.Model):
 
     def __str__(self) -> str:
         return f"seen {self.seen_at:%H:%M:%S}, up since {self.up_since:%H:%M:%S}"
+
+
+class UsageMinute(models.Model):
+    """Worker seconds of the matches that ended in one minute, per account: the fair share's
+    rollup (``arena.matches.usage``). ``account`` is the submitter's user id, 0 for the
+    system's matches; ``minute`` the end's Unix time // 60; ``seconds`` the sum of
+    ``finished_at - started_at`` of those matches. Written by database triggers as a match
+    ends (migration ``0018``), in the transaction that ends it, whatever path ends it."""
+
+    account = models.BigIntegerField()
+    minute = models.BigIntegerField()
+    seconds = models.FloatField(default=0.0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["account", "minute"], name="usageminute_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"account {self.account} minute {self.minute}: {self.seconds:.0f} s"
+
+
+class UsageTotal(models.Model):
+    """The sum of an account's ``UsageMinute`` rows not yet pruned (``arena.matches.usage``):
+    the same triggers add to it as a match ends, ``usage_prune`` subtracts the minutes it
+    deletes. So a user's ended worker time in the window is this total less the few minutes
+    older than the window that are still waiting for the prune: one row per user read."""
+
+    account = models.BigIntegerField(unique=True)
+    seconds = models.FloatField(default=0.0)
+
+    def __str__(self) -> str:
+        return f"account {self.account}: {self.seconds:.0f} s"

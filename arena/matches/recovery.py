@@ -34,6 +34,7 @@ from arena.matches.leases import lease_clock_beat, max_attempts, pending_or_expi
 from arena.matches.models import LeaseClock, Match
 from arena.matches.selectors import live_slots
 from arena.matches.services import match_abort, matches_enqueue_ids
+from arena.matches.usage import usage_prune
 from engines.sandbox import sweep_orphaned_uids
 from engines.services import validations_resend_lost
 
@@ -116,6 +117,7 @@ def matches_requeue_stale() -> RequeueReport:
     report.requeued = matches_enqueue_ids(stale)  # one pass: a wake-up per slot at most
     if report.requeued or report.aborted:
         log.info("requeue: queued %s, aborted %s", report.requeued, report.aborted)
+    usage_prune(timezone.now())
     report.validations = validations_resend_lost()
     report.orphans = sweep_orphaned_uids()
     if report.orphans:
