@@ -109,7 +109,7 @@ def no_triggers(apps, schema_editor):  # type: ignore[no-untyped-def]
 class Migration(migrations.Migration):
     dependencies = [
         ("engines", "0007_worker_runtimes"),
-        ("matches", "0017_lease_clock"),
+        ("matches", "0019_game_side_finished_indexes"),
         ("tournaments", "0015_rated_note"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
