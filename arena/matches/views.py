@@ -208,6 +208,7 @@ class LiveGameDetailView(APIView):
         live = get_object_or_404(selectors.live_game_queryset(), pk=pk)
         context = {
             "since": query.validated_data["since"],
+            "moves": selectors.live_moves(live),
             "game_id": selectors.live_game_replay_id(live),
         }
         return Response(LiveGameOutput(live, context=context).data)

@@ -141,7 +141,7 @@ def live_game(request: HttpRequest, live_id: int) -> HttpResponse:
         variant=live.match.variant,
         time_control=live.match.time_control,
         start_position=live.start_position,
-        moves=list(live.moves or []),
+        moves=match_selectors.live_moves(live),
         south=live.south,
         north=live.north,
         live={
