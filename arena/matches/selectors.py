@@ -218,6 +218,11 @@ def live_game_queryset() -> QuerySet[LiveGame]:
     )
 
 
+def live_game_for_stream(pk: int) -> LiveGame | None:
+    """The live game ``pk`` with its match (an event stream needs no more), or None."""
+    return LiveGame.objects.select_related("match").filter(pk=pk).first()
+
+
 def live_moves(live: LiveGame) -> list[dict[str, Any]]:
     """The moves of a live game so far, in the ``Game.moves`` shape without ``ignored``."""
     return [
