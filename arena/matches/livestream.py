@@ -167,8 +167,9 @@ def stream_more(match_id: int, start: StreamStart, upto: int) -> StreamStart:
     return StreamStart(frames, last, closed, start.encoder)
 
 
-#: What a stream's queue holds: (seq, frame, whether it closes the stream), or None: dropped.
-_Item = tuple[int, bytes, bool] | None
+#: What a stream's queue holds: the (seq, frame) of one poll's events of its match and whether
+#: the last closes the stream (no frames: a keep-alive), or None: dropped, too far behind.
+_Item = tuple[list[tuple[int, bytes]], bool] | None
 
 
 @dataclass(eq=False)
@@ -223,17 +224,24 @@ class LiveHub:
                 return
             me.after = max(me.after, start.last_seq)
             while True:
-                try:
-                    item = await asyncio.wait_for(me.queue.get(), HEARTBEAT_S)
-                except TimeoutError:
-                    yield HEARTBEAT
-                    continue
+                item = await me.queue.get()
                 if item is None:  # dropped, too far behind: the client resumes from its id
                     return
-                seq, frame, closing = item
-                if seq > me.after or closing:  # else it had the event from its start
-                    me.after = max(me.after, seq)
-                    yield frame
+                frames, closing = item
+                if not frames:
+                    yield HEARTBEAT
+                    continue
+                # One write for the poll's events (a move and its clock), less those it had
+                # from its start; a closing frame always goes.
+                last = len(frames) - 1
+                fresh = [
+                    f
+                    for n, (seq, f) in enumerate(frames)
+                    if seq > me.after or (closing and n == last)
+                ]
+                me.after = max(me.after, frames[-1][0])
+                if fresh:
+                    yield b"".join(fresh)
                 if closing:
                     return
         finally:
@@ -246,7 +254,12 @@ class LiveHub:
             self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def _run(self) -> None:
+        beat = time.monotonic()
         while self._watched:
+            if time.monotonic() - beat >= HEARTBEAT_S:
+                beat = time.monotonic()
+                for watched in self._watched.values():
+                    self._send(watched, [], False)
             try:
                 await self._poll()
             except Exception:  # a database outage or a bug: keep the streams, try again
@@ -264,27 +277,33 @@ class LiveHub:
         self.polls += 1
         now = time.monotonic()
         now_ms = int(time.time() * 1000)
+        batches: dict[int, tuple[_Watched, list[tuple[int, bytes]]]] = {}
+        closed: set[int] = set()
         for event in events:
             watched = self._watched.get(event.match_id)
             if watched is None or watched.encoder is None or watched.cursor is None:
                 continue
-            if event.seq <= watched.cursor:
+            if event.seq <= watched.cursor or event.match_id in closed:
                 continue
             frame = watched.encoder.encode(event, now_ms)
             watched.cursor = event.seq
             watched.last_event = now
-            self._send(watched, event.seq, frame, _is_closing(event))
+            batches.setdefault(event.match_id, (watched, []))[1].append((event.seq, frame))
+            if _is_closing(event):
+                closed.add(event.match_id)
+        for match_id, (watched, frames) in batches.items():
+            self._send(watched, frames, match_id in closed)
         if now - self._last_status >= STATUS_S:
             self._last_status = now
             await self._close_ended(now)
 
-    def _send(self, watched: _Watched, seq: int, frame: bytes, closing: bool) -> None:
+    def _send(self, watched: _Watched, frames: list[tuple[int, bytes]], closing: bool) -> None:
         for stream in list(watched.streams):
             if stream.queue.qsize() >= QUEUE_MAX:
                 watched.streams.discard(stream)
                 stream.queue.put_nowait(None)
                 continue
-            stream.queue.put_nowait((seq, frame, closing))
+            stream.queue.put_nowait((frames, closing))
 
     async def _close_ended(self, now: float) -> None:
         """Close the streams of matches that ended without their closing ``end``."""
@@ -302,7 +321,7 @@ class LiveHub:
                 continue
             frame = await sync_to_async(closing_frame)(match_id, watched.cursor, watched.encoder)
             if frame is not None:
-                self._send(watched, watched.cursor, frame, True)
+                self._send(watched, [(watched.cursor, frame)], True)
 
 
 _hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, LiveHub] = weakref.WeakKeyDictionary()
