@@ -227,19 +227,19 @@ class LiveHub:
                 item = await me.queue.get()
                 if item is None:  # dropped, too far behind: the client resumes from its id
                     return
-                frames, closing = item
-                if not frames:
+                polled, closing = item
+                if not polled:
                     yield HEARTBEAT
                     continue
                 # One write for the poll's events (a move and its clock), less those it had
                 # from its start; a closing frame always goes.
-                last = len(frames) - 1
+                last = len(polled) - 1
                 fresh = [
                     f
-                    for n, (seq, f) in enumerate(frames)
+                    for n, (seq, f) in enumerate(polled)
                     if seq > me.after or (closing and n == last)
                 ]
-                me.after = max(me.after, frames[-1][0])
+                me.after = max(me.after, polled[-1][0])
                 if fresh:
                     yield b"".join(fresh)
                 if closing:
