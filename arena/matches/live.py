@@ -166,16 +166,20 @@ def live_game_start(
     match_id: int, index: int, south_id: int, north_id: int, start_position: str
 ) -> LiveGame:
     """Open (or reset, for a retried match) the live row of game ``index`` of a match and
-    append its ``game`` event (and its starting ``clock``); for callers other than the
-    worker's publisher (fixtures, tools): three or four queries."""
+    append its ``game`` event (and its starting ``clock``), the engines named by their
+    versions (``greedy v1``); for callers other than the worker's publisher (fixtures,
+    tools): a few queries."""
     first = live_last_seq(match_id) + 1
-    live = live_game_open(match_id, index, south_id, north_id, start_position, first)
-    match = Match.objects.only("time_control").get(pk=match_id)
+    live_game_open(match_id, index, south_id, north_id, start_position, first)
+    live = LiveGame.objects.select_related("match", "south__engine", "north__engine").get(
+        match_id=match_id, index=index
+    )
+    match = live.match
     base = base_clock_ms(match.time_control)
     live_events_append(
         match_id,
         [
-            game_event(live, str(live.south_id), str(live.north_id)),
+            game_event(live, str(live.south), str(live.north)),
             clock_event(
                 index,
                 {"S": base, "N": base},

@@ -218,6 +218,38 @@ def live_game_queryset() -> QuerySet[LiveGame]:
     )
 
 
+def live_game_next(live: LiveGame) -> LiveGame | None:
+    """What a viewer of ``live`` should watch once it is over: the next game of its match
+    being played, else (its match over) a running game of another match of its tournament,
+    oldest first; None when there is neither."""
+    running = live_games_running().order_by("index", "started_at", "id")
+    later = running.filter(match_id=live.match_id, index__gt=live.index).first()
+    if later is not None or live.match.tournament_id is None:
+        return later
+    return (
+        running.filter(match__tournament_id=live.match.tournament_id)
+        .exclude(match_id=live.match_id)
+        .order_by("started_at", "id")
+        .first()
+    )
+
+
+def live_games_running_with_clocks() -> QuerySet[LiveGame]:
+    """``live_games_running`` with ``clock``: the payload of each game's last ``clock`` event
+    (``{"S", "N", "side", "at"}``, ms; None before its first)."""
+    last_clock = (
+        LiveEvent.objects.filter(
+            match_id=OuterRef("match_id"),
+            index=OuterRef("index"),
+            seq__gte=OuterRef("first_seq"),
+            kind=LiveEvent.Kind.CLOCK,
+        )
+        .order_by("-seq")
+        .values("payload")[:1]
+    )
+    return live_games_running().annotate(clock=Subquery(last_clock))
+
+
 def live_game_for_stream(pk: int) -> LiveGame | None:
     """The live game ``pk`` with its match (an event stream needs no more), or None."""
     return LiveGame.objects.select_related("match").filter(pk=pk).first()
