@@ -288,15 +288,26 @@ def live_events_from(match_id: int, first_seq: int, limit: int = 10_000) -> list
     )
 
 
+#: Matches one query of ``live_events_after`` looks at.
+LIVE_CURSORS_PER_QUERY = 200
+
+
 def live_events_after(cursors: dict[int, int], limit: int = 5_000) -> list[LiveEvent]:
     """The events past each cursor of ``cursors`` (match id -> the last seq seen), ordered by
-    match and seq, at most ``limit``: one query for every match a stream server watches."""
-    if not cursors:
-        return []
-    wanted = Q()
-    for match_id, seq in cursors.items():
-        wanted |= Q(match_id=match_id, seq__gt=seq)
-    return list(LiveEvent.objects.filter(wanted).order_by("match_id", "seq")[:limit])
+    match and seq, at most ``limit``: one query for every ``LIVE_CURSORS_PER_QUERY`` matches
+    a stream server watches."""
+    events: list[LiveEvent] = []
+    items = sorted(cursors.items())
+    # A few hundred matches a query: SQLite refuses an expression tree deeper than 1,000.
+    for start in range(0, len(items), LIVE_CURSORS_PER_QUERY):
+        wanted = Q()
+        for match_id, seq in items[start : start + LIVE_CURSORS_PER_QUERY]:
+            wanted |= Q(match_id=match_id, seq__gt=seq)
+        left = limit - len(events)
+        if left <= 0:
+            break
+        events += LiveEvent.objects.filter(wanted).order_by("match_id", "seq")[:left]
+    return events
 
 
 def live_matches_ended(match_ids: list[int]) -> set[int]:

@@ -261,3 +261,38 @@ def test_a_batch_of_moves_costs_one_insert(greedy, randomer) -> None:
     assert _statements(queries) == ["UPDATE", "INSERT"]
     seqs = list(LiveEvent.objects.filter(match=match).values_list("seq", flat=True))
     assert seqs == list(range(1, len(seqs) + 1))
+
+
+@pytest.mark.django_db
+def test_the_events_go_with_the_live_rows_of_a_match_that_ended(greedy, randomer) -> None:
+    import datetime as dt
+
+    from django.utils import timezone
+
+    from arena.matches.live import live_games_delete_ended
+
+    long_ago = timezone.now() - dt.timedelta(seconds=400)
+    ended = _match(greedy, randomer, status="finished", finished_at=long_ago)
+    running = _match(greedy, randomer, status="running")
+    for match in (ended, running):
+        live = live_game_start(match.pk, 1, greedy.pk, randomer.pk, START)
+        live_game_moves(live.pk, [MOVE_1])
+    assert LiveEvent.objects.filter(match=ended).count() == 4  # game, clock, move, clock
+    assert live_games_delete_ended(300) == 1
+    assert not LiveEvent.objects.filter(match=ended).exists()
+    assert LiveEvent.objects.filter(match=running).count() == 4
+
+
+@pytest.mark.django_db
+def test_the_new_events_of_many_matches_are_read_past_each_ones_cursor(greedy, randomer) -> None:
+    from arena.matches.selectors import live_events_after
+
+    lives = []
+    for _ in range(3):
+        match = _match(greedy, randomer, status="running")
+        lives.append(live_game_start(match.pk, 1, greedy.pk, randomer.pk, START))
+    cursors = {lives[0].match_id: 0, lives[1].match_id: 1, lives[2].match_id: 2}
+    cursors |= {10_000 + n: 0 for n in range(450)}  # watched matches with no events
+    got = [(e.match_id, e.seq) for e in live_events_after(cursors)]
+    assert got == [(lives[0].match_id, 1), (lives[0].match_id, 2), (lives[1].match_id, 2)]
+    assert len(live_events_after(cursors, limit=1)) == 1
