@@ -327,9 +327,10 @@
 
   /* The match's next game started: the page becomes its page (the board, the names, the
    * list), saying how the last one ended. */
-  function switchGame(d) {
+  function switchGame(d, again) {
     var ended = lastEnd && lastEnd.index === live.index ? endText(lastEnd) : "over";
-    notice("Game " + live.index + " is over (" + ended + "). Now game " + d.index + " of the match.");
+    if (again) notice("The match was played again from game " + d.index + ".");
+    else notice("Game " + live.index + " is over (" + ended + "). Now game " + d.index + " of the match.");
     live.index = d.index; live.id = d.live; live.url = "/api/live/" + d.live + "/";
     live.status = "running"; live.game = null;
     stop();
@@ -371,7 +372,12 @@
     function on(kind, handler) {
       es.addEventListener(kind, function (event) { handler(JSON.parse(event.data)); });
     }
-    on("game", function (d) { if (d.index > live.index && !live.tv) switchGame(d); });
+    on("game", function (d) {
+      // A later game of the match, or this one again (a match retried after a worker died).
+      var again = d.index === live.index && live.gameSeq && d.seq > live.gameSeq;
+      if (!live.tv && (d.index > live.index || again)) switchGame(d, again);
+      if (d.index === live.index) live.gameSeq = d.seq;
+    });
     on("move", function (d) { if (d.index === live.index) addMoves([d]); });
     on("clock", function (d) {
       if (d.index !== live.index) return;
