@@ -374,6 +374,11 @@ SPECTACULAR_SETTINGS = {
         "VariantEnum": "tournaments.models.VARIANT_CHOICES",
         "VariantNameEnum": "arena.api.filters.VARIANT_NAMES",
     },
+    # The live games' event stream is an async Django view: its operation is added here.
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "arena.matches.schema.add_live_events",
+    ],
 }
 
 # --- Throttling ---------------------------------------------------------------------------

@@ -201,3 +201,12 @@ def engine_current_ratings(*, engine_id: int) -> QuerySet[Rating]:
         .select_related("engine_version__engine")
         .order_by("variant", F("rating").desc(nulls_last=True), "-engine_version__number")
     )
+
+
+def version_ratings(*, variant: str, version_ids: Sequence[int]) -> dict[int, float]:
+    """The Elo of each of ``version_ids`` rated in ``variant``'s latest fit (versions without
+    a rating are left out)."""
+    rows = Rating.objects.filter(
+        variant=variant, engine_version_id__in=list(version_ids), rating__isnull=False
+    ).values_list("engine_version_id", "rating")
+    return {int(version): float(rating) for version, rating in rows if rating is not None}

@@ -250,10 +250,13 @@ class Game(models.Model):
 class LiveGame(models.Model):
     """A game as it is being played, published move by move by the worker (``live``).
 
-    One row per (match, game index), reset when a retried match plays that game again.
-    ``moves`` has the shape of ``Game.moves``; ``status`` is ``running`` until the referee
-    ends the game, then ``finished`` (or ``aborted``) with its ``result``/``termination``. The
-    stored replay (``Game``) appears when the whole match is recorded.
+    One row per (match, game index), reset when a retried match plays that game again. Its
+    moves are not on the row: they are the match's ``LiveEvent`` rows of kind ``move`` with
+    this ``index`` from ``first_seq`` on (the seq of the game's ``game`` event; selectors
+    ``live_moves``), so a publish appends instead of rewriting. ``status`` is ``running``
+    until the referee ends the game, then ``finished`` (or ``aborted``) with its
+    ``result``/``termination``. The stored replay (``Game``) appears when the whole match is
+    recorded.
     """
 
     class Status(models.TextChoices):
@@ -266,7 +269,7 @@ class LiveGame(models.Model):
     south = models.ForeignKey("engines.EngineVersion", related_name="+", on_delete=models.PROTECT)
     north = models.ForeignKey("engines.EngineVersion", related_name="+", on_delete=models.PROTECT)
     start_position = models.CharField(max_length=256)
-    moves = models.JSONField(default=list, blank=True)
+    first_seq = models.PositiveIntegerField(default=0)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
     result = models.CharField(max_length=8, blank=True)
     termination = models.CharField(max_length=32, blank=True)
@@ -283,6 +286,43 @@ class LiveGame(models.Model):
 
     def __str__(self) -> str:
         return f"live match #{self.match_id} game {self.index} ({self.status})"
+
+
+class LiveEvent(models.Model):
+    """One event of a match being played, appended by the worker's publisher (``live``) and
+    sent to viewers by ``GET /api/live/{id}/events`` (docs/live.md, "Events").
+
+    ``seq`` numbers the match's events from 1 without gaps (unique per match; a retried match
+    goes on from the last), so it is the stream's ``id:`` and a viewer resumes after it.
+    ``index`` is the game (1-based), ``kind`` one of ``Kind`` and ``payload`` its JSON object:
+    ``game`` (``live``: the ``LiveGame`` id, ``south``/``north``: ``{"version", "name"}``,
+    ``start_position``), ``move`` (the ``Game.moves`` shape without ``ignored``), ``clock``
+    (``S``/``N``: ms left, ``side``: whose clock runs or null, ``at``: ms since the epoch on the
+    worker when it started), ``end`` (``scope`` ``game`` with ``result``, ``termination``,
+    ``detail``, ``plies``; or ``scope`` ``match`` with ``score``, ``aborted``). The rows go with
+    the match's live rows (``live_games_delete_ended``).
+    """
+
+    class Kind(models.TextChoices):
+        GAME = "game"
+        MOVE = "move"
+        CLOCK = "clock"
+        END = "end"
+
+    match = models.ForeignKey(Match, related_name="live_events", on_delete=models.CASCADE)
+    seq = models.PositiveIntegerField()
+    index = models.PositiveSmallIntegerField()
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    payload = models.JSONField(default=dict)
+
+    class Meta:
+        ordering = ["match", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "seq"], name="liveevent_unique_match_seq"),
+        ]
+
+    def __str__(self) -> str:
+        return f"match #{self.match_id} event {self.seq} ({self.kind})"
 
 
 class WorkerNode(models.Model):

@@ -11,12 +11,23 @@ from typing import Any, TypeVar
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.cache import cache
 from django.db import connections
-from django.db.models import Count, Prefetch, Q, QuerySet, Sum, prefetch_related_objects
+from django.db.models import (
+    Count,
+    IntegerField,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+    prefetch_related_objects,
+)
+from django.db.models.functions import Coalesce
 from django.db.models.query import ModelIterable
 from django.utils import timezone
 
 from arena.matches.dispatch import WORKER_STALE_S, queue_order
-from arena.matches.models import Game, LiveGame, Match, WorkerNode
+from arena.matches.models import Game, LiveEvent, LiveGame, Match, WorkerNode
 from engines.selectors import engine_version_ids
 
 DRAW = "1/2-1/2"
@@ -211,9 +222,131 @@ def game_visible_engine_errors(
     return {side: text for side, text in errors.items() if owners.get(side) == user.pk}
 
 
+def _live_move_events(live: LiveGame | None) -> QuerySet[LiveEvent]:
+    """The ``move`` events of ``live`` (its match and index from ``first_seq`` on), or with
+    None those of the outer query's live row (a subquery)."""
+    if live is None:
+        return LiveEvent.objects.filter(
+            match_id=OuterRef("match_id"),
+            index=OuterRef("index"),
+            seq__gte=OuterRef("first_seq"),
+            kind=LiveEvent.Kind.MOVE,
+        )
+    return LiveEvent.objects.filter(
+        match_id=live.match_id, index=live.index, seq__gte=live.first_seq, kind=LiveEvent.Kind.MOVE
+    )
+
+
 def live_game_queryset() -> QuerySet[LiveGame]:
-    """Live games with their match and engines joined."""
-    return LiveGame.objects.select_related("match", "south__engine", "north__engine")
+    """Live games with their match and engines joined, and ``plies``: how many moves were
+    published (a count over its events, one subquery per row)."""
+    plies = (
+        _live_move_events(None).order_by().values("match_id").annotate(n=Count("pk")).values("n")
+    )
+    return LiveGame.objects.select_related("match", "south__engine", "north__engine").annotate(
+        plies=Coalesce(Subquery(plies, output_field=IntegerField()), 0)
+    )
+
+
+def live_game_next(live: LiveGame) -> LiveGame | None:
+    """What a viewer of ``live`` should watch once it is over: the next game of its match
+    being played, else (its match over) a running game of another match of its tournament,
+    oldest first; None when there is neither."""
+    running = live_games_running().order_by("index", "started_at", "id")
+    later = running.filter(match_id=live.match_id, index__gt=live.index).first()
+    if later is not None or live.match.tournament_id is None:
+        return later
+    return (
+        running.filter(match__tournament_id=live.match.tournament_id)
+        .exclude(match_id=live.match_id)
+        .order_by("started_at", "id")
+        .first()
+    )
+
+
+def live_games_running_with_clocks() -> QuerySet[LiveGame]:
+    """``live_games_running`` with ``clock``: the payload of each game's last ``clock`` event
+    (``{"S", "N", "side", "at"}``, ms; None before its first)."""
+    last_clock = (
+        LiveEvent.objects.filter(
+            match_id=OuterRef("match_id"),
+            index=OuterRef("index"),
+            seq__gte=OuterRef("first_seq"),
+            kind=LiveEvent.Kind.CLOCK,
+        )
+        .order_by("-seq")
+        .values("payload")[:1]
+    )
+    return live_games_running().annotate(clock=Subquery(last_clock))
+
+
+def live_game_for_stream(pk: int) -> LiveGame | None:
+    """The live game ``pk`` with its match (an event stream needs no more), or None."""
+    return LiveGame.objects.select_related("match").filter(pk=pk).first()
+
+
+def live_moves(live: LiveGame) -> list[dict[str, Any]]:
+    """The moves of a live game so far, in the ``Game.moves`` shape without ``ignored``."""
+    return [
+        dict(p) for p in _live_move_events(live).order_by("seq").values_list("payload", flat=True)
+    ]
+
+
+def live_stream_first_seq(live: LiveGame, last_event_id: int | None) -> int:
+    """Where the event stream of ``live`` starts (``GET /api/live/{id}/events``): its own
+    ``game`` event (``first_seq``) for a new viewer; for one resuming after ``last_event_id``
+    (the ``Last-Event-ID`` of its last event, of this game or a later game of the match),
+    the ``game`` event of the game that event belongs to, so the moves before it are at hand
+    to trace the next (the stream sends only the events after ``last_event_id``)."""
+    if last_event_id is None or last_event_id < live.first_seq:
+        return live.first_seq
+    game = (
+        LiveEvent.objects.filter(
+            match_id=live.match_id, kind=LiveEvent.Kind.GAME, seq__lte=last_event_id
+        )
+        .order_by("-seq")
+        .values_list("seq", flat=True)
+        .first()
+    )
+    return max(live.first_seq, game or 0)
+
+
+def live_events_from(match_id: int, first_seq: int, limit: int = 10_000) -> list[LiveEvent]:
+    """The events of a match from ``first_seq`` on, in order (at most ``limit``)."""
+    return list(
+        LiveEvent.objects.filter(match_id=match_id, seq__gte=first_seq).order_by("seq")[:limit]
+    )
+
+
+#: Matches one query of ``live_events_after`` looks at.
+LIVE_CURSORS_PER_QUERY = 200
+
+
+def live_events_after(cursors: dict[int, int], limit: int = 5_000) -> list[LiveEvent]:
+    """The events past each cursor of ``cursors`` (match id -> the last seq seen), ordered by
+    match and seq, at most ``limit``: one query for every ``LIVE_CURSORS_PER_QUERY`` matches
+    a stream server watches."""
+    events: list[LiveEvent] = []
+    items = sorted(cursors.items())
+    # A few hundred matches a query: SQLite refuses an expression tree deeper than 1,000.
+    for start in range(0, len(items), LIVE_CURSORS_PER_QUERY):
+        wanted = Q()
+        for match_id, seq in items[start : start + LIVE_CURSORS_PER_QUERY]:
+            wanted |= Q(match_id=match_id, seq__gt=seq)
+        left = limit - len(events)
+        if left <= 0:
+            break
+        events += LiveEvent.objects.filter(wanted).order_by("match_id", "seq")[:left]
+    return events
+
+
+def live_matches_ended(match_ids: list[int]) -> set[int]:
+    """Which of ``match_ids`` are no longer ``running`` (ended, or back in the queue)."""
+    return set(
+        Match.objects.filter(pk__in=match_ids)
+        .exclude(status=Match.Status.RUNNING)
+        .values_list("pk", flat=True)
+    )
 
 
 def live_games_running() -> QuerySet[LiveGame]:
@@ -364,8 +497,8 @@ def engine_head_to_head(engine_id: int) -> list[HeadToHead]:
 
 def tournament_live_games(tournament_id: int) -> QuerySet[LiveGame]:
     """The games of a tournament's matches being played now (``live_games_running``), without
-    their move lists (a page lists them; the live page reads the moves)."""
-    return live_games_running().filter(match__tournament_id=tournament_id).defer("moves")
+    their moves (a page lists them; the live page reads the moves)."""
+    return live_games_running().filter(match__tournament_id=tournament_id)
 
 
 #: Pending matches listed by the queue view (the count gives the rest).

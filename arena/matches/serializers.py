@@ -320,7 +320,7 @@ class LiveGameListOutput(serializers.ModelSerializer[LiveGame]):
         ]
 
     def get_plies(self, live: LiveGame) -> int:
-        return len(live.moves or [])
+        return int(getattr(live, "plies", 0))  # the selectors' annotation
 
 
 class LiveGameOutput(LiveGameListOutput):
@@ -345,11 +345,11 @@ class LiveGameOutput(LiveGameListOutput):
         ]
 
     def get_since(self, live: LiveGame) -> int:
-        return min(int(self.context.get("since", 0)), len(live.moves or []))
+        return min(int(self.context.get("since", 0)), len(self.context.get("moves", [])))
 
     @extend_schema_field(MoveOutput(many=True))
     def get_moves(self, live: LiveGame) -> list[dict[str, Any]]:
-        moves = live.moves or []
+        moves = self.context.get("moves", [])  # selectors.live_moves, read by the view
         since = self.get_since(live)
         traced = moves_with_traces(live.match.variant, live.start_position, moves, since)
         return MoveOutput(traced, many=True).data  # type: ignore[return-value]

@@ -14,4 +14,5 @@ urlpatterns = [
     path("games/<int:pk>/record.txt", views.GameRecordView.as_view(), name="game-record"),
     path("live/", views.LiveGameListView.as_view(), name="live-list"),
     path("live/<int:pk>/", views.LiveGameDetailView.as_view(), name="live-detail"),
+    path("live/<int:pk>/events", views.live_events, name="live-events"),
 ]

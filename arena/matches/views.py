@@ -8,8 +8,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from asgiref.sync import sync_to_async
+from django.core.handlers.asgi import ASGIRequest
 from django.db.models import QuerySet
-from django.http import HttpResponse, HttpResponseBase, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils.cache import patch_vary_headers
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -21,8 +23,9 @@ from rest_framework.views import APIView
 
 from arena.api.auth import request_user
 from arena.api.filters import variant_id
+from arena.api.handlers import json_error
 from arena.api.throttling import ReadRateThrottle, WriteRateThrottle
-from arena.matches import export, selectors, timeloss
+from arena.matches import export, livestream, selectors, timeloss
 from arena.matches.filters import MatchFilter
 from arena.matches.gamerecord import game_record_text
 from arena.matches.models import Game, LiveGame, Match
@@ -243,6 +246,48 @@ class LiveGameDetailView(APIView):
         live = get_object_or_404(selectors.live_game_queryset(), pk=pk)
         context = {
             "since": query.validated_data["since"],
+            "moves": selectors.live_moves(live),
             "game_id": selectors.live_game_replay_id(live),
         }
         return Response(LiveGameOutput(live, context=context).data)
+
+
+def _last_event_id(request: HttpRequest) -> int | str | None:
+    """The seq a resuming client had: its ``Last-Event-ID`` header, or ``?last_event_id=``
+    (for clients that cannot set the header); an error message for junk."""
+    text = request.headers.get("Last-Event-ID") or request.GET.get("last_event_id")
+    if text is None or text.strip() == "":
+        return None
+    if not text.strip().isdigit() or len(text.strip()) > 12:
+        return "Last-Event-ID must be the id of an event (an integer >= 0)."
+    return int(text.strip())
+
+
+async def live_events(request: HttpRequest, pk: int) -> HttpResponseBase:
+    """``GET /api/live/{id}/events``: the game's events as Server-Sent Events
+    (``text/event-stream``), from its ``game`` event (or after ``Last-Event-ID``) through the
+    later games of its match until the match's ``end`` (docs/live.md, "Events"). 404
+    ``not_found`` for an unknown game; 400 ``invalid`` for a junk ``Last-Event-ID``; 503
+    ``live_stream_unavailable`` when served by a WSGI worker, which a stream would hold
+    (clients then poll ``GET /api/live/{id}/``)."""
+    if request.method not in ("GET", "HEAD"):
+        return json_error(405, "method_not_allowed", f'Method "{request.method}" not allowed.')
+    if not isinstance(request, ASGIRequest):
+        return json_error(
+            503,
+            "live_stream_unavailable",
+            "This server does not hold event streams; poll /api/live/{id}/ instead.",
+            {"poll": f"/api/live/{pk}/"},
+        )
+    last = _last_event_id(request)
+    if isinstance(last, str):
+        return json_error(400, "invalid", last, {"Last-Event-ID": [last]})
+    live = await sync_to_async(selectors.live_game_for_stream)(pk)
+    if live is None:
+        return json_error(404, "not_found", "No live game with this id.", {"live": pk})
+    response = StreamingHttpResponse(
+        livestream.live_hub().stream(live, last), content_type="text/event-stream"
+    )
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # a buffering proxy in front would hold the events
+    return response

@@ -1,5 +1,5 @@
-"""The web pages' viewer views: the replay of a game and the games being played now
-(``/live/``), and the styled 404 page. The other pages: ``pages`` (browsing), ``engine_pages``,
+"""The web pages' viewer views: the replay of a game (the live pages, ``live_pages``, draw
+the same viewer), and the styled 404 page. The other pages: ``pages`` (browsing), ``engine_pages``,
 ``accounts`` and ``actions`` (forms on the API's services, ``forms``).
 
 ``arena.web`` is an app without models: its templates are ``templates/web/*.html`` (all extend
@@ -25,10 +25,6 @@ from arena.matches.gamerecord import game_moves, move_number
 from arena.matches.replay import moves_with_traces
 from arena.referee import TimeControl, TimeControlError
 from arena.web.board import svg_board
-
-#: How often the live page asks for new moves (ms): short polling, no long-lived connection
-#: that would hold one of gunicorn's sync workers.
-LIVE_POLL_MS = 1000
 
 
 def not_found(request: HttpRequest, message: str) -> HttpResponse:
@@ -154,39 +150,6 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
         # json_script escapes <, > and & in the JSON; the cache returns its text as a str.
         {**context, "game": game, "detail": detail, "game_data": mark_safe(game_data)},
     )
-
-
-def live_list(request: HttpRequest) -> HttpResponse:
-    """``/live/``: the games being played now."""
-    return render(
-        request, "web/live_list.html", {"games": list(match_selectors.live_games_running())}
-    )
-
-
-def live_game(request: HttpRequest, live_id: int) -> HttpResponse:
-    """``/live/<id>/``: a game as it is played; the script polls ``/api/live/<id>/`` about
-    once a second for the moves after the last one it has, until the game ends."""
-    live = match_selectors.live_game_queryset().filter(pk=live_id).first()
-    if live is None:
-        return not_found(request, f"There is no live game {live_id}.")
-    game_id = match_selectors.live_game_replay_id(live)
-    context = _viewer_context(
-        request,
-        variant=live.match.variant,
-        time_control=live.match.time_control,
-        start_position=live.start_position,
-        moves=list(live.moves or []),
-        south=live.south,
-        north=live.north,
-        live={
-            "url": f"/api/live/{live.pk}/",
-            "match": live.match_id,
-            "status": live.status,
-            "game": game_id,
-            "poll_ms": LIVE_POLL_MS,
-        },
-    )
-    return render(request, "web/live.html", {**context, "live": live, "game_id": game_id})
 
 
 def _movetext(moves: list[dict[str, Any]]) -> list[dict[str, Any]]:

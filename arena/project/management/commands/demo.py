@@ -19,9 +19,10 @@ variant, as the real service runs: an uploaded engine gets its placement matches
 
 Without ``--serve`` the worker is stopped at the end. With ``--serve`` the beat jobs are
 registered (``setup_periodic_tasks``) and the worker, a beat process (``celery -A arena.celery
-beat -S django``) and the development server all run until Ctrl-C, so uploads get validated
-and new tournaments start. Every process the demo started is stopped (SIGTERM, then SIGKILL to
-its process group, which holds every engine it started) on success, errors and Ctrl-C/SIGTERM.
+beat -S django``) and the ASGI server (uvicorn: the site and the live games' event streams) all
+run until Ctrl-C, so uploads get validated and new tournaments start. Every process the demo
+started is stopped (SIGTERM, then SIGKILL to its process group, which holds every engine it
+started) on success, errors and Ctrl-C/SIGTERM.
 If the tournament does not finish (interrupt, timeout, worker lost), it is cancelled with
 ``tournaments.services.tournament_cancel``: its unfinished matches are aborted at once instead
 of staying ``running`` until their leases expire.
@@ -291,7 +292,8 @@ class Command(BaseCommand):
         )
 
     def _serve(self, procs: list[Any], opts: dict[str, Any]) -> None:
-        """Beat and the development server next to the worker, until Ctrl-C."""
+        """Beat and the ASGI server (uvicorn, the whole site) next to the worker, until
+        Ctrl-C."""
         from arena.celery_processes import BeatProcess, worker_environment
 
         call_command("setup_periodic_tasks", stdout=self.stdout)
@@ -316,9 +318,24 @@ class Command(BaseCommand):
             "Ctrl-C stops all three."
         )
         self.stdout.flush()
+        # The ASGI server, so the live pages' event streams (docs/live.md) are served too;
+        # Django's runserver would hold a thread per stream and answers them 503.
+        import uvicorn
+
+        server = uvicorn.Server(
+            uvicorn.Config(
+                "arena.asgi:application",
+                host="127.0.0.1",
+                port=opts["port"],
+                log_level="warning",
+                lifespan="off",
+            )
+        )
         try:
-            call_command("runserver", f"127.0.0.1:{opts['port']}", use_reloader=False)
-        except SystemExit as exc:  # runserver exits on Ctrl-C (0) or when it cannot bind
+            server.run()
+        except KeyboardInterrupt:  # uvicorn re-raises the Ctrl-C it caught once it stopped
+            pass
+        except SystemExit as exc:  # uvicorn exits 1 when it cannot bind
             if exc.code not in (0, None):
                 raise CommandError(f"the server stopped ({exc.code})") from None
 

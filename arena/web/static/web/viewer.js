@@ -6,8 +6,11 @@
  * notation and the trace steps give into the pits. No dependencies.
  *
  * Keys: Left/Right a ply, Home/End the start/end, space play/pause. Links #ply-N select a ply.
- * Live pages (data.live) poll data.live.url?since=N about once a second until the game ends
- *   (or the live row is gone: 404, a few minutes after the match ended).
+ * Live pages (data.live) read the game's events from data.live.events (Server-Sent Events:
+ *   move, clock, game, end; docs/live.md): they follow the match to its next game in place,
+ *   tick the clock of the side to move, and at the match's end go back to /live/<id>/ (which
+ *   moves on to the tournament's next running game) or, on the TV, to /tv/. Where no stream
+ *   can be had they poll data.live.url?since=N about once a second.
  */
 (function () {
   "use strict";
@@ -173,6 +176,7 @@
     if (move && withMarks !== false) highlight(move.trace);
     describe(move, move && move.trace);
     showClocks(ply, side);
+    showTicking();
     showInfo(move);
     markCurrent(ply);
     setText($("ply-number"), String(ply));
@@ -273,17 +277,140 @@
   window.addEventListener("hashchange", fromHash);
 
   // ---------------------------------------------------------------- live games
+  var live = data.live;
+  /* The running clock: the last clock event's times, whose side's clock runs since `since`
+   * (performance.now() less the event's elapsed_ms), drawn every 100 ms at the last ply. */
+  var ticking = null;
+  var lastEnd = null;
+
+  function showTicking() {
+    if (!live || !ticking || state.ply !== moves.length) return;
+    var now = performance.now();
+    ["S", "N"].forEach(function (s) {
+      var ms = ticking[s];
+      if (ms !== null && ms !== undefined && s === ticking.side) ms = Math.max(0, ms - (now - ticking.since));
+      setText($("clock-time-" + s), formatMs(ms));
+      $("clock-" + s).classList.toggle("to-move", s === ticking.side);
+      $("clock-" + s).classList.toggle("ticking", s === ticking.side);
+    });
+  }
+
+  function setStatus(text, cls) {
+    var status = $("live-status");
+    status.className = "status " + cls;
+    status.textContent = text;
+  }
+
+  function notice(text) {
+    var node = $("live-notice");
+    node.textContent = text;
+    node.hidden = !text;
+  }
+
+  function replayLink(id) {
+    if (id) $("replay-link").innerHTML = '&middot; <a href="/games/' + Number(id) + '/">replay</a>';
+  }
+
+  function addMoves(list) {
+    var following = state.ply === moves.length && !state.playing;
+    var before = moves.length;
+    list.forEach(function (m) { if (m.ply === moves.length + 1) moves.push(m); });
+    if (moves.length > before) {
+      appendMoveLinks(before);
+      if (following) show(moves.length);
+    }
+  }
+
+  function endText(d) {
+    return d.result ? d.result + " by " + d.termination : "over";
+  }
+
+  /* The match's next game started: the page becomes its page (the board, the names, the
+   * list), saying how the last one ended. */
+  function switchGame(d, again) {
+    var ended = lastEnd && lastEnd.index === live.index ? endText(lastEnd) : "over";
+    if (again) notice("The match was played again from game " + d.index + ".");
+    else notice("Game " + live.index + " is over (" + ended + "). Now game " + d.index + " of the match.");
+    live.index = d.index; live.id = d.live; live.url = "/api/live/" + d.live + "/";
+    live.status = "running"; live.game = null;
+    stop();
+    moves.length = 0;
+    data.start_position = d.start_position;
+    $("move-list").innerHTML = "";
+    setText($("ply-count"), "0");
+    setText($("live-south"), d.south.name); setText($("live-north"), d.north.name);
+    setText(document.querySelector("#clock-S .name"), d.south.name);
+    setText(document.querySelector("#clock-N .name"), d.north.name);
+    setText($("live-index"), String(d.index));
+    setStatus("running", "running");
+    $("replay-link").innerHTML = "";
+    ticking = null;
+    history.replaceState(null, "", "/live/" + d.live + "/");
+    show(0);
+  }
+
+  function moveOn(url) { setTimeout(function () { location.assign(url); }, 3000); }
+
+  function gameEnded(d) {
+    live.status = d.result === "*" ? "aborted" : "finished";
+    setStatus(live.status + " " + endText(d), live.status);
+    if (ticking) ticking.side = null;
+    showTicking();
+    lastEnd = d;
+    notice("This game is over: " + endText(d) + "." + (live.tv ? " The TV moves on to the next game." : ""));
+  }
+
+  function stream() {
+    var es = new EventSource(live.events);
+    var opened = false;
+    es.onopen = function () { opened = true; setText($("live-transport"), "(pushed)"); };
+    es.onerror = function () {
+      // A server that holds no streams (503), a gone game (404): poll. A dropped connection
+      // is retried by the browser, which resumes from the last event's id.
+      if (es.readyState === 2) { es.close(); poll(); }
+    };
+    function on(kind, handler) {
+      es.addEventListener(kind, function (event) { handler(JSON.parse(event.data)); });
+    }
+    on("game", function (d) {
+      // A later game of the match, or this one again (a match retried after a worker died).
+      var again = d.index === live.index && live.gameSeq && d.seq > live.gameSeq;
+      if (!live.tv && (d.index > live.index || again)) switchGame(d, again);
+      if (d.index === live.index) live.gameSeq = d.seq;
+    });
+    on("move", function (d) { if (d.index === live.index) addMoves([d]); });
+    on("clock", function (d) {
+      if (d.index !== live.index) return;
+      ticking = { S: d.S, N: d.N, side: d.side, since: performance.now() - (d.elapsed_ms || 0) };
+      showTicking();
+    });
+    on("end", function (d) {
+      if (d.scope === "match") {
+        es.close();
+        if (d.games) replayLink(d.games[String(live.index)]);
+        var text = $("live-notice").hidden ? "" : $("live-notice").textContent + " ";
+        notice(text + "The match is over" + (d.status === "aborted" ? " (aborted)." : "."));
+        if (live.tv) moveOn("/tv/");
+        else if (live.match_running) moveOn("/live/" + live.id + "/"); // its tournament's next game
+        live.match_running = false;
+        return;
+      }
+      if (d.index !== live.index) return;
+      gameEnded(d);
+      if (live.tv) { es.close(); moveOn("/tv/"); }
+    });
+    void opened;
+  }
+
   function poll() {
-    var live = data.live;
+    setText($("live-transport"), "(polling)");
     var url = live.url + "?since=" + moves.length;
     fetch(url, { headers: { Accept: "application/json" } })
       .then(function (response) {
         if (response.status === 404) {
           // The live row goes a few minutes after its match ended: the match page has the replay.
           live.gone = true;
-          var status = $("live-status");
-          status.className = "status finished";
-          status.textContent = "over";
+          setStatus("over", "finished");
           $("replay-link").innerHTML = '&middot; <a href="/matches/' + live.match + '/">the match and its replays</a>';
           return null;
         }
@@ -291,30 +418,40 @@
       })
       .then(function (game) {
         if (!game) return;
-        var following = state.ply === moves.length && !state.playing;
-        var before = moves.length;
-        game.moves.forEach(function (m) { if (m.ply > moves.length) moves.push(m); });
-        if (moves.length > before) {
-          appendMoveLinks(before);
-          if (following) show(moves.length);
+        addMoves(game.moves);
+        if (game.status === "running" && moves.length) {
+          var clock = { S: data.base_ms, N: data.base_ms };
+          moves.forEach(function (m) { clock[m.side] = m.clock_ms; });
+          var side = String(moves[moves.length - 1].position).split(/\s+/)[1];
+          if (!ticking || ticking.ply !== moves.length) {
+            ticking = { S: clock.S, N: clock.N, side: side, since: performance.now(), ply: moves.length };
+          }
         }
+        if (game.status !== "running" && live.status === "running") gameEnded(game);
         live.status = game.status;
-        var status = $("live-status");
-        status.className = "status " + game.status;
-        status.textContent = game.status + (game.result ? " " + game.result + " by " + game.termination : "");
-        if (game.game && !live.game) {
-          live.game = game.game;
-          $("replay-link").innerHTML = '&middot; <a href="/games/' + game.game + '/">replay</a>';
-        }
+        if (game.status === "running") setStatus("running", "running");
+        if (game.game && !live.game) { live.game = game.game; replayLink(game.game); }
       })
       .catch(function () { /* a missed poll is retried on the next tick */ })
       .then(function () {
-        if (data.live.gone) return;
-        if (data.live.status === "running" || !data.live.game) setTimeout(poll, data.live.poll_ms);
+        if (live.gone) return;
+        if (live.status === "running" || !live.game) {
+          if (live.status !== "running" && (live.tv || live.match_running)) {
+            moveOn(live.tv ? "/tv/" : "/live/" + live.id + "/"); // the next game, if any
+            return;
+          }
+          setTimeout(poll, live.poll_ms);
+        }
       });
   }
 
   var initial = /^#ply-(\d+)$/.exec(location.hash);
   show(initial ? Number(initial[1]) : state.ply);
-  if (data.live) setTimeout(poll, data.live.poll_ms);
+  if (live) {
+    setInterval(showTicking, 100);
+    if (live.status !== "running" && !live.match_running) {
+      // Over, and so is its match: nothing will come (the page says so).
+    } else if (window.EventSource) stream();
+    else setTimeout(poll, live.poll_ms);
+  }
 })();
