@@ -55,6 +55,7 @@ in game 1 of the best-of-three.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -241,22 +242,30 @@ def colour_bits(h: Player, lo: Player) -> tuple[bool, bool, bool, bool]:
     """Whether the pair ``h``-``lo`` meets C10 (no topscorer's difference beyond 2), C11 (no
     topscorer's third same colour running), C12 (both preferences) and C13 (both strong
     preferences), as bbpPairings evaluates them."""
-    same = h.preference == lo.preference
-    c10 = not (h.absolute_imbalance and lo.absolute_imbalance and same)
-    if not (h.absolute and lo.absolute and same):
-        c11 = True
-    elif h.imbalance == lo.imbalance:
-        c11 = h.repeated == NO_COLOUR or h.repeated != lo.repeated
-    else:
-        weaker = lo if h.imbalance > lo.imbalance else h
-        c11 = weaker.repeated != -h.preference
-    c12 = compatible_preferences(h.preference, lo.preference)
-    c13 = (
-        not (h.strong or h.absolute)
-        or not (lo.strong or lo.absolute)
-        or (h.absolute and lo.absolute)
-        or not same
+    return _colour_bits(
+        h.preference, h.imbalance, h.repeated, lo.preference, lo.imbalance, lo.repeated
     )
+
+
+@functools.cache
+def _colour_bits(
+    h_pref: int, h_imb: int, h_rep: int, lo_pref: int, lo_imb: int, lo_rep: int
+) -> tuple[bool, bool, bool, bool]:
+    """``colour_bits`` from the colour data (1.6-1.7) alone: few distinct arguments a round,
+    so the answers are cached."""
+    h_abs, lo_abs = h_imb > 1 or h_rep != NO_COLOUR, lo_imb > 1 or lo_rep != NO_COLOUR
+    h_strong, lo_strong = not h_abs and h_imb > 0, not lo_abs and lo_imb > 0
+    same = h_pref == lo_pref
+    c10 = not (h_imb > 1 and lo_imb > 1 and same)
+    if not (h_abs and lo_abs and same):
+        c11 = True
+    elif h_imb == lo_imb:
+        c11 = h_rep == NO_COLOUR or h_rep != lo_rep
+    else:
+        weaker_rep = lo_rep if h_imb > lo_imb else h_rep
+        c11 = weaker_rep != -h_pref
+    c12 = compatible_preferences(h_pref, lo_pref)
+    c13 = not (h_strong or h_abs) or not (lo_strong or lo_abs) or (h_abs and lo_abs) or not same
     return c10, c11, c12, c13
 
 
@@ -513,6 +522,11 @@ def _fast_bracket(
             return None
     remainder = [r for r in residents if r.id not in mate]
     pairs = len(remainder) // 2
+    # C12 in every pair: a pair holds at most one player preferring each colour, so more
+    # of one preference than pairs (and the floater) means the search below cannot succeed.
+    for colour in (WHITE, BLACK):
+        if sum(r.preference == colour for r in remainder) > len(remainder) - pairs:
+            return None
     s1, s2 = remainder[:pairs], remainder[pairs:]
     taken: set[int] = set()
     chosen: list[int] = []
