@@ -55,6 +55,7 @@ in game 1 of the best-of-three.
 
 from __future__ import annotations
 
+import copy
 import functools
 import itertools
 from collections.abc import Iterable, Sequence
@@ -192,6 +193,16 @@ class Weights:
         self.level = {s: k * self.count_bits for k, s in enumerate(scores)}
         self.score_bits = len(scores) * self.count_bits
         self.played_rounds = played_rounds
+
+    def for_players(self, players: Sequence[Player]) -> Weights:
+        """The same layout with score levels only for the scores of ``players`` (a matching's
+        nodes): the weights order every pairing of them as before (the levels keep their
+        order and the count fields their width), with far fewer bits to add and compare."""
+        narrow = copy.copy(self)
+        scores = sorted({p.score2 for p in players})
+        narrow.level = {s: k * self.count_bits for k, s in enumerate(scores)}
+        narrow.score_bits = len(scores) * self.count_bits
+        return narrow
 
     def base(
         self, h: Player, lo: Player, in_bracket: bool, in_next: bool, completion: int = 2
@@ -380,6 +391,7 @@ def _bracket_matching(
     in_bracket = {p.id for p in bracket}
     terms, order_bits = order
     nodes = [*bracket, *lower]
+    weights = weights.for_players(nodes)
     weight: dict[tuple[int, int], int] = {}
     for x, y in itertools.combinations(nodes, 2):
         h, lo = (x, y) if (-x.score2, x.tpn) <= (-y.score2, y.tpn) else (y, x)
