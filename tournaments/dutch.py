@@ -331,16 +331,20 @@ def pairable(players: Sequence[Player]) -> bool:
     allowed = {p.id: {q.id for q in players if q is not p and compatible(p, q)} for p in players}
     # Greedy first (most constrained first): almost always enough in a large field.
     left = set(allowed)
+    # degree[x] is len(allowed[x] & left), kept up to date as pairs leave.
+    degree = {x: len(xs) for x, xs in allowed.items()}
     while left:
-        p = min(left, key=lambda x: (len(allowed[x] & left), x))
+        p = min(left, key=lambda x: (degree[x], x))
         options = allowed[p] & left
         if not options:
             break
-        q = min(options, key=lambda x: (len(allowed[x] & left), x))
+        q = min(options, key=lambda x: (degree[x], x))
         left -= {p, q}
+        for x in left:
+            degree[x] -= (p in allowed[x]) + (q in allowed[x])
     if not left:
         return True
-    graph: nx.Graph[int] = nx.Graph()
+    graph = _MatchingGraph()
     graph.add_nodes_from(allowed)
     graph.add_edges_from((a, b) for a, bs in allowed.items() for b in bs if a < b)
     return len(nx.max_weight_matching(graph, maxcardinality=True)) * 2 == len(players)
