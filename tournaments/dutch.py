@@ -94,6 +94,9 @@ class Player:
     imbalance: int = field(init=False, default=0)
     preference: int = field(init=False, default=NO_COLOUR)
     repeated: int = field(init=False, default=NO_COLOUR)
+    #: An absolute colour preference (1.7.1): a difference beyond +-1 or the same colour in
+    #: the last two games played.
+    absolute: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
         whites = self.colours.count(WHITE)
@@ -115,14 +118,11 @@ class Player:
         elif run:
             self.preference = -last
         self.repeated = last if run > 1 else NO_COLOUR
+        self.absolute = self.imbalance > 1 or self.repeated != NO_COLOUR
 
     @property
     def absolute_imbalance(self) -> bool:
         return self.imbalance > 1
-
-    @property
-    def absolute(self) -> bool:
-        return self.imbalance > 1 or self.repeated != NO_COLOUR
 
     @property
     def strong(self) -> bool:
