@@ -55,6 +55,8 @@ in game 1 of the best-of-three.
 
 from __future__ import annotations
 
+import copy
+import functools
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -92,6 +94,9 @@ class Player:
     imbalance: int = field(init=False, default=0)
     preference: int = field(init=False, default=NO_COLOUR)
     repeated: int = field(init=False, default=NO_COLOUR)
+    #: An absolute colour preference (1.7.1): a difference beyond +-1 or the same colour in
+    #: the last two games played.
+    absolute: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
         whites = self.colours.count(WHITE)
@@ -113,14 +118,11 @@ class Player:
         elif run:
             self.preference = -last
         self.repeated = last if run > 1 else NO_COLOUR
+        self.absolute = self.imbalance > 1 or self.repeated != NO_COLOUR
 
     @property
     def absolute_imbalance(self) -> bool:
         return self.imbalance > 1
-
-    @property
-    def absolute(self) -> bool:
-        return self.imbalance > 1 or self.repeated != NO_COLOUR
 
     @property
     def strong(self) -> bool:
@@ -192,6 +194,16 @@ class Weights:
         self.score_bits = len(scores) * self.count_bits
         self.played_rounds = played_rounds
 
+    def for_players(self, players: Sequence[Player]) -> Weights:
+        """The same layout with score levels only for the scores of ``players`` (a matching's
+        nodes): the weights order every pairing of them as before (the levels keep their
+        order and the count fields their width), with far fewer bits to add and compare."""
+        narrow = copy.copy(self)
+        scores = sorted({p.score2 for p in players})
+        narrow.level = {s: k * self.count_bits for k, s in enumerate(scores)}
+        narrow.score_bits = len(scores) * self.count_bits
+        return narrow
+
     def base(
         self, h: Player, lo: Player, in_bracket: bool, in_next: bool, completion: int = 2
     ) -> tuple[int, int]:
@@ -241,22 +253,30 @@ def colour_bits(h: Player, lo: Player) -> tuple[bool, bool, bool, bool]:
     """Whether the pair ``h``-``lo`` meets C10 (no topscorer's difference beyond 2), C11 (no
     topscorer's third same colour running), C12 (both preferences) and C13 (both strong
     preferences), as bbpPairings evaluates them."""
-    same = h.preference == lo.preference
-    c10 = not (h.absolute_imbalance and lo.absolute_imbalance and same)
-    if not (h.absolute and lo.absolute and same):
-        c11 = True
-    elif h.imbalance == lo.imbalance:
-        c11 = h.repeated == NO_COLOUR or h.repeated != lo.repeated
-    else:
-        weaker = lo if h.imbalance > lo.imbalance else h
-        c11 = weaker.repeated != -h.preference
-    c12 = compatible_preferences(h.preference, lo.preference)
-    c13 = (
-        not (h.strong or h.absolute)
-        or not (lo.strong or lo.absolute)
-        or (h.absolute and lo.absolute)
-        or not same
+    return _colour_bits(
+        h.preference, h.imbalance, h.repeated, lo.preference, lo.imbalance, lo.repeated
     )
+
+
+@functools.cache
+def _colour_bits(
+    h_pref: int, h_imb: int, h_rep: int, lo_pref: int, lo_imb: int, lo_rep: int
+) -> tuple[bool, bool, bool, bool]:
+    """``colour_bits`` from the colour data (1.6-1.7) alone: few distinct arguments a round,
+    so the answers are cached."""
+    h_abs, lo_abs = h_imb > 1 or h_rep != NO_COLOUR, lo_imb > 1 or lo_rep != NO_COLOUR
+    h_strong, lo_strong = not h_abs and h_imb > 0, not lo_abs and lo_imb > 0
+    same = h_pref == lo_pref
+    c10 = not (h_imb > 1 and lo_imb > 1 and same)
+    if not (h_abs and lo_abs and same):
+        c11 = True
+    elif h_imb == lo_imb:
+        c11 = h_rep == NO_COLOUR or h_rep != lo_rep
+    else:
+        weaker_rep = lo_rep if h_imb > lo_imb else h_rep
+        c11 = weaker_rep != -h_pref
+    c12 = compatible_preferences(h_pref, lo_pref)
+    c13 = not (h_strong or h_abs) or not (lo_strong or lo_abs) or (h_abs and lo_abs) or not same
     return c10, c11, c12, c13
 
 
@@ -279,9 +299,20 @@ def score_groups(players: Sequence[Player]) -> list[list[Player]]:
     return groups
 
 
+class _MatchingGraph(nx.Graph):  # type: ignore[type-arg]
+    """A graph whose ``graph[v]`` is its adjacency dict itself, not a read-only view of it:
+    networkx's blossom matching looks up ``graph[v][w]`` in every slack it computes, and the
+    view layers took about a quarter of its time at 200 entrants. Same graph, same matching;
+    only for graphs built here and handed to ``max_weight_matching``."""
+
+    def __getitem__(self, n: int) -> dict[int, dict[str, int]]:  # type: ignore[override]
+        adjacency: dict[int, dict[str, int]] = self._adj[n]  # type: ignore[attr-defined]
+        return adjacency
+
+
 def _match(nodes: Sequence[Player], weight: dict[tuple[int, int], int]) -> dict[int, int]:
     """Maximum-weight matching of ``nodes`` (ids) under ``weight`` (pairs of ids)."""
-    graph: nx.Graph[int] = nx.Graph()
+    graph = _MatchingGraph()
     graph.add_nodes_from(p.id for p in nodes)
     for (a, b), w in weight.items():
         graph.add_edge(a, b, weight=w)
@@ -300,16 +331,20 @@ def pairable(players: Sequence[Player]) -> bool:
     allowed = {p.id: {q.id for q in players if q is not p and compatible(p, q)} for p in players}
     # Greedy first (most constrained first): almost always enough in a large field.
     left = set(allowed)
+    # degree[x] is len(allowed[x] & left), kept up to date as pairs leave.
+    degree = {x: len(xs) for x, xs in allowed.items()}
     while left:
-        p = min(left, key=lambda x: (len(allowed[x] & left), x))
+        p = min(left, key=lambda x: (degree[x], x))
         options = allowed[p] & left
         if not options:
             break
-        q = min(options, key=lambda x: (len(allowed[x] & left), x))
+        q = min(options, key=lambda x: (degree[x], x))
         left -= {p, q}
+        for x in left:
+            degree[x] -= (p in allowed[x]) + (q in allowed[x])
     if not left:
         return True
-    graph: nx.Graph[int] = nx.Graph()
+    graph = _MatchingGraph()
     graph.add_nodes_from(allowed)
     graph.add_edges_from((a, b) for a, bs in allowed.items() for b in bs if a < b)
     return len(nx.max_weight_matching(graph, maxcardinality=True)) * 2 == len(players)
@@ -371,6 +406,7 @@ def _bracket_matching(
     in_bracket = {p.id for p in bracket}
     terms, order_bits = order
     nodes = [*bracket, *lower]
+    weights = weights.for_players(nodes)
     weight: dict[tuple[int, int], int] = {}
     for x, y in itertools.combinations(nodes, 2):
         h, lo = (x, y) if (-x.score2, x.tpn) <= (-y.score2, y.tpn) else (y, x)
@@ -513,6 +549,11 @@ def _fast_bracket(
             return None
     remainder = [r for r in residents if r.id not in mate]
     pairs = len(remainder) // 2
+    # C12 in every pair: a pair holds at most one player preferring each colour, so more
+    # of one preference than pairs (and the floater) means the search below cannot succeed.
+    for colour in (WHITE, BLACK):
+        if sum(r.preference == colour for r in remainder) > len(remainder) - pairs:
+            return None
     s1, s2 = remainder[:pairs], remainder[pairs:]
     taken: set[int] = set()
     chosen: list[int] = []
