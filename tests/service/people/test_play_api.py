@@ -284,7 +284,7 @@ def test_a_persons_game_never_reaches_the_ratings(alice_client, opponent, sent):
     from arena.matches.models import Game, Match
     from arena.terminations import is_rated
     from ratings.models import Rating
-    from ratings.services import rating_refit
+    from ratings.services import head_to_head_rebuild, rating_refit
 
     tembo = opponent.versions.get()
     other = make_engine("simba").versions.get()
@@ -312,6 +312,7 @@ def test_a_persons_game_never_reaches_the_ratings(alice_client, opponent, sent):
             start_position="",
             finished_at=now + dt.timedelta(minutes=i),
         )
+    head_to_head_rebuild(KETE)  # the games were stored by hand, not recorded
     rating_refit(KETE)  # fmt: skip
     before = Rating.objects.get(engine_version=tembo, variant=KETE)
     for _ in range(2):  # two games tembo won against a person, who resigned
