@@ -182,7 +182,12 @@ _WHY = {
 
 def _refused(engine: Engine, kind: PairingKind, setting: str, value: object) -> PairingRefused:
     why = _WHY[setting].format(rated="rated " if value == ChallengeConsent.UNRATED else "")
+    where = (
+        "a game against a person"
+        if kind == PairingKind.PEOPLE
+        else f"this {kind.value.replace('_', ' ')}"
+    )
     return PairingRefused(
-        f"{engine.name} cannot be paired in this {kind.value.replace('_', ' ')}: {why}.",
+        f"{engine.name} cannot be paired in {where}: {why}.",
         details={"engine": engine.name, "kind": kind.value, "setting": setting, "value": value},
     )

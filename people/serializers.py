@@ -31,6 +31,11 @@ class PlayStartInput(BodySerializer):
     )
 
 
+class PlayResignInput(BodySerializer):
+    """``POST /api/play/{id}/resign/``: no fields (an empty object or no body); an unknown
+    field is refused as everywhere (``unknown_field``)."""
+
+
 class PlayMoveInput(BodySerializer):
     """``POST /api/play/{id}/move/``: one move token in the rules' notation (rules 4)."""
 

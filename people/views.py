@@ -16,7 +16,7 @@ from arena.api.auth import request_user
 from people import selectors, services
 from people.errors import GameNotFound
 from people.models import PersonGame
-from people.serializers import PersonGameOutput, PlayMoveInput, PlayStartInput
+from people.serializers import PersonGameOutput, PlayMoveInput, PlayResignInput, PlayStartInput
 
 ERRORS = (
     "Errors: `not_found` (404, also another person's game), `game_over` (409), "
@@ -115,9 +115,10 @@ class PlayResignApi(APIView):
         summary="Resign a game against an engine",
         description="The engine wins by `resignation`: at once for a game not yet begun, "
         "within about 0.1 s for a running one. Errors: `not_found` (404), `game_over` (409).",
-        request=None,
+        request=PlayResignInput,
         responses={200: PersonGameOutput},
     )
     def post(self, request: Request, game_id: int) -> Response:
+        PlayResignInput(data=request.data).is_valid(raise_exception=True)
         game = services.person_resign(game_id=game_id, user=request_user(request))
         return Response(_game(game))

@@ -37,6 +37,7 @@ whole) for a record that cannot be read or contradicts another.
 
 from __future__ import annotations
 
+import math
 import unicodedata
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -118,7 +119,9 @@ class TrfPlayer:
 
     def text(self) -> str:
         """The ``001`` line."""
-        rating = "    " if self.rating is None else f"{self.rating:>4}"
+        # Four columns (49-52): a rating outside 0..9999 is clamped, not allowed to shift the
+        # columns after it.
+        rating = "    " if self.rating is None else f"{min(max(self.rating, 0), 9999):>4}"
         head = (
             f"001 {self.id:>4}      {_clean_name(self.name):<{NAME_WIDTH}} {rating}"
             f"{'':28}{self.points:>4.1f} {self.rank:>4}"
@@ -241,10 +244,18 @@ def parse(text: str) -> Trf:
     return trf
 
 
+#: The most digits a number of a TRF record may have (round counts, start numbers of XXP):
+#: longer ones are junk, and Python refuses to read integers over 4,300 digits.
+MAX_DIGITS = 9
+
+
 def _read_int(text: str, line: int, what: str) -> int:
     value = text.strip()
-    if not value.isdigit() or not value.isascii():
-        raise TrfError(line, f"{what} must be a whole number, not {value!r}")
+    if not value.isdigit() or not value.isascii() or len(value) > MAX_DIGITS:
+        shown = value if len(value) <= 20 else f"{value[:20]}..."
+        raise TrfError(
+            line, f"{what} must be a whole number of at most {MAX_DIGITS} digits, not {shown!r}"
+        )
     return int(value)
 
 
@@ -261,7 +272,7 @@ def _read_player(line: str, number: int) -> TrfPlayer:
         points = float(points_text)
     except ValueError:
         raise TrfError(number, f"the points must be a number, not {points_text!r}") from None
-    if not (points >= 0 and points * 2 == int(points * 2)):
+    if not (math.isfinite(points) and points >= 0 and points * 2 == int(points * 2)):
         raise TrfError(number, f"the points must be whole or half points, not {points_text!r}")
     rank_text = line[85:89].strip() if len(line) > 85 else ""
     rank = _read_int(rank_text, number, "the rank") if rank_text else 0

@@ -258,9 +258,12 @@ def _last_event_id(request: HttpRequest) -> int | str | None:
     text = request.headers.get("Last-Event-ID") or request.GET.get("last_event_id")
     if text is None or text.strip() == "":
         return None
-    if not text.strip().isdigit() or len(text.strip()) > 12:
+    text = text.strip()
+    # ASCII digits only: str.isdigit() also takes superscripts and other scripts' digits,
+    # some of which int() refuses (a 500 before this check).
+    if not (text.isascii() and text.isdigit()) or len(text) > 12:
         return "Last-Event-ID must be the id of an event (an integer >= 0)."
-    return int(text.strip())
+    return int(text)
 
 
 async def live_events(request: HttpRequest, pk: int) -> HttpResponseBase:

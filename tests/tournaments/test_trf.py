@@ -170,6 +170,10 @@ def test_a_half_point_bye_in_a_paired_round_has_no_arena_counterpart() -> None:
         ([_line(1, 0, "").replace(" 0.0", "0.25")], 1, "whole or half points"),
         ([_line(1, 0, "", rating="14x0")], 1, "rating must be a whole"),
         (["XXR x"], 1, "number of rounds must be a whole"),
+        (["XXR " + "9" * 5000], 1, "at most 9 digits"),  # int() refuses over 4,300 digits
+        (["XXR 3", "XXP 1 " + "2" * 5000], 2, "at most 9 digits"),
+        ([_line(1, 0, "").replace(" 0.0", " inf")], 1, "whole or half points"),
+        ([_line(1, 0, "").replace(" 0.0", " nan")], 1, "whole or half points"),
         (["XXR 0"], 1, "must be positive"),
         (["", "XXR 3", "0"], 3, "three-character code"),
         ([_line(1, 1, "   2 w Q")], 1, "unknown result code 'Q'"),
@@ -314,3 +318,12 @@ def test_start_numbers_are_the_pairing_order_whatever_the_ratings() -> None:
     ]
     with pytest.raises(TrfError, match="distinct"):
         from_arena(field, [], "abc", rounds_paired=0, ids=[1, 1, 2])
+
+
+def test_a_rating_outside_four_digits_is_clamped_and_the_file_still_reads() -> None:
+    # An Elo over 9999 or under 0 would shift every later column of its 001 record.
+    field = Field((Entrant(0, 12345.0), Entrant(1, -1000.0)), 1, 1)
+    text = from_arena(field, [Played(1, 0, 1, 1.0)], ["high", "low"], rounds_paired=1).text()
+    trf = parse(text)
+    assert sorted(p.rating for p in trf.players) == [0, 9999]
+    assert to_arena(trf).history == (Played(1, 0, 1, 1.0),)

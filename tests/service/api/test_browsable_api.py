@@ -69,8 +69,14 @@ def world(alice1: Any, bob1: Any) -> dict[str, Any]:
         variant="bao-la-kete", time_control="10+0.1", elo_model="normalized", elo0=0,
         elo1=5, max_pairs=10,
     )  # fmt: skip
-    ids = {"matches": match.pk, "games": game.pk, "live": live.pk, "tests": test.pk,
-           "tournaments": tournament.pk}  # fmt: skip
+    ids = {
+        "matches": match.pk,
+        "games": game.pk,
+        "live": live.pk,
+        "tests": test.pk,
+        "tournaments": tournament.pk,
+        "play": 1,
+    }  # fmt: skip  (play: no such game, a 404)
     return {"ids": ids, "name": "alice1", "number": 1, "prefix": "abcdefgh"}
 
 
@@ -79,7 +85,7 @@ def _url(route: str, world: dict[str, Any]) -> str:
 
     def value(m: re.Match[str]) -> str:
         name = m["name"]
-        return str(world["ids"][segment] if name in ("pk", "tournament_id", "test_id")
+        return str(world["ids"][segment] if name in ("pk", "tournament_id", "test_id", "game_id")
                    else world[name])  # fmt: skip
 
     return "/" + _PARAM.sub(value, route)
@@ -102,9 +108,19 @@ def test_no_api_route_answers_a_browser_with_a_5xx(
     for route in api_routes():
         url = _url(route, world)
         response = client.get(url, HTTP_ACCEPT=BROWSER)
-        if response.status_code >= 500:
+        if response.status_code >= 500 and not _stream_on_wsgi(response):
             failed[url] = response.status_code
     assert failed == {}
+
+
+def _stream_on_wsgi(response: Any) -> bool:
+    """The event streams' documented answer under a WSGI server (docs/live.md): 503
+    ``live_stream_unavailable``, the page's cue to poll."""
+    return bool(
+        response.status_code == 503
+        and response["Content-Type"].startswith("application/json")
+        and response.json()["error"]["code"] == "live_stream_unavailable"
+    )
 
 
 @pytest.mark.parametrize("who", ["anonymous", "token"])

@@ -173,10 +173,12 @@ def test_a_client_resumes_after_its_last_event_id(greedy, randomer) -> None:
     # The stream of game 2 starts at its own game event.
     _, of_two = read(f"/api/live/{two.pk}/events")
     assert [e["event"] for e in of_two[1:3]] == ["game", "clock"] and of_two[1]["id"] == "8"
-    bad = async_to_sync(AsyncClient().get)(
-        f"/api/live/{one.pk}/events", headers={"Last-Event-ID": "x1"}
-    )
-    assert bad.status_code == 400 and json.loads(bad.content)["error"]["code"] == "invalid"
+    junk = [{"headers": {"Last-Event-ID": text}} for text in ("x1", "\u00b2", "1\u00b2")]
+    junk.append({"data": {"last_event_id": "\u0661"}})  # superscript two, Arabic-Indic one
+    for request in junk:
+        bad = async_to_sync(AsyncClient().get)(f"/api/live/{one.pk}/events", **request)
+        assert bad.status_code == 400, request
+        assert json.loads(bad.content)["error"]["code"] == "invalid"
 
 
 @pytest.mark.django_db(transaction=True)

@@ -22,7 +22,7 @@ def wait_for(predicate: Any, timeout: float, what: str) -> None:
         time.sleep(0.1)
 
 
-@override_settings(BAO_PEOPLE_MIN_BASE_S=1)
+@override_settings(BAO_PEOPLE_MIN_BASE_S=1, BAO_PEOPLE_GAMES_PER_USER=2)
 def test_the_people_pool_plays_a_game_and_frees_its_slot(live_worker, alice_client) -> None:
     from engines.services import register_bundled_engines
     from engines.validation import validate_version_now
