@@ -254,16 +254,23 @@
   function stopListening() {
     if (stream) stream.close();
     stream = null;
+    board.dataset.transport = "poll";
   }
 
   function listen() {
     if (!window.EventSource || !data.events) return;
     stream = new EventSource(data.events);
+    // How the page hears of moves ("stream" once open, "poll" after a fallback).
+    stream.addEventListener("open", function () { board.dataset.transport = "stream"; });
     // A move and its clock come in one write: one state read for both.
     ["game", "move", "clock"].forEach(function (kind) {
       stream.addEventListener(kind, function () { if (!sending) later(20); });
     });
-    stream.addEventListener("end", function () { stopListening(); later(20); });
+    stream.addEventListener("end", function () {
+      if (stream) stream.close();
+      stream = null;
+      later(20);
+    });
     // A 503 (a WSGI server), a dropped connection: poll from now on.
     stream.onerror = function () { stopListening(); later(data.poll_ms); };
   }
