@@ -378,6 +378,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "arena.matches.schema.add_live_events",
+        "people.schema.add_play_events",
     ],
 }
 

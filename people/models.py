@@ -13,7 +13,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from arena.matches.models import TERMINATION_CHOICES, VARIANT_CHOICES
+from arena.matches.models import TERMINATION_CHOICES, VARIANT_CHOICES, LiveEvent
 
 
 class PersonGame(models.Model):
@@ -86,3 +86,35 @@ class PersonGame(models.Model):
     @property
     def engine_side(self) -> str:
         return "N" if self.person_side == "S" else "S"
+
+
+class PersonGameEvent(models.Model):
+    """One event of a person's game, for its stream ``GET /api/play/{id}/events`` (docs/play.md,
+    "Watching"): the kinds and payloads of ``arena.matches.models.LiveEvent`` (``game``,
+    ``move``, ``clock``, ``end`` with ``scope: "game"``), the game being the only one (index 1).
+
+    ``seq`` numbers the game's events from 1 without gaps (unique per game), the stream's
+    ``id:``. Appended by ``people.services`` in the transaction of the write it reports (the
+    claim, each applied move, the end), so an event is never sent for a write that did not
+    land nor missing for one that did. The rows go with their game.
+    """
+
+    #: The live games' kinds (``game``, ``move``, ``clock``, ``end``).
+    Kind = LiveEvent.Kind
+
+    game = models.ForeignKey(PersonGame, related_name="events", on_delete=models.CASCADE)
+    seq = models.PositiveIntegerField()
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    payload = models.JSONField(default=dict)
+
+    #: The game's index in its "match" (the stream's ``index``): a person's game is alone.
+    index = 1
+
+    class Meta:
+        ordering = ["game", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seq"], name="persongameevent_unique_seq"),
+        ]
+
+    def __str__(self) -> str:
+        return f"person game #{self.game_id} event {self.seq} ({self.kind})"

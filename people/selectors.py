@@ -9,8 +9,9 @@ from typing import Any
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from arena.matches.selectors import events_past
 from arena.rules import get_variant
-from people.models import PersonGame
+from people.models import PersonGame, PersonGameEvent
 from people.rules_view import legal_moves
 
 #: Games shown on a profile or engine page.
@@ -82,3 +83,27 @@ def games_of_player(user_id: int) -> list[PersonGame]:
 def games_of_engine(engine_id: int) -> list[PersonGame]:
     """The latest ``RECENT`` games people played against engine ``engine_id`` (any version)."""
     return list(game_queryset().filter(engine__engine_id=engine_id)[:RECENT])
+
+
+def game_for_stream(game_id: int) -> PersonGame | None:
+    """Game ``game_id`` for its event stream (any person's: games are public to watch)."""
+    return PersonGame.objects.filter(pk=game_id).first()
+
+
+def game_events_from(game_id: int, first_seq: int = 1) -> list[PersonGameEvent]:
+    """The events of game ``game_id`` from ``first_seq`` on, in order."""
+    return list(PersonGameEvent.objects.filter(game_id=game_id, seq__gte=first_seq).order_by("seq"))
+
+
+def game_events_after(cursors: dict[int, int], limit: int = 5_000) -> list[PersonGameEvent]:
+    """The events past each cursor (game id -> the last seq seen), by game and seq: one query
+    for a few hundred games (``arena.matches.selectors.events_past``)."""
+    return events_past(PersonGameEvent.objects.all(), "game_id", cursors, limit)
+
+
+def games_ended(game_ids: list[int]) -> set[int]:
+    """Which of ``game_ids`` are over (``finished``, ``aborted``) or gone."""
+    open_ = PersonGame.objects.filter(
+        pk__in=game_ids, status__in=(PersonGame.Status.PENDING, PersonGame.Status.RUNNING)
+    ).values_list("pk", flat=True)
+    return set(game_ids) - set(open_)

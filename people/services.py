@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import logging
 import secrets
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import Max
 from django.utils import timezone
 
 from arena.api.filters import variant_id
@@ -29,7 +31,7 @@ from engines import errors as engine_errors
 from engines.consent import PairingKind, check_pairing
 from engines.selectors import engine_named, latest_playable_version
 from people import errors
-from people.models import PersonGame
+from people.models import PersonGame, PersonGameEvent
 
 log = logging.getLogger(__name__)
 
@@ -199,14 +201,18 @@ def person_resign(*, game_id: int, user: User) -> PersonGame:
     Raises ``not_found`` (404) and ``game_over`` (409)."""
     game = _mine(game_id, user)
     now = timezone.now()
-    ended = PersonGame.objects.filter(pk=game.pk, status=PersonGame.Status.PENDING).update(
-        status=PersonGame.Status.FINISHED,
-        resign_requested=True,
-        result=_result_against(game.person_side),
-        termination="resignation",
-        detail="the person resigned before the game began",
-        finished_at=now,
-    )
+    detail = "the person resigned before the game began"
+    with transaction.atomic():
+        ended = PersonGame.objects.filter(pk=game.pk, status=PersonGame.Status.PENDING).update(
+            status=PersonGame.Status.FINISHED,
+            resign_requested=True,
+            result=_result_against(game.person_side),
+            termination="resignation",
+            detail=detail,
+            finished_at=now,
+        )
+        if ended:
+            _append(game.pk, [_end(_result_against(game.person_side), "resignation", detail, 0)])
     if not ended:
         taken = PersonGame.objects.filter(pk=game.pk, status=PersonGame.Status.RUNNING).update(
             resign_requested=True
@@ -224,49 +230,147 @@ def _result_against(side: str) -> str:
 # ----------------------------------------------------------------------------- the worker's
 
 
+def _ms(at: datetime) -> int:
+    return int(at.timestamp() * 1000)
+
+
+def _clock(south_ms: int, north_ms: int, side: str | None, at: datetime) -> tuple[str, Any]:
+    """A ``clock`` event: both clocks (ms), whose runs (None: none), since when (ms epoch)."""
+    return (PersonGameEvent.Kind.CLOCK, {"S": south_ms, "N": north_ms, "side": side, "at": _ms(at)})
+
+
+def _end(result: str, termination: str, detail: str, plies: int) -> tuple[str, Any]:
+    data = {"result": result, "termination": termination, "detail": detail, "plies": plies}
+    return (PersonGameEvent.Kind.END, {"scope": "game"} | data)
+
+
+def _append(game_id: int, events: list[tuple[str, Any]], after: int | None = None) -> None:
+    """Append ``events`` (kind, payload) to game ``game_id``'s stream, numbered after ``after``
+    (its last seq; read here when None): call it inside the transaction of the conditional
+    UPDATE the events report, which holds the game's row, so two writers number in turn."""
+    if after is None:
+        after = PersonGameEvent.objects.filter(game_id=game_id).aggregate(m=Max("seq"))["m"] or 0
+    PersonGameEvent.objects.bulk_create(
+        PersonGameEvent(game_id=game_id, seq=after + n, kind=kind, payload=payload)
+        for n, (kind, payload) in enumerate(events, start=1)
+    )
+
+
+def _side_to_move(position: str) -> str | None:
+    parts = position.split()
+    return parts[1] if len(parts) > 1 else None
+
+
 def person_game_claim(game_id: int, worker: str) -> PersonGame | None:
     """Take pending game ``game_id`` for this worker (``running``, its turn clock started);
-    None if it is not pending (begun elsewhere, resigned, aborted: the task is a no-op)."""
+    None if it is not pending (begun elsewhere, resigned, aborted: the task is a no-op).
+    Its stream gets the ``game`` and first ``clock`` events."""
     now = timezone.now()
-    taken = PersonGame.objects.filter(pk=game_id, status=PersonGame.Status.PENDING).update(
-        status=PersonGame.Status.RUNNING, worker=worker[:200], started_at=now, turn_started_at=now
-    )
-    return PersonGame.objects.select_related("engine__engine").get(pk=game_id) if taken else None
+    with transaction.atomic():
+        taken = PersonGame.objects.filter(pk=game_id, status=PersonGame.Status.PENDING).update(
+            status=PersonGame.Status.RUNNING,
+            worker=worker[:200],
+            started_at=now,
+            turn_started_at=now,
+        )
+        if not taken:
+            return None
+        game = PersonGame.objects.select_related("engine__engine", "player").get(pk=game_id)
+        engine = {"version": game.engine_id, "name": str(game.engine)}
+        person = {"version": None, "name": game.player.get_username()}
+        start = {
+            "game": game.pk,
+            "south": person if game.person_side == "S" else engine,
+            "north": person if game.person_side == "N" else engine,
+            "start_position": game.start_position,
+        }
+        _append(
+            game.pk,
+            [
+                (PersonGameEvent.Kind.GAME, start),
+                _clock(
+                    game.clock_south_ms,
+                    game.clock_north_ms,
+                    _side_to_move(game.start_position),
+                    now,
+                ),
+            ],
+        )
+    return game
 
 
 def person_game_publish(game_id: int, moves: list[dict[str, Any]], record: MoveRecord) -> None:
     """Store the move ``record`` just played (``moves``: every move so far, ``Game.moves``
     shape): the position, the mover's clock, the other side's turn starting now, and the
-    person's waiting move cleared if it was this one."""
+    person's waiting move cleared if it was this one. Its stream gets the ``move`` and a
+    ``clock`` event in the same transaction: UPDATE, one SELECT (the clocks, the last seq),
+    one INSERT."""
     clock = "clock_south_ms" if record.side == "S" else "clock_north_ms"
-    PersonGame.objects.filter(pk=game_id).update(
-        moves=moves,
-        position=record.position,
-        plies=record.ply,
-        turn_started_at=timezone.now(),
-        pending_ply=None,
-        pending_move="",
-        pending_at=None,
-        **{clock: max(0, record.clock_ms)},
-    )
+    now = timezone.now()
+    with transaction.atomic():
+        taken = PersonGame.objects.filter(pk=game_id).update(
+            moves=moves,
+            position=record.position,
+            plies=record.ply,
+            turn_started_at=now,
+            pending_ply=None,
+            pending_move="",
+            pending_at=None,
+            **{clock: max(0, record.clock_ms)},
+        )
+        row = (
+            PersonGame.objects.filter(pk=game_id)
+            .annotate(last_seq=Max("events__seq"))
+            .values_list("clock_south_ms", "clock_north_ms", "last_seq")
+            .first()
+        )
+        if not taken or row is None:
+            return
+        south, north, last = row
+        _append(
+            game_id,
+            [
+                (PersonGameEvent.Kind.MOVE, record.to_dict(ignored=False)),
+                _clock(south, north, _side_to_move(record.position), now),
+            ],
+            after=last or 0,
+        )
 
 
 def person_game_finish(game_id: int, record: GameRecord) -> None:
     """Record the end of a running game from the referee's ``record`` (idempotent: only a
-    ``running`` row is changed). ``aborted`` for the result ``*``."""
+    ``running`` row is changed). ``aborted`` for the result ``*``. Its stream gets the last
+    ``clock`` (none running) and the ``end``."""
     status = PersonGame.Status.ABORTED if record.result == "*" else PersonGame.Status.FINISHED
-    PersonGame.objects.filter(pk=game_id, status=PersonGame.Status.RUNNING).update(
-        status=status,
-        moves=[m.to_dict(ignored=False) for m in record.moves],
-        position=record.final_position,
-        plies=record.plies,
-        result=record.result,
-        termination=str(record.termination),
-        detail=record.detail[:2000],
-        finished_at=timezone.now(),
-        pending_move="",
-        pending_ply=None,
-    )
+    now = timezone.now()
+    detail = record.detail[:2000]
+    with transaction.atomic():
+        ended = PersonGame.objects.filter(pk=game_id, status=PersonGame.Status.RUNNING).update(
+            status=status,
+            moves=[m.to_dict(ignored=False) for m in record.moves],
+            position=record.final_position,
+            plies=record.plies,
+            result=record.result,
+            termination=str(record.termination),
+            detail=detail,
+            finished_at=now,
+            pending_move="",
+            pending_ply=None,
+        )
+        if not ended:
+            return
+        south, north = (
+            PersonGame.objects.filter(pk=game_id)
+            .values_list("clock_south_ms", "clock_north_ms")
+            .get()
+        )
+        _append(
+            game_id,
+            [
+                _clock(south, north, None, now),
+                _end(record.result, str(record.termination), detail, record.plies),
+            ],
+        )
 
 
 #: How long past the side to move's clock a running game may go unmoved before it is taken
@@ -298,11 +402,16 @@ def person_games_abort_stale(user_id: int) -> int:
 
 
 def person_game_abort(game_id: int, detail: str) -> None:
-    """End a game that could not be played (not queued, no package): ``aborted``, ``*``."""
-    PersonGame.objects.filter(pk=game_id, status__in=OPEN).update(
-        status=PersonGame.Status.ABORTED,
-        result="*",
-        termination="aborted",
-        detail=detail[:2000],
-        finished_at=timezone.now(),
-    )
+    """End a game that could not be played (not queued, no package): ``aborted``, ``*``; its
+    stream gets the ``end``."""
+    with transaction.atomic():
+        ended = PersonGame.objects.filter(pk=game_id, status__in=OPEN).update(
+            status=PersonGame.Status.ABORTED,
+            result="*",
+            termination="aborted",
+            detail=detail[:2000],
+            finished_at=timezone.now(),
+        )
+        if ended:
+            plies = PersonGame.objects.filter(pk=game_id).values_list("plies", flat=True).get()
+            _append(game_id, [_end("*", "aborted", detail[:2000], plies)])

@@ -1,10 +1,14 @@
 """HTTP views of ``/api/play/`` (thin: parse, call a service or selector, serialize).
 
-Signed-in users only (token or session); a game is seen and played by its person alone.
+Signed-in users only (token or session); a game is played by its person alone. Its event
+stream (``play_events``) is public, as a game on lichess is: anyone with its id may watch it
+(docs/play.md, "Watching a game").
 """
 
 from __future__ import annotations
 
+from asgiref.sync import sync_to_async
+from django.http import HttpRequest, HttpResponseBase
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.permissions import IsAuthenticated
@@ -13,8 +17,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from arena.api.auth import request_user
+from arena.api.handlers import json_error
+from arena.matches import livestream
 from people import selectors, services
 from people.errors import GameNotFound
+from people.livestream import PERSON_GAMES, stream_start
 from people.models import PersonGame
 from people.serializers import PersonGameOutput, PlayMoveInput, PlayResignInput, PlayStartInput
 
@@ -47,8 +54,9 @@ class PlayStartApi(APIView):
         summary="Play an engine (a casual game against a person)",
         description="Starts a game of the signed-in person against `engine` (its latest active "
         "version), which its owner must let people play (consent setting `people`). The game "
-        "waits for a people slot of a worker (`status` `pending`), then runs: poll "
-        "`GET /api/play/{id}/` for the engine's moves and both clocks. Never rated. Errors: "
+        "waits for a people slot of a worker (`status` `pending`), then runs: follow "
+        "`GET /api/play/{id}/events` (or poll `GET /api/play/{id}/`) for the engine's moves "
+        "and both clocks. Never rated. Errors: "
         "`engine_not_found` (404), `pairing_refused` (403), `engine_disabled`, "
         "`engine_not_active`, `too_many_games` (409), `unknown_variant`, "
         "`variant_not_supported`, `time_control_not_for_people`, `unknown_start_suite` (400).",
@@ -122,3 +130,21 @@ class PlayResignApi(APIView):
         PlayResignInput(data=request.data).is_valid(raise_exception=True)
         game = services.person_resign(game_id=game_id, user=request_user(request))
         return Response(_game(game))
+
+
+async def play_events(request: HttpRequest, game_id: int) -> HttpResponseBase:
+    """``GET /api/play/{id}/events``: the game's events as Server-Sent Events
+    (``text/event-stream``: ``game``, ``move``, ``clock``, ``end``; docs/play.md), from its
+    first (or after ``Last-Event-ID``) until its ``end``. Public, no sign-in (games are
+    public to watch). 404 ``not_found`` for an unknown game; 400 ``invalid`` for a junk
+    ``Last-Event-ID``; 503 ``live_stream_unavailable`` when served by a WSGI worker (clients
+    then poll ``GET /api/play/{id}/``)."""
+    last = livestream.stream_request(request, f"/api/play/{game_id}/")
+    if isinstance(last, HttpResponseBase):
+        return last
+    game = await sync_to_async(selectors.game_for_stream)(game_id)
+    if game is None:
+        return json_error(404, "not_found", "No game with this id.", {"game": game_id})
+    return livestream.sse_response(
+        livestream.live_hub(PERSON_GAMES).stream(game.pk, lambda: stream_start(game, last), last)
+    )

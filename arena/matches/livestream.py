@@ -6,7 +6,9 @@ loop (so per ASGI server process) serves every stream: every ``POLL_S`` it runs 
 the new events of every match some stream watches (``selectors.live_events_after``), encodes
 each event once (a move's sowing trace is computed once, not once per viewer) and puts the
 frame on the queue of each stream of its match. So 500 viewers of one game cost ten queries a
-second, not 5,000.
+second, not 5,000. The hub reads through a ``StreamSource``: ``MATCHES`` for live games, and
+``people.livestream.PERSON_GAMES`` for people's games (``GET /api/play/{id}/events``), one hub
+per source and event loop.
 
 Framing (``sse_frame``): ``id:`` the event's seq, ``event:`` its kind, ``data:`` one line of
 JSON. An engine's info lines and detail are untrusted: JSON escapes every control character
@@ -26,13 +28,16 @@ import json
 import logging
 import time
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from asgiref.sync import sync_to_async
+from django.core.handlers.asgi import ASGIRequest
 from django.db import close_old_connections
+from django.http import HttpRequest, HttpResponseBase, StreamingHttpResponse
 
+from arena.api.handlers import json_error
 from arena.matches import selectors
 from arena.matches.models import ENDED_STATUSES, Game, LiveEvent, LiveGame, Match
 from arena.matches.replay import move_traces
@@ -60,24 +65,88 @@ def sse_frame(kind: str, seq: int, data: dict[str, Any]) -> bytes:
     return f"id: {seq}\nevent: {kind}\ndata: {body}\n\n".encode("ascii")
 
 
+def last_event_id(request: HttpRequest) -> int | str | None:
+    """The seq a resuming client had: its ``Last-Event-ID`` header, or ``?last_event_id=``
+    (for clients that cannot set the header); an error message for junk."""
+    text = request.headers.get("Last-Event-ID") or request.GET.get("last_event_id")
+    if text is None or text.strip() == "":
+        return None
+    text = text.strip()
+    # ASCII digits only: str.isdigit() also takes superscripts and other scripts' digits,
+    # some of which int() refuses (a 500 before this check).
+    if not (text.isascii() and text.isdigit()) or len(text) > 12:
+        return "Last-Event-ID must be the id of an event (an integer >= 0)."
+    return int(text)
+
+
+def stream_request(request: HttpRequest, poll: str) -> HttpResponseBase | int | None:
+    """What an event stream view answers ``request`` with before it streams: an error
+    response (405 ``method_not_allowed``; 503 ``live_stream_unavailable`` from a WSGI worker,
+    which a stream would hold, ``details.poll`` the URL to poll instead; 400 ``invalid`` for a
+    junk ``Last-Event-ID``), else the ``Last-Event-ID`` the client sent (None: none)."""
+    if request.method not in ("GET", "HEAD"):
+        return json_error(405, "method_not_allowed", f'Method "{request.method}" not allowed.')
+    if not isinstance(request, ASGIRequest):
+        return json_error(
+            503,
+            "live_stream_unavailable",
+            f"This server does not hold event streams; poll {poll} instead.",
+            {"poll": poll},
+        )
+    last = last_event_id(request)
+    if isinstance(last, str):
+        return json_error(400, "invalid", last, {"Last-Event-ID": [last]})
+    return last
+
+
+def sse_response(frames: AsyncIterator[bytes]) -> StreamingHttpResponse:
+    """The ``text/event-stream`` response sending ``frames`` (a hub's ``stream``)."""
+    response = StreamingHttpResponse(frames, content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # a buffering proxy in front would hold the events
+    return response
+
+
 HEARTBEAT = b": keep-alive\n\n"
 PREAMBLE = f"retry: {RETRY_MS}\n\n".encode("ascii")
 
 
+class StreamEvent(Protocol):
+    """What a source's events have (``LiveEvent``, ``people.models.PersonGameEvent``)."""
+
+    @property
+    def seq(self) -> int: ...
+    @property
+    def index(self) -> int: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def payload(self) -> Any: ...
+
+
 @dataclass
-class _Encoder:
-    """Turns a match's events, in seq order, into frames: keeps each game's position before
-    the next move (for its trace) and its live row id."""
+class Encoder:
+    """Turns a stream's events, in seq order, into frames: keeps each game's position before
+    the next move (for its trace) and its id (``ref``: the data key naming it, ``live`` for a
+    live game's row)."""
 
     variant: str
     before: dict[int, str] = field(default_factory=dict)
     lives: dict[int, int] = field(default_factory=dict)
+    ref: str = "live"
+    #: The ``scope`` of the ``end`` that closes the stream: a live game's stream follows its
+    #: match, a person's game's ends with it (``"game"``).
+    closing_scope: str = "match"
 
-    def encode(self, event: LiveEvent, now_ms: int | None = None) -> bytes:
+    def closes(self, event: StreamEvent) -> bool:
+        """Whether ``event`` is the stream's last."""
+        return event.kind == LiveEvent.Kind.END and event.payload.get("scope") == self.closing_scope
+
+    def encode(self, event: StreamEvent, now_ms: int | None = None) -> bytes:
         data: dict[str, Any] = dict(event.payload)
         if event.kind == LiveEvent.Kind.GAME:
             self.before[event.index] = str(data.get("start_position", ""))
-            self.lives[event.index] = int(data.get("live") or 0)
+            self.lives[event.index] = int(data.get(self.ref) or 0)
         elif event.kind == LiveEvent.Kind.MOVE:
             before = self.before.get(event.index, "")
             trace = move_traces(self.variant, before, [data])[0] if before else None
@@ -87,15 +156,12 @@ class _Encoder:
             now = now_ms if now_ms is not None else int(time.time() * 1000)
             at = data.get("at")
             data["elapsed_ms"] = max(0, now - int(at)) if isinstance(at, int) else 0
-        data.update(seq=event.seq, index=event.index, live=self.lives.get(event.index))
+        data.update(seq=event.seq, index=event.index)
+        data[self.ref] = self.lives.get(event.index)
         return sse_frame(event.kind, event.seq, data)
 
 
-def _is_closing(event: LiveEvent) -> bool:
-    return event.kind == LiveEvent.Kind.END and event.payload.get("scope") == "match"
-
-
-def closing_frame(match_id: int, seq: int, encoder: _Encoder) -> bytes | None:
+def closing_frame(match_id: int, seq: int, encoder: Encoder) -> bytes | None:
     """The ``end`` (``scope: match``) of a match that ended without one in its stream, from
     the database (``id:`` its last seq; ``index`` its last game that ``encoder`` saw start),
     or None while it has not ended."""
@@ -124,14 +190,19 @@ class StreamStart:
     frames: list[bytes]
     last_seq: int
     closed: bool
-    encoder: _Encoder
+    encoder: Encoder
 
 
-def stream_start(live: LiveGame, last_event_id: int | None) -> StreamStart:
-    """Read the events a stream of ``live`` starts with (sync: run off the event loop)."""
-    first = selectors.live_stream_first_seq(live, last_event_id)
-    events = selectors.live_events_from(live.match_id, first)
-    encoder = _Encoder(live.match.variant)
+def read_start(
+    events: Sequence[StreamEvent],
+    first: int,
+    last_event_id: int | None,
+    encoder: Encoder,
+    closing: Callable[[int, Encoder], bytes | None],
+) -> StreamStart:
+    """A stream's start from ``events`` (in seq order, from seq ``first``): the frames after
+    ``last_event_id``, up to the closing ``end``; else ``closing(last seq, encoder)`` (the
+    source's ``closing_frame``) when it is over without one (sync)."""
     frames: list[bytes] = []
     closed = False
     last = first - 1
@@ -140,31 +211,49 @@ def stream_start(live: LiveGame, last_event_id: int | None) -> StreamStart:
         last = event.seq
         if last_event_id is None or event.seq > last_event_id:
             frames.append(frame)
-        if _is_closing(event):
+        if encoder.closes(event):
             closed = True
             break
     if not closed:
-        closing = closing_frame(live.match_id, max(last, 0), encoder)
-        if closing is not None:
-            frames.append(closing)
+        end = closing(max(last, 0), encoder)
+        if end is not None:
+            frames.append(end)
             closed = True
     return StreamStart(frames, last, closed, encoder)
+
+
+def read_more(events: Sequence[StreamEvent], start: StreamStart, upto: int) -> StreamStart:
+    """The frames of ``events`` (those after ``start.last_seq``, in order) up to seq ``upto``,
+    encoded with ``start``'s encoder."""
+    frames: list[bytes] = []
+    last, closed = start.last_seq, False
+    for event in events:
+        if event.seq > upto:
+            break
+        frames.append(start.encoder.encode(event))
+        last = event.seq
+        if start.encoder.closes(event):
+            closed = True
+            break
+    return StreamStart(frames, last, closed, start.encoder)
+
+
+def stream_start(live: LiveGame, last_event_id: int | None) -> StreamStart:
+    """Read the events a stream of ``live`` starts with (sync: run off the event loop)."""
+    first = selectors.live_stream_first_seq(live, last_event_id)
+    return read_start(
+        selectors.live_events_from(live.match_id, first),
+        first,
+        last_event_id,
+        Encoder(live.match.variant),
+        lambda seq, encoder: closing_frame(live.match_id, seq, encoder),
+    )
 
 
 def stream_more(match_id: int, start: StreamStart, upto: int) -> StreamStart:
     """The frames of the events after ``start.last_seq`` up to seq ``upto``, encoded with
     ``start``'s encoder (sync)."""
-    frames: list[bytes] = []
-    last, closed = start.last_seq, False
-    for event in selectors.live_events_from(match_id, start.last_seq + 1):
-        if event.seq > upto:
-            break
-        frames.append(start.encoder.encode(event))
-        last = event.seq
-        if _is_closing(event):
-            closed = True
-            break
-    return StreamStart(frames, last, closed, start.encoder)
+    return read_more(selectors.live_events_from(match_id, start.last_seq + 1), start, upto)
 
 
 #: What a stream's queue holds: the (seq, frame) of one poll's events of its match and whether
@@ -180,17 +269,68 @@ class _Stream:
 
 @dataclass(eq=False)
 class _Watched:
-    encoder: _Encoder | None = None
+    encoder: Encoder | None = None
     cursor: int | None = None  # None until the first stream's start has been read
     streams: set[_Stream] = field(default_factory=set)
     last_event: float = field(default_factory=time.monotonic)
 
 
-class LiveHub:
-    """The shared poller of one event loop (module docstring); ``live_hub()`` gives it."""
+class StreamSource(Protocol):
+    """Where a hub's streams come from: the events of one kind of game, each stream keyed by
+    an id (a match's for live games, ``MATCHES``; a person's game's, ``people.livestream``).
+    Every method is sync (the hub runs it off the event loop)."""
 
-    def __init__(self, poll_s: float = POLL_S) -> None:
+    def events_after(self, cursors: dict[int, int], limit: int) -> Sequence[StreamEvent]:
+        """The events past each cursor (key -> the last seq seen), ordered by key and seq."""
+        ...
+
+    def key_of(self, event: Any) -> int:
+        """The key of the stream ``event`` (one of ``events_after``'s) belongs to."""
+        ...
+
+    def more(self, key: int, start: StreamStart, upto: int) -> StreamStart:
+        """The frames after ``start.last_seq`` up to ``upto`` (as ``stream_more``)."""
+        ...
+
+    def ended(self, keys: list[int]) -> set[int]:
+        """Which of ``keys`` are over (their streams may miss their closing ``end``)."""
+        ...
+
+    def closing_frame(self, key: int, seq: int, encoder: Encoder) -> bytes | None:
+        """The closing ``end`` of a stream that is over without one (as ``closing_frame``)."""
+        ...
+
+
+class _Matches:
+    """The live games' source: events of matches (``LiveEvent``)."""
+
+    def events_after(self, cursors: dict[int, int], limit: int) -> Sequence[StreamEvent]:
+        return selectors.live_events_after(cursors, limit)
+
+    def key_of(self, event: Any) -> int:
+        return int(event.match_id)
+
+    def more(self, key: int, start: StreamStart, upto: int) -> StreamStart:
+        return stream_more(key, start, upto)
+
+    def ended(self, keys: list[int]) -> set[int]:
+        return selectors.live_matches_ended(keys)
+
+    def closing_frame(self, key: int, seq: int, encoder: Encoder) -> bytes | None:
+        return closing_frame(key, seq, encoder)
+
+
+#: The source of ``GET /api/live/{id}/events``.
+MATCHES: StreamSource = _Matches()
+
+
+class LiveHub:
+    """The shared poller of one event loop and one source (module docstring);
+    ``live_hub(source)`` gives it."""
+
+    def __init__(self, poll_s: float = POLL_S, source: StreamSource = MATCHES) -> None:
         self.poll_s = poll_s
+        self.source = source
         self.polls = 0
         self._watched: dict[int, _Watched] = {}
         self._task: asyncio.Task[None] | None = None
@@ -200,20 +340,24 @@ class LiveHub:
         """How many streams the hub feeds."""
         return sum(len(w.streams) for w in self._watched.values())
 
-    async def stream(self, live: LiveGame, last_event_id: int | None) -> AsyncIterator[bytes]:
-        """The frames of a stream of ``live``, until its match's closing ``end``."""
-        watched = self._watched.setdefault(live.match_id, _Watched())
+    async def stream(
+        self, key: int, begin: Callable[[], StreamStart], last_event_id: int | None
+    ) -> AsyncIterator[bytes]:
+        """The frames of stream ``key`` of the source (a match id for live games), from
+        ``begin()``'s (sync: its events so far after ``last_event_id``) until its closing
+        ``end``."""
+        watched = self._watched.setdefault(key, _Watched())
         me = _Stream(asyncio.Queue(), after=last_event_id or 0)
         watched.streams.add(me)  # before reading its start: no event can fall in between
         try:
-            start = await sync_to_async(stream_start)(live, last_event_id)
+            start = await sync_to_async(begin)()
             frames = list(start.frames)
             if watched.cursor is None:
                 watched.cursor, watched.encoder = start.last_seq, start.encoder
             elif start.last_seq < watched.cursor and not start.closed:
                 # Another stream's start set the cursor past ours while we read: the events
                 # in between reached nobody's queue, so read them too.
-                more = await sync_to_async(stream_more)(live.match_id, start, watched.cursor)
+                more = await sync_to_async(self.source.more)(key, start, watched.cursor)
                 frames += more.frames
                 start = more
             self._ensure_task()
@@ -246,8 +390,8 @@ class LiveHub:
                     return
         finally:
             watched.streams.discard(me)
-            if not watched.streams and self._watched.get(live.match_id) is watched:
-                del self._watched[live.match_id]
+            if not watched.streams and self._watched.get(key) is watched:
+                del self._watched[key]
 
     def _ensure_task(self) -> None:
         if self._task is None or self._task.done():
@@ -273,26 +417,27 @@ class LiveHub:
         cursors = {m: w.cursor for m, w in self._watched.items() if w.cursor is not None}
         if not cursors:
             return
-        events = await sync_to_async(selectors.live_events_after)(cursors, POLL_LIMIT)
+        events = await sync_to_async(self.source.events_after)(cursors, POLL_LIMIT)
         self.polls += 1
         now = time.monotonic()
         now_ms = int(time.time() * 1000)
         batches: dict[int, tuple[_Watched, list[tuple[int, bytes]]]] = {}
         closed: set[int] = set()
         for event in events:
-            watched = self._watched.get(event.match_id)
+            key = self.source.key_of(event)
+            watched = self._watched.get(key)
             if watched is None or watched.encoder is None or watched.cursor is None:
                 continue
-            if event.seq <= watched.cursor or event.match_id in closed:
+            if event.seq <= watched.cursor or key in closed:
                 continue
             frame = watched.encoder.encode(event, now_ms)
             watched.cursor = event.seq
             watched.last_event = now
-            batches.setdefault(event.match_id, (watched, []))[1].append((event.seq, frame))
-            if _is_closing(event):
-                closed.add(event.match_id)
-        for match_id, (watched, frames) in batches.items():
-            self._send(watched, frames, match_id in closed)
+            batches.setdefault(key, (watched, []))[1].append((event.seq, frame))
+            if watched.encoder.closes(event):
+                closed.add(key)
+        for key, (watched, frames) in batches.items():
+            self._send(watched, frames, key in closed)
         if now - self._last_status >= STATUS_S:
             self._last_status = now
             await self._close_ended(now)
@@ -306,7 +451,7 @@ class LiveHub:
             stream.queue.put_nowait((frames, closing))
 
     async def _close_ended(self, now: float) -> None:
-        """Close the streams of matches that ended without their closing ``end``."""
+        """Close the streams of keys that ended without their closing ``end``."""
         quiet = [
             m
             for m, w in self._watched.items()
@@ -314,23 +459,29 @@ class LiveHub:
         ]
         if not quiet:
             return
-        ended = await sync_to_async(selectors.live_matches_ended)(quiet)
-        for match_id in ended:
-            watched = self._watched.get(match_id)
+        ended = await sync_to_async(self.source.ended)(quiet)
+        for key in ended:
+            watched = self._watched.get(key)
             if watched is None or watched.cursor is None or watched.encoder is None:
                 continue
-            frame = await sync_to_async(closing_frame)(match_id, watched.cursor, watched.encoder)
+            frame = await sync_to_async(self.source.closing_frame)(
+                key, watched.cursor, watched.encoder
+            )
             if frame is not None:
                 self._send(watched, [(watched.cursor, frame)], True)
 
 
-_hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, LiveHub] = weakref.WeakKeyDictionary()
+_hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, LiveHub]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
-def live_hub() -> LiveHub:
-    """The hub of the running event loop (one per ASGI server process)."""
+def live_hub(source: StreamSource = MATCHES) -> LiveHub:
+    """The hub of ``source`` (default the live games') in the running event loop (one per
+    ASGI server process and source)."""
     loop = asyncio.get_running_loop()
-    hub = _hubs.get(loop)
+    hubs = _hubs.setdefault(loop, {})
+    hub = hubs.get(id(source))
     if hub is None:
-        hub = _hubs[loop] = LiveHub()
+        hub = hubs[id(source)] = LiveHub(source=source)
     return hub

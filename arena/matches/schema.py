@@ -13,27 +13,51 @@ def add_live_events(result: dict[str, Any], **_: Any) -> dict[str, Any]:
     (a schema of the matches API's views: one that has ``/api/live/{id}/``)."""
     if "/api/live/{id}/" not in result.get("paths", {}):
         return result
+    result.setdefault("paths", {})[EVENTS_PATH] = events_operation(
+        result,
+        operation_id="live_events",
+        summary="A live game's events as Server-Sent Events",
+        description=(
+            "`text/event-stream`: the events `game`, `move`, `clock` and `end` of the "
+            "game and of the later games of its match, until the match's `end` "
+            "(`scope: match`); each with `id:` (its seq) and one line of JSON `data:`. "
+            "Resume with the `Last-Event-ID` header (or `last_event_id`). Shapes: "
+            "docs/live.md. 503 `live_stream_unavailable` from a WSGI server."
+        ),
+        tag="live",
+        what="live game",
+    )
+    return result
+
+
+def events_operation(
+    result: dict[str, Any],
+    *,
+    operation_id: str,
+    summary: str,
+    description: str,
+    tag: str,
+    what: str,
+    param: str = "id",
+) -> dict[str, Any]:
+    """The OpenAPI path item of an event stream ``GET .../{id}/events`` of a ``what`` (its
+    id path parameter ``param``, ``Last-Event-ID``, the 200/400/404/503 answers), for ``result``
+    (the schema it goes in: its ``Error`` component, if any, is the errors' body)."""
     error = {"$ref": "#/components/schemas/Error"} if "Error" in _schemas(result) else {}
     error_content = {"application/json": {"schema": error}} if error else {}
-    result.setdefault("paths", {})[EVENTS_PATH] = {
+    return {
         "get": {
-            "operationId": "live_events",
-            "summary": "A live game's events as Server-Sent Events",
-            "description": (
-                "`text/event-stream`: the events `game`, `move`, `clock` and `end` of the "
-                "game and of the later games of its match, until the match's `end` "
-                "(`scope: match`); each with `id:` (its seq) and one line of JSON `data:`. "
-                "Resume with the `Last-Event-ID` header (or `last_event_id`). Shapes: "
-                "docs/live.md. 503 `live_stream_unavailable` from a WSGI server."
-            ),
-            "tags": ["live"],
+            "operationId": operation_id,
+            "summary": summary,
+            "description": description,
+            "tags": [tag],
             "parameters": [
                 {
-                    "name": "id",
+                    "name": param,
                     "in": "path",
                     "required": True,
                     "schema": {"type": "integer"},
-                    "description": "The live game's id.",
+                    "description": f"The {what}'s id.",
                 },
                 {
                     "name": "last_event_id",
@@ -59,7 +83,7 @@ def add_live_events(result: dict[str, Any], **_: Any) -> dict[str, Any]:
                     "description": "A junk Last-Event-ID (`invalid`).",
                     "content": error_content,
                 },
-                "404": {"description": "No live game with this id.", "content": error_content},
+                "404": {"description": f"No {what} with this id.", "content": error_content},
                 "503": {
                     "description": "Served by a WSGI server (`live_stream_unavailable`).",
                     "content": error_content,
@@ -67,7 +91,6 @@ def add_live_events(result: dict[str, Any], **_: Any) -> dict[str, Any]:
             },
         }
     }
-    return result
 
 
 def _schemas(result: dict[str, Any]) -> dict[str, Any]:

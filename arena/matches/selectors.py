@@ -14,6 +14,7 @@ from django.db import connections
 from django.db.models import (
     Count,
     IntegerField,
+    Model,
     OuterRef,
     Prefetch,
     Q,
@@ -189,6 +190,7 @@ def games_by_ids(ids: list[int], chunk: int = 200) -> Iterator[Game]:
 REPLAY_CACHE_SECONDS = 7 * 24 * 3600
 
 _T = TypeVar("_T")
+_M = TypeVar("_M", bound=Model)
 
 
 def replay_cached(game: Game, part: str, build: Callable[[], _T]) -> _T:
@@ -326,18 +328,28 @@ def live_events_after(cursors: dict[int, int], limit: int = 5_000) -> list[LiveE
     """The events past each cursor of ``cursors`` (match id -> the last seq seen), ordered by
     match and seq, at most ``limit``: one query for every ``LIVE_CURSORS_PER_QUERY`` matches
     a stream server watches."""
-    events: list[LiveEvent] = []
+    return events_past(LiveEvent.objects.all(), "match_id", cursors, limit)
+
+
+def events_past(
+    events: QuerySet[_M], key: str, cursors: dict[int, int], limit: int = 5_000
+) -> list[_M]:
+    """The rows of ``events`` (an event table with ``seq``, keyed by column ``key``: a
+    match's, a person's game's) past each cursor of ``cursors`` (key -> the last seq seen),
+    ordered by key and seq, at most ``limit``: one query per ``LIVE_CURSORS_PER_QUERY``
+    keys."""
+    found: list[_M] = []
     items = sorted(cursors.items())
-    # A few hundred matches a query: SQLite refuses an expression tree deeper than 1,000.
+    # A few hundred keys a query: SQLite refuses an expression tree deeper than 1,000.
     for start in range(0, len(items), LIVE_CURSORS_PER_QUERY):
         wanted = Q()
-        for match_id, seq in items[start : start + LIVE_CURSORS_PER_QUERY]:
-            wanted |= Q(match_id=match_id, seq__gt=seq)
-        left = limit - len(events)
+        for value, seq in items[start : start + LIVE_CURSORS_PER_QUERY]:
+            wanted |= Q(**{key: value, "seq__gt": seq})
+        left = limit - len(found)
         if left <= 0:
             break
-        events += LiveEvent.objects.filter(wanted).order_by("match_id", "seq")[:left]
-    return events
+        found += events.filter(wanted).order_by(key, "seq")[:left]
+    return found
 
 
 def live_matches_ended(match_ids: list[int]) -> set[int]:

@@ -9,7 +9,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from django.core.handlers.asgi import ASGIRequest
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
@@ -252,20 +251,6 @@ class LiveGameDetailView(APIView):
         return Response(LiveGameOutput(live, context=context).data)
 
 
-def _last_event_id(request: HttpRequest) -> int | str | None:
-    """The seq a resuming client had: its ``Last-Event-ID`` header, or ``?last_event_id=``
-    (for clients that cannot set the header); an error message for junk."""
-    text = request.headers.get("Last-Event-ID") or request.GET.get("last_event_id")
-    if text is None or text.strip() == "":
-        return None
-    text = text.strip()
-    # ASCII digits only: str.isdigit() also takes superscripts and other scripts' digits,
-    # some of which int() refuses (a 500 before this check).
-    if not (text.isascii() and text.isdigit()) or len(text) > 12:
-        return "Last-Event-ID must be the id of an event (an integer >= 0)."
-    return int(text)
-
-
 async def live_events(request: HttpRequest, pk: int) -> HttpResponseBase:
     """``GET /api/live/{id}/events``: the game's events as Server-Sent Events
     (``text/event-stream``), from its ``game`` event (or after ``Last-Event-ID``) through the
@@ -273,24 +258,14 @@ async def live_events(request: HttpRequest, pk: int) -> HttpResponseBase:
     ``not_found`` for an unknown game; 400 ``invalid`` for a junk ``Last-Event-ID``; 503
     ``live_stream_unavailable`` when served by a WSGI worker, which a stream would hold
     (clients then poll ``GET /api/live/{id}/``)."""
-    if request.method not in ("GET", "HEAD"):
-        return json_error(405, "method_not_allowed", f'Method "{request.method}" not allowed.')
-    if not isinstance(request, ASGIRequest):
-        return json_error(
-            503,
-            "live_stream_unavailable",
-            "This server does not hold event streams; poll /api/live/{id}/ instead.",
-            {"poll": f"/api/live/{pk}/"},
-        )
-    last = _last_event_id(request)
-    if isinstance(last, str):
-        return json_error(400, "invalid", last, {"Last-Event-ID": [last]})
+    last = livestream.stream_request(request, f"/api/live/{pk}/")
+    if isinstance(last, HttpResponseBase):
+        return last
     live = await sync_to_async(selectors.live_game_for_stream)(pk)
     if live is None:
         return json_error(404, "not_found", "No live game with this id.", {"live": pk})
-    response = StreamingHttpResponse(
-        livestream.live_hub().stream(live, last), content_type="text/event-stream"
+    return livestream.sse_response(
+        livestream.live_hub().stream(
+            live.match_id, lambda: livestream.stream_start(live, last), last
+        )
     )
-    response["Cache-Control"] = "no-cache"
-    response["X-Accel-Buffering"] = "no"  # a buffering proxy in front would hold the events
-    return response

@@ -111,6 +111,7 @@ def play_page(request: HttpRequest, game_id: int) -> HttpResponse:
     if not ended:
         play = {
             "url": f"/api/play/{game.pk}/",
+            "events": f"/api/play/{game.pk}/events",
             "poll_ms": PLAY_POLL_MS,
             "your_side": game.person_side,
             "kind": "kingulu" if game.variant == "bao-kingulu" else "bao",

@@ -18,6 +18,7 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from people import runner
 from tests.service.people.test_play_worker import Started
+from tests.service.web.test_browser_live import asgi_url  # noqa: F401 (uvicorn fixture)
 from tests.service.web.test_browser_site import click_to_load, fill, submit
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -104,6 +105,36 @@ def taken(game_id: int, plies: int) -> bool:
     return bool(game.plies > plies or game.pending_move or game.status != "running")
 
 
+def board_transport(driver: Any) -> str:
+    return str(driver.find_element(By.ID, "board").get_attribute("data-transport"))
+
+
+def test_on_the_asgi_server_the_page_hears_the_engines_moves_from_the_stream(
+    asgi_url: str,  # noqa: F811 (the fixture imported above)
+    browser: Any,
+    bundled: None,
+    people_slot: list[threading.Thread],
+) -> None:
+    from people.models import PersonGame
+
+    browser.get(f"{asgi_url}/accounts/signup/")
+    fill(browser, {"username": "baraka", "password": "a long passphrase 7"})
+    submit(browser)
+    WebDriverWait(browser, WAIT_S).until(lambda d: d.find_elements(By.ID, "my-games"))
+    start_game(browser, asgi_url, "bao-la-kete")
+    game_id = int(browser.current_url.rstrip("/").rsplit("/", 1)[1])
+    rng = random.Random(5)
+    for _ in range(2):  # two moves of the person, each answered by the engine
+        assert my_turn_or_over(browser) == "turn"
+        assert board_transport(browser) == "stream"
+        before = PersonGame.objects.get(pk=game_id).plies
+        click_a_move(browser, rng)
+        WebDriverWait(browser, WAIT_S).until(lambda d, before=before: taken(game_id, before))
+    assert my_turn_or_over(browser) in ("turn", "over")
+    assert board_transport(browser) == "stream"  # never fell back to polling
+    assert PersonGame.objects.get(pk=game_id).events.filter(kind="move").count() >= 4
+
+
 def test_a_person_signs_up_plays_random_to_the_end_and_resigns_another(
     live_server: Any,
     browser: Any,
@@ -168,6 +199,9 @@ def test_a_person_signs_up_plays_random_to_the_end_and_resigns_another(
     game = PersonGame.objects.get(pk=second)
     assert (game.result, game.termination) == ("0-1", "resignation")
     assert browser.find_element(By.ID, "play-result").text.startswith("0-1 by resignation")
+
+    # Served by WSGI (live_server): the stream's 503 made the page poll.
+    assert board_transport(browser) == "poll"
 
     browser.get(f"{url}/people/zuhura/")
     rows = browser.find_elements(By.CSS_SELECTOR, "table.person-games tbody tr")

@@ -57,8 +57,8 @@ def test_its_person_gets_the_board_to_play_on_and_others_nothing(alice, bob, opp
     game = played(alice, opponent, sent)
     page = logged_in(alice).get(f"/play/{game.pk}/").content.decode()
     data = json.loads(re.search(r'<script id="play-data"[^>]*>(.*?)</script>', page, re.S)[1])
-    assert data == {"url": f"/api/play/{game.pk}/", "poll_ms": 250, "your_side": "N",
-                    "kind": "bao"}  # fmt: skip
+    assert data == {"url": f"/api/play/{game.pk}/", "events": f"/api/play/{game.pk}/events",
+                    "poll_ms": 250, "your_side": "N", "kind": "bao"}  # fmt: skip
     assert 'id="pit-e2"' in page and "web/play.js" in page and 'id="resign"' in page
     assert logged_in(bob).get(f"/play/{game.pk}/").status_code == 404
     assert Client().get(f"/play/{game.pk}/").status_code == 404

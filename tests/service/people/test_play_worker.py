@@ -104,6 +104,15 @@ def test_a_person_plays_a_whole_game_against_random_through_the_api(
     assert game.result in ("1-0", "0-1", "1/2-1/2")
     assert len(game.moves) == game.plies >= 2 * mine - 1
     assert [m["side"] for m in game.moves[:2]] == ["S", "N"]
+    # Its stream: one move event per move the slot applied (the person's and the engine's),
+    # each with its clock, between the start's and the end's events, numbered without gaps.
+    events = list(game.events.order_by("seq").values_list("seq", "kind", "payload"))
+    assert [s for s, _, _ in events] == list(range(1, len(events) + 1))
+    moves = [p["move"] for _, k, p in events if k == "move"]
+    assert moves == [m["move"] for m in game.moves]
+    kinds = [k for _, k, _ in events]
+    assert kinds == ["game", "clock", *["move", "clock"] * game.plies, "clock", "end"]
+    assert events[-1][2]["result"] == game.result
     # Each of the person's moves but a last one that ended the game reached the engine
     # (how fast: benchmarks/bench_people.py prints the figures).
     assert mine >= 1 and len(started.relays) >= mine - 1

@@ -7,8 +7,11 @@
  * typed token is sent only if it is in the list. So an illegal move is never sent. This script
  * knows no rule of Bao. No dependencies.
  *
- * Polls every data.poll_ms while the engine is to move (or the game waits for a slot), every
- * second on the person's turn; both clocks tick between answers.
+ * The game's event stream (data.events, GET /api/play/{id}/events, Server-Sent Events) says when
+ * a move was applied or the game ended: each event asks for the state once. Where the stream
+ * cannot be had (no EventSource, a 503 from a WSGI server, an error) the page polls instead:
+ * every data.poll_ms while the engine is to move (or the game waits for a slot), every second
+ * on the person's turn. Both clocks tick between answers.
  */
 (function () {
   "use strict";
@@ -22,6 +25,14 @@
   var pick = { pit: null, direction: null };
   var sending = false;
   var pollTimer = null;
+  var stream = null; // the EventSource while the game's stream is open
+  var asked = 0; // the number of the latest state asked for: older answers are dropped
+
+  function streaming() { return stream !== null && stream.readyState !== 2; }
+  function later(ms) {
+    clearTimeout(pollTimer);
+    pollTimer = setTimeout(poll, ms);
+  }
 
   function $(id) { return document.getElementById(id); }
   function pit(square) { return $("pit-" + square); }
@@ -231,14 +242,37 @@
 
   function poll() {
     clearTimeout(pollTimer);
+    var n = ++asked;
     api("GET", data.url).then(function (r) {
-      if (!r.ok) return;
+      if (!r.ok || n !== asked) return;
       // An answer that left before our move did is older than the move's own answer.
       if (sending) return;
-      if (show(r.json)) {
-        pollTimer = setTimeout(poll, r.json.your_turn ? 1000 : data.poll_ms);
-      }
-    }, function () { pollTimer = setTimeout(poll, 2000); });
+      if (show(r.json) && !streaming()) later(r.json.your_turn ? 1000 : data.poll_ms);
+    }, function () { later(2000); });
+  }
+
+  function stopListening() {
+    if (stream) stream.close();
+    stream = null;
+    board.dataset.transport = "poll";
+  }
+
+  function listen() {
+    if (!window.EventSource || !data.events) return;
+    stream = new EventSource(data.events);
+    // How the page hears of moves ("stream" once open, "poll" after a fallback).
+    stream.addEventListener("open", function () { board.dataset.transport = "stream"; });
+    // A move and its clock come in one write: one state read for both.
+    ["game", "move", "clock"].forEach(function (kind) {
+      stream.addEventListener(kind, function () { if (!sending) later(20); });
+    });
+    stream.addEventListener("end", function () {
+      if (stream) stream.close();
+      stream = null;
+      later(20);
+    });
+    // A 503 (a WSGI server), a dropped connection: poll from now on.
+    stream.onerror = function () { stopListening(); later(data.poll_ms); };
   }
 
   function send(token) {
@@ -251,7 +285,7 @@
       pick = { pit: null, direction: null };
       if (!r.ok) setText($("type-error"), r.json.error ? r.json.error.message : "refused");
       else show(r.json);
-      pollTimer = setTimeout(poll, data.poll_ms);
+      if (!streaming()) later(data.poll_ms);
     }, function () { sending = false; poll(); });
   }
 
@@ -260,5 +294,6 @@
     api("POST", data.url + "resign/").then(function () { poll(); });
   });
 
+  listen();
   poll();
 })();
