@@ -345,6 +345,23 @@ def person_game_finish(game_id: int, record: GameRecord) -> None:
     now = timezone.now()
     detail = record.detail[:2000]
     with transaction.atomic():
+        row = (
+            PersonGame.objects.filter(pk=game_id, status=PersonGame.Status.RUNNING)
+            .values("clock_south_ms", "clock_north_ms", "turn_started_at")
+            .first()
+        )
+        if row is None:
+            return
+        # The clocks stand at each side's last move: the side to move at the end also spent
+        # the time since its turn began (all of it, on a time forfeit).
+        clocks = {"S": row["clock_south_ms"], "N": row["clock_north_ms"]}
+        mover = _side_to_move(record.final_position)
+        if mover in clocks:
+            if str(record.termination) == "time_forfeit":
+                clocks[mover] = 0
+            elif row["turn_started_at"] is not None:
+                spent = int((now - row["turn_started_at"]).total_seconds() * 1000)
+                clocks[mover] = max(0, clocks[mover] - max(0, spent))
         ended = PersonGame.objects.filter(pk=game_id, status=PersonGame.Status.RUNNING).update(
             status=status,
             moves=[m.to_dict(ignored=False) for m in record.moves],
@@ -356,18 +373,15 @@ def person_game_finish(game_id: int, record: GameRecord) -> None:
             finished_at=now,
             pending_move="",
             pending_ply=None,
+            clock_south_ms=clocks["S"],
+            clock_north_ms=clocks["N"],
         )
         if not ended:
             return
-        south, north = (
-            PersonGame.objects.filter(pk=game_id)
-            .values_list("clock_south_ms", "clock_north_ms")
-            .get()
-        )
         _append(
             game_id,
             [
-                _clock(south, north, None, now),
+                _clock(clocks["S"], clocks["N"], None, now),
                 _end(record.result, str(record.termination), detail, record.plies),
             ],
         )

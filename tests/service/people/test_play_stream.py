@@ -204,3 +204,27 @@ def test_the_end_is_appended_once_whoever_ends_the_game(alice, alice_client, opp
     finish(game_id)  # idempotent, as the row's UPDATE
     kinds = PersonGameEvent.objects.filter(game_id=game_id).values_list("kind", flat=True)
     assert list(kinds) == ["game", "clock", "clock", "end"]
+
+
+def test_the_final_clocks_count_the_time_the_side_to_move_spent(alice_client, opponent, sent):
+    # Finding of a newcomer trial: a resignation showed the loser's clock as at its last move.
+    import datetime as dt
+
+    from django.utils import timezone
+
+    game_id = running_game(alice_client, sent)
+    game = PersonGame.objects.get(pk=game_id)
+    mover = game.position.split()[1]
+    before = {"S": game.clock_south_ms, "N": game.clock_north_ms}
+    PersonGame.objects.filter(pk=game_id).update(
+        turn_started_at=timezone.now() - dt.timedelta(seconds=7)
+    )
+    finish(game_id)
+    game.refresh_from_db()
+    after = {"S": game.clock_south_ms, "N": game.clock_north_ms}
+    other = "N" if mover == "S" else "S"
+    assert after[other] == before[other]
+    assert before[mover] - 7500 < after[mover] <= before[mover] - 7000
+    last_clock = PersonGameEvent.objects.filter(game_id=game_id, kind="clock").last()
+    assert last_clock is not None
+    assert (last_clock.payload["S"], last_clock.payload["N"]) == (after["S"], after["N"])

@@ -222,6 +222,14 @@
     if (last && pit(last.move.slice(0, 2))) pit(last.move.slice(0, 2)).classList.add("ended");
     showPick();
     tick();
+    var status = $("play-status");
+    if (status.textContent !== json.status && json.status !== "finished" && json.status !== "aborted") {
+      setText(status, json.status);  // pending, then running once a people slot took the game
+      status.className = "status " + json.status;
+      if (json.status === "running") {
+        document.querySelectorAll(".messages .success").forEach(function (n) { n.remove(); });
+      }
+    }
     if (json.status === "finished" || json.status === "aborted") {
       $("resign").disabled = true;
       var result = $("play-result");
