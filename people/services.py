@@ -23,6 +23,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from arena.api.filters import variant_id
+from arena.engine_text import storable
 from arena.matches.services.creation import normalize_start_suite
 from arena.openings import STANDARD, match_start
 from arena.referee import GameRecord, MoveRecord, TimeControl, TimeControlError
@@ -251,7 +252,7 @@ def _append(game_id: int, events: list[tuple[str, Any]], after: int | None = Non
     if after is None:
         after = PersonGameEvent.objects.filter(game_id=game_id).aggregate(m=Max("seq"))["m"] or 0
     PersonGameEvent.objects.bulk_create(
-        PersonGameEvent(game_id=game_id, seq=after + n, kind=kind, payload=payload)
+        PersonGameEvent(game_id=game_id, seq=after + n, kind=kind, payload=storable(payload))
         for n, (kind, payload) in enumerate(events, start=1)
     )
 

@@ -42,6 +42,7 @@ from django.db import connection
 from django.db.models import Max
 from django.utils import timezone
 
+from arena.engine_text import storable
 from arena.matches.keeper import worker_link
 from arena.matches.models import ENDED_STATUSES, Game, LiveEvent, LiveGame, Match
 from arena.referee import TimeControl, TimeControlError
@@ -93,7 +94,7 @@ def live_events_append(
             seq=after_seq + n,
             index=event.index,
             kind=event.kind,
-            payload=event.payload,
+            payload=storable(event.payload),  # PostgreSQL refuses NUL in jsonb
         )
         for n, event in enumerate(events, start=1)
     )
