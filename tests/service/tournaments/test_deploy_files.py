@@ -19,7 +19,9 @@ def compose() -> dict[str, Any]:
 
 
 def test_compose_has_every_role(compose: dict[str, Any]) -> None:
-    assert set(compose["services"]) == {"db", "redis", "migrate", "web", "worker", "beat"}
+    assert set(compose["services"]) == {
+        "db", "redis", "migrate", "web", "worker", "beat", "live", "proxy"
+    }  # fmt: skip
     assert compose["services"]["db"]["image"].startswith("postgres:")
     assert compose["services"]["redis"]["image"].startswith("redis:")
 
