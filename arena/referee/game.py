@@ -37,6 +37,7 @@ from arena.rules import (
     Game,
     IllegalMoveError,
     InvalidMoveError,
+    Move,
     Position,
     Variant,
     get_variant,
@@ -63,6 +64,23 @@ def emit(on_event: EventHandler | None, event: RefereeEvent) -> None:
         on_event(event)
     except Exception:
         log.exception("on_event callback failed")
+
+
+def engine_move(game: Game, parse_move: Callable[[str], Move], token: str) -> tuple[Move, Position]:
+    """Play an engine's ``bestmove`` ``token`` in ``game``: ``(move, position after it)``.
+
+    Raises ``EngineFault``: ``invalid_output`` for a token that is not a move, ``illegal_move``
+    for a move not legal here (docs/referee.md). The move is checked against the legal moves
+    the rules engine generated for this position when it judged it (a cached set: no list is
+    built per ply); an illegal one leaves the game unchanged."""
+    try:
+        move = parse_move(token)
+    except InvalidMoveError as exc:
+        raise EngineFault(T.INVALID_OUTPUT, f"not a move token: {token[:100]!r} ({exc})") from exc
+    try:
+        return move, game.play(move)
+    except (IllegalMoveError, InvalidMoveError) as exc:
+        raise EngineFault(T.ILLEGAL_MOVE, str(exc)) from exc
 
 
 def resolve_variant(variant: str | Variant) -> Variant:
@@ -394,19 +412,7 @@ def _play_plies(
             else:
                 clocks_ns[side] = max(0, clocks_ns[side] - elapsed) + inc_ns
                 clock_after = clocks_ns[side]
-            try:
-                move = parse_move(reply.token)
-            except InvalidMoveError as exc:
-                raise EngineFault(
-                    T.INVALID_OUTPUT, f"not a move token: {reply.token[:100]!r} ({exc})"
-                ) from exc
-            try:
-                # Checked against the legal moves the rules engine generated for this position
-                # when it judged it (a cached set: no list is built per ply); an illegal move
-                # raises "<move> is not legal in <position>" and leaves the game unchanged.
-                after = game.play(move)
-            except (IllegalMoveError, InvalidMoveError) as exc:
-                raise EngineFault(T.ILLEGAL_MOVE, str(exc)) from exc
+            move, after = engine_move(game, parse_move, reply.token)
         except EngineFault as fault:
             if fault.code == T.TIME_FORFEIT and time_loss is None:
                 # No bestmove before clock + the grace left: it overran by that at least.

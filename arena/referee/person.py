@@ -32,7 +32,7 @@ from arena.rules import NORTH, SOUTH, Game, IllegalMoveError, InvalidMoveError, 
 from .client import MS, EngineFault
 from .config import RefereeConfig, TimeControl
 from .events import EventHandler, GameEnd, GameStart, MovePlayed
-from .game import emit, resolve_variant
+from .game import emit, engine_move, resolve_variant
 from .output_cap import LineBudget
 from .players import EngineSlot, StartError
 from .records import GameRecord, MoveRecord
@@ -281,16 +281,7 @@ def _run(
                             f"the clock (grace {config.grace_ms} ms per game)",
                         )
                 clocks_ns[side] = max(0, clocks_ns[side] - elapsed) + inc_ns
-                try:
-                    move = v.parse_move(reply.token)
-                except InvalidMoveError as exc:
-                    raise EngineFault(
-                        T.INVALID_OUTPUT, f"not a move token: {reply.token[:100]!r} ({exc})"
-                    ) from exc
-                try:
-                    after = game.play(move)
-                except (IllegalMoveError, InvalidMoveError) as exc:
-                    raise EngineFault(T.ILLEGAL_MOVE, str(exc)) from exc
+                move, after = engine_move(game, v.parse_move, reply.token)
             except PersonResigned:
                 return _loses(person_side, RESIGNATION, "the person resigned")
             except EngineFault as fault:
