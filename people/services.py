@@ -342,27 +342,26 @@ def person_game_finish(game_id: int, record: GameRecord) -> None:
     """Record the end of a running game from the referee's ``record`` (idempotent: only a
     ``running`` row is changed). ``aborted`` for the result ``*``. Its stream gets the last
     ``clock`` (none running) and the ``end``."""
+    from people.selectors import clocks_now
+
     status = PersonGame.Status.ABORTED if record.result == "*" else PersonGame.Status.FINISHED
     now = timezone.now()
     detail = record.detail[:2000]
     with transaction.atomic():
-        row = (
+        game = (
             PersonGame.objects.filter(pk=game_id, status=PersonGame.Status.RUNNING)
-            .values("clock_south_ms", "clock_north_ms", "turn_started_at")
+            .only("status", "clock_south_ms", "clock_north_ms", "turn_started_at")
             .first()
         )
-        if row is None:
+        if game is None:
             return
-        # The clocks stand at each side's last move: the side to move at the end also spent
-        # the time since its turn began (all of it, on a time forfeit).
-        clocks = {"S": row["clock_south_ms"], "N": row["clock_north_ms"]}
-        mover = _side_to_move(record.final_position)
-        if mover in clocks:
-            if str(record.termination) == "time_forfeit":
-                clocks[mover] = 0
-            elif row["turn_started_at"] is not None:
-                spent = int((now - row["turn_started_at"]).total_seconds() * 1000)
-                clocks[mover] = max(0, clocks[mover] - max(0, spent))
+        # The clocks stand at each side's last move: the side to move in the final position
+        # also spent the time since its turn began (all of it, on a time forfeit).
+        game.position = record.final_position
+        now_clocks = clocks_now(game, now)
+        clocks = {"S": now_clocks["south_ms"], "N": now_clocks["north_ms"]}
+        if str(record.termination) == "time_forfeit" and now_clocks["running"] in clocks:
+            clocks[now_clocks["running"]] = 0
         ended = PersonGame.objects.filter(pk=game_id, status=PersonGame.Status.RUNNING).update(
             status=status,
             moves=[m.to_dict(ignored=False) for m in record.moves],
