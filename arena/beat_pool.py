@@ -132,6 +132,9 @@ class BeatPool(bootsteps.StartStopStep):
     def start(self, worker: Any) -> None:
         if is_beat_pool():
             return
+        if self.threads() < 1:
+            log.info("%s pool not started: 0 threads", self.prefix)
+            return
         queue = self.queue()
         argv = [
             sys.executable, "-m", "celery", "-A", "arena.worker", "worker",

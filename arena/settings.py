@@ -22,7 +22,7 @@ Environment variables:
   BAO_REQUEUE_SCAN_SECONDS, BAO_LOST_MESSAGE_SECONDS, BAO_LIVE_KEEP_SECONDS,
   BAO_FAIR_SHARE_WINDOW_SECONDS, BAO_VALIDATION_QUEUE, BAO_VALIDATION_SLOTS (threads of the
   validation pool, default 1), BAO_PEOPLE_QUEUE, BAO_PEOPLE_SLOTS (threads of the people pool:
-  the most people's games one worker plays at once, default 2), BAO_PEOPLE_GAMES_PER_USER
+  the most people's games one worker plays at once, default 2; 0: none), BAO_PEOPLE_GAMES_PER_USER
   (a person's games open at once, default 1), BAO_PEOPLE_MIN_BASE_S / BAO_PEOPLE_MAX_BASE_S /
   BAO_PEOPLE_MAX_INCREMENT_S (the time controls people may play, default 60 / 3600 / 60 s),
   BAO_QUEUE_MAX_PER_USER, BAO_WORKER_SLOTS, BAO_WORKER_SLOTS_FORCE (bool),
@@ -435,9 +435,10 @@ BAO_VALIDATION_SLOTS = env_int("BAO_VALIDATION_SLOTS", 1, minimum=1)
 # People's games (docs/play.md) go to their own queue (default: the default queue's name +
 # ".people"), served by BAO_PEOPLE_SLOTS threads every worker starts beside its match slots
 # (arena.beat_pool.PeoplePool): the cap on the slots people's games hold, so they never take
-# rated play's or tournaments' slots, and a game waits in the queue while all are busy.
+# rated play's or tournaments' slots, and a game waits in the queue while all are busy. 0: this
+# worker plays no people's games (its people pool is not started).
 BAO_PEOPLE_QUEUE = env_str("BAO_PEOPLE_QUEUE", "").strip()
-BAO_PEOPLE_SLOTS = env_int("BAO_PEOPLE_SLOTS", 2, minimum=1)
+BAO_PEOPLE_SLOTS = env_int("BAO_PEOPLE_SLOTS", 2, minimum=0)
 BAO_PEOPLE_GAMES_PER_USER = env_int("BAO_PEOPLE_GAMES_PER_USER", 1, minimum=1)
 BAO_PEOPLE_MIN_BASE_S = env_int("BAO_PEOPLE_MIN_BASE_S", 60, minimum=1)
 BAO_PEOPLE_MAX_BASE_S = env_int("BAO_PEOPLE_MAX_BASE_S", 3600, minimum=1)

@@ -84,9 +84,9 @@ def live_worker(transactional_db: None, tmp_path: Path) -> Iterator[Any]:
         # Tasks the worker itself sends (retries, the requeue job, the rating refit after a
         # recorded match) go to the same queue, not to the default one no test worker consumes.
         # The ladder stays off unless a test turns it on: a worker plays what its test queues.
-        env = worker_environment(
-            **{"CELERY_TASK_DEFAULT_QUEUE": queue, "BAO_LADDER_ENABLED": "0", **extra_env}
-        )
+        # No people pool either (one process fewer to start) unless a test asks for one.
+        defaults = {"BAO_LADDER_ENABLED": "0", "BAO_PEOPLE_SLOTS": "0"}
+        env = worker_environment(**{"CELERY_TASK_DEFAULT_QUEUE": queue, **defaults, **extra_env})
         worker = WorkerProcess.start(
             queue=queue, env=env, log_path=tmp_path / f"worker-{len(started) + 1}.log",
             concurrency=concurrency, launcher=launcher,
