@@ -25,6 +25,8 @@ Environment variables:
   the most people's games one worker plays at once, default 2), BAO_PEOPLE_GAMES_PER_USER
   (a person's games open at once, default 1), BAO_PEOPLE_MIN_BASE_S / BAO_PEOPLE_MAX_BASE_S /
   BAO_PEOPLE_MAX_INCREMENT_S (the time controls people may play, default 60 / 3600 / 60 s),
+  BAO_PEOPLE_ENGINE_MOVE_MS (the MaxMoveTime option sent to engines in people's games, ms,
+  default 1000, 0 = none),
   BAO_QUEUE_MAX_PER_USER, BAO_WORKER_SLOTS, BAO_WORKER_SLOTS_FORCE (bool),
   BAO_ENGINE_STORAGE (database|s3; s3 reads BAO_S3_BUCKET, BAO_S3_ENDPOINT_URL, BAO_S3_REGION,
   BAO_S3_PREFIX), BAO_ENGINE_CACHE_BYTES (per-host package cache cap, bytes),
@@ -442,6 +444,10 @@ BAO_PEOPLE_GAMES_PER_USER = env_int("BAO_PEOPLE_GAMES_PER_USER", 1, minimum=1)
 BAO_PEOPLE_MIN_BASE_S = env_int("BAO_PEOPLE_MIN_BASE_S", 60, minimum=1)
 BAO_PEOPLE_MAX_BASE_S = env_int("BAO_PEOPLE_MAX_BASE_S", 3600, minimum=1)
 BAO_PEOPLE_MAX_INCREMENT_S = env_int("BAO_PEOPLE_MAX_INCREMENT_S", 60, minimum=0)
+# The engine's pace against a person (docs/play.md, "The engine's pace"): an engine declaring
+# the spin option MaxMoveTime gets this (ms) in people's games, a cap on its think time per
+# move (the bundled search honours it); 0 sends nothing. Rated play never sets it.
+BAO_PEOPLE_ENGINE_MOVE_MS = env_int("BAO_PEOPLE_ENGINE_MOVE_MS", 1000, minimum=0)
 CELERY_TASK_ROUTES = ("arena.beat_pool.route_beat_tasks",)
 CELERY_TIMEZONE = TIME_ZONE
 
