@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -423,15 +423,25 @@ def person_game_finish(game_id: int, record: GameRecord) -> None:
 STALE_AFTER_S = 120
 
 
-def person_games_abort_stale(user_id: int) -> int:
-    """Abort ``user_id``'s running games whose side to move ran out of clock more than
-    ``STALE_AFTER_S`` ago (the worker playing them died: nobody will end them), so they no
-    longer count against the person's limit; returns how many. Idempotent."""
+def person_games_abort_stale(user_id: int | None = None) -> int:
+    """Abort the running games (``user_id``'s, or everyone's for None) whose side to move ran
+    out of clock more than ``STALE_AFTER_S`` ago (the worker playing them died: nobody will
+    end them), so they no longer count against the person's limit nor show as running;
+    returns how many. Idempotent. Called at a person's start (their own) and by the beat job
+    ``people.tasks.abort_stale_person_games`` (everyone's, every minute)."""
     from people.selectors import clocks_now
 
     now = timezone.now()
     stale = []
-    for game in PersonGame.objects.filter(player_id=user_id, status=PersonGame.Status.RUNNING):
+    # A stale game's turn began more than STALE_AFTER_S ago whatever its clock: the index-free
+    # prefilter keeps the scan to the few running games that old.
+    running = PersonGame.objects.filter(
+        status=PersonGame.Status.RUNNING,
+        turn_started_at__lt=now - timedelta(seconds=STALE_AFTER_S),
+    )
+    if user_id is not None:
+        running = running.filter(player_id=user_id)
+    for game in running:
         clocks = clocks_now(game, now)
         side_ms = clocks["south_ms"] if clocks["running"] == "S" else clocks["north_ms"]
         if game.turn_started_at is None or side_ms > 0:

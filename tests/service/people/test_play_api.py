@@ -342,6 +342,43 @@ def test_a_game_still_on_its_clock_is_not_taken_for_stale(alice_client, opponent
     assert PersonGame.objects.get(pk=game_id).status == "running"
 
 
+def test_the_beat_job_aborts_every_game_whose_worker_died(alice_client, bob_client, opponent, sent):
+    import datetime as dt
+
+    from django_celery_beat.models import PeriodicTask
+
+    from people import tasks
+    from people.models import PersonGameEvent
+    from people.periodic import STALE_SWEEP_ENTRY, STALE_SWEEP_TASK
+
+    dead = running_game(alice_client, sent)
+    sent.clear()
+    alive = running_game(bob_client, sent)
+    PersonGame.objects.filter(pk=dead).update(
+        turn_started_at=timezone.now() - dt.timedelta(seconds=300 + STALE_AFTER_S + 1)
+    )
+    PersonGame.objects.filter(pk=alive).update(
+        turn_started_at=timezone.now() - dt.timedelta(seconds=300 + STALE_AFTER_S - 5)
+    )
+    assert tasks.abort_stale_person_games() == 1
+    rows = dict(PersonGame.objects.values_list("pk", "status"))
+    assert (rows[dead], rows[alive]) == ("aborted", "running")
+    end = PersonGameEvent.objects.filter(game_id=dead).order_by("seq").last()
+    assert end is not None
+    assert (end.kind, end.payload["termination"], end.payload["detail"]) == (
+        "end", "aborted", "the worker playing it stopped",
+    )  # fmt: skip
+    assert tasks.abort_stale_person_games() == 0  # idempotent
+    # The data migration registered the job, every minute, on the beat queue.
+    job = PeriodicTask.objects.get(name=STALE_SWEEP_ENTRY)
+    assert (job.task, job.enabled, job.interval.every, job.interval.period) == (
+        STALE_SWEEP_TASK, True, 1, "minutes",
+    )  # fmt: skip
+    from arena.beat_pool import beat_queue, route_beat_tasks
+
+    assert route_beat_tasks(STALE_SWEEP_TASK, (), {}, {}) == {"queue": beat_queue()}
+
+
 def test_a_persons_game_never_reaches_the_ratings(alice_client, opponent, sent):
     import datetime as dt
 
