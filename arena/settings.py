@@ -20,6 +20,7 @@ Environment variables:
   engine, bytes), BAO_ENGINE_CGROUP_PARENT (delegated cgroup v2 directory, "" = off),
   BAO_MATCH_LEASE_SECONDS,
   BAO_REQUEUE_SCAN_SECONDS, BAO_LOST_MESSAGE_SECONDS, BAO_LIVE_KEEP_SECONDS,
+  BAO_LIVE_STREAMS_PER_CLIENT (event streams one client may hold per ASGI process, default 16),
   BAO_FAIR_SHARE_WINDOW_SECONDS, BAO_VALIDATION_QUEUE, BAO_VALIDATION_SLOTS (threads of the
   validation pool, default 1), BAO_PEOPLE_QUEUE, BAO_PEOPLE_SLOTS (threads of the people pool:
   the most people's games one worker plays at once, default 2), BAO_PEOPLE_GAMES_PER_USER
@@ -489,6 +490,10 @@ BAO_LOST_MESSAGE_SECONDS = env_int("BAO_LOST_MESSAGE_SECONDS", 180, minimum=10)
 # Live games (arena.matches.live): the live rows of a match are deleted this long after it
 # ended (a beat job, every minute), once a viewer still polling has seen the end and the replay.
 BAO_LIVE_KEEP_SECONDS = env_int("BAO_LIVE_KEEP_SECONDS", 300, minimum=0)
+# Event streams (/api/live/{id}/events, /api/play/{id}/events) one client (a signed-in user,
+# else an address) may hold open at once in one ASGI server process; one more is 429
+# too_many_streams (docs/live.md). 0: no cap.
+BAO_LIVE_STREAMS_PER_CLIENT = env_int("BAO_LIVE_STREAMS_PER_CLIENT", 16, minimum=0)
 # Dispatch (arena.matches.dispatch): the window of worker time counted in a user's fair share,
 # and the most matches one user may have waiting (staff exempt; 2,016 is a 64-engine round robin).
 BAO_FAIR_SHARE_WINDOW_SECONDS = env_int("BAO_FAIR_SHARE_WINDOW_SECONDS", 3600, minimum=60)

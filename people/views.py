@@ -145,13 +145,18 @@ async def play_events(request: HttpRequest, game_id: int) -> HttpResponseBase:
     first (or after ``Last-Event-ID``) until its ``end``. Public, no sign-in (games are
     public to watch). 404 ``not_found`` for an unknown game; 400 ``invalid`` for a junk
     ``Last-Event-ID``; 503 ``live_stream_unavailable`` when served by a WSGI worker (clients
-    then poll ``GET /api/play/{id}/``)."""
+    then poll ``GET /api/play/{id}/``); 429 ``too_many_streams`` past the client's cap
+    (``livestream.admit_stream``)."""
     last = livestream.stream_request(request, f"/api/play/{game_id}/")
     if isinstance(last, HttpResponseBase):
         return last
     game = await sync_to_async(selectors.game_for_stream)(game_id)
     if game is None:
         return json_error(404, "not_found", "No game with this id.", {"game": game_id})
+    lease = await livestream.admit_stream(request)
+    if isinstance(lease, HttpResponseBase):
+        return lease
     return livestream.sse_response(
-        livestream.live_hub(PERSON_GAMES).stream(game.pk, lambda: stream_start(game, last), last)
+        livestream.live_hub(PERSON_GAMES).stream(game.pk, lambda: stream_start(game, last), last),
+        lease,
     )
