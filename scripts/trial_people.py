@@ -175,7 +175,8 @@ def tv_sample(driver: Any) -> tuple[str, str, str, str, str, str] | None:
             + " / "
             + driver.find_element("id", "clock-time-N").text,
             driver.find_element("id", "live-transport").text or "?",
-            driver.find_element("id", "live-status").text,
+            driver.find_element("id", "live-status").text
+            + (" ticking" if driver.find_elements("css selector", ".clock.ticking") else ""),
         )
     except Exception:  # the page is moving on (a reload): sample again
         return None
@@ -188,7 +189,7 @@ def watch_tv(driver: Any, base: str, token: str, tc: str, sample_s: float) -> No
     print(f"\nTV: tournament #{tid}, a round robin of the bundled engines at {tc}", flush=True)
     driver.get(f"{base}/tv/")
     shown: list[tuple[str, str]] = []
-    idle = ticks = still = over = 0
+    idle = ticks = still = over = running = marked = 0
     transports: dict[str, int] = {}
     began = time.monotonic()
     while time.monotonic() - began < 1800:
@@ -203,13 +204,16 @@ def watch_tv(driver: Any, base: str, token: str, tc: str, sample_s: float) -> No
         time.sleep(0.15)
         second = tv_sample(driver)
         transports[first[4]] = transports.get(first[4], 0) + 1
+        if first[5].startswith("running"):
+            running += 1
+            marked += first[5].endswith(" ticking")
         if not shown or shown[-1][0] != first[0]:
             shown.append((first[0], first[1]))
         if second is not None and second[:3] == first[:3]:
             # No move within 0.15 s: the side to move's clock must run (it shows tenths).
             if second[3] != first[3]:
                 ticks += 1
-            elif first[5] == "running":
+            elif first[5].startswith("running"):
                 still += 1
             else:
                 over += 1
@@ -227,6 +231,7 @@ def watch_tv(driver: Any, base: str, token: str, tc: str, sample_s: float) -> No
         f"ticked in {ticks}, stood in {still} while running and {over} once over; "
         f"transport {transports}"
     )
+    print(f"TV: {marked} of {running} samples of a running game had a clock ticking (.ticking)")
 
 
 def legal_pits(state: dict[str, Any]) -> set[str]:
