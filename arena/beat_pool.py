@@ -49,6 +49,7 @@ BEAT_TASKS = frozenset(
         "tournaments.tasks.start_tournament",
         "tournaments.tasks.refit_ratings",
         "tournaments.tasks.refit_stale_ratings",
+        "people.tasks.abort_stale_person_games",
     }
 )
 #: The tasks routed to the validation queue.

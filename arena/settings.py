@@ -20,11 +20,14 @@ Environment variables:
   engine, bytes), BAO_ENGINE_CGROUP_PARENT (delegated cgroup v2 directory, "" = off),
   BAO_MATCH_LEASE_SECONDS,
   BAO_REQUEUE_SCAN_SECONDS, BAO_LOST_MESSAGE_SECONDS, BAO_LIVE_KEEP_SECONDS,
+  BAO_LIVE_STREAMS_PER_CLIENT (event streams one client may hold per ASGI process, default 16),
   BAO_FAIR_SHARE_WINDOW_SECONDS, BAO_VALIDATION_QUEUE, BAO_VALIDATION_SLOTS (threads of the
   validation pool, default 1), BAO_PEOPLE_QUEUE, BAO_PEOPLE_SLOTS (threads of the people pool:
   the most people's games one worker plays at once, default 2; 0: none), BAO_PEOPLE_GAMES_PER_USER
   (a person's games open at once, default 1), BAO_PEOPLE_MIN_BASE_S / BAO_PEOPLE_MAX_BASE_S /
   BAO_PEOPLE_MAX_INCREMENT_S (the time controls people may play, default 60 / 3600 / 60 s),
+  BAO_PEOPLE_ENGINE_MOVE_MS (the MaxMoveTime option sent to engines in people's games, ms,
+  default 1000, 0 = none),
   BAO_QUEUE_MAX_PER_USER, BAO_WORKER_SLOTS, BAO_WORKER_SLOTS_FORCE (bool),
   BAO_ENGINE_STORAGE (database|s3; s3 reads BAO_S3_BUCKET, BAO_S3_ENDPOINT_URL, BAO_S3_REGION,
   BAO_S3_PREFIX), BAO_ENGINE_CACHE_BYTES (per-host package cache cap, bytes),
@@ -443,6 +446,10 @@ BAO_PEOPLE_GAMES_PER_USER = env_int("BAO_PEOPLE_GAMES_PER_USER", 1, minimum=1)
 BAO_PEOPLE_MIN_BASE_S = env_int("BAO_PEOPLE_MIN_BASE_S", 60, minimum=1)
 BAO_PEOPLE_MAX_BASE_S = env_int("BAO_PEOPLE_MAX_BASE_S", 3600, minimum=1)
 BAO_PEOPLE_MAX_INCREMENT_S = env_int("BAO_PEOPLE_MAX_INCREMENT_S", 60, minimum=0)
+# The engine's pace against a person (docs/play.md, "The engine's pace"): an engine declaring
+# the spin option MaxMoveTime gets this (ms) in people's games, a cap on its think time per
+# move (the bundled search honours it); 0 sends nothing. Rated play never sets it.
+BAO_PEOPLE_ENGINE_MOVE_MS = env_int("BAO_PEOPLE_ENGINE_MOVE_MS", 1000, minimum=0)
 CELERY_TASK_ROUTES = ("arena.beat_pool.route_beat_tasks",)
 CELERY_TIMEZONE = TIME_ZONE
 
@@ -484,6 +491,10 @@ BAO_LOST_MESSAGE_SECONDS = env_int("BAO_LOST_MESSAGE_SECONDS", 180, minimum=10)
 # Live games (arena.matches.live): the live rows of a match are deleted this long after it
 # ended (a beat job, every minute), once a viewer still polling has seen the end and the replay.
 BAO_LIVE_KEEP_SECONDS = env_int("BAO_LIVE_KEEP_SECONDS", 300, minimum=0)
+# Event streams (/api/live/{id}/events, /api/play/{id}/events) one client (a signed-in user,
+# else an address) may hold open at once in one ASGI server process; one more is 429
+# too_many_streams (docs/live.md). 0: no cap.
+BAO_LIVE_STREAMS_PER_CLIENT = env_int("BAO_LIVE_STREAMS_PER_CLIENT", 16, minimum=0)
 # Dispatch (arena.matches.dispatch): the window of worker time counted in a user's fair share,
 # and the most matches one user may have waiting (staff exempt; 2,016 is a 64-engine round robin).
 BAO_FAIR_SHARE_WINDOW_SECONDS = env_int("BAO_FAIR_SHARE_WINDOW_SECONDS", 3600, minimum=60)

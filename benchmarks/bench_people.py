@@ -14,6 +14,8 @@ says it is their turn. Printed, in ms, min / p50 / p95 / max over every move:
   slot's poll (``people.runner.POLL_S``, 20 ms) and one read.
 * ``post``: the whole ``POST .../move/`` request in-process (validation by the rules engine,
   the UPDATE, the answer with the next state).
+* ``think``: the engine's time per move as the referee measured it (``time_ms``); people's
+  games cap it for an engine taking ``MaxMoveTime`` (``BAO_PEOPLE_ENGINE_MOVE_MS``, docs/play.md).
 
 and the host's load average and cores at the end, since the figures depend on them.
 
@@ -96,6 +98,7 @@ def run(games: int, variant: str, seed: int, engine: str) -> None:
     client.force_login(person)
     relays: list[float] = []
     posts: list[float] = []
+    thought: list[float] = []
     config = replace(
         default_referee_config(),
         on_metric=lambda name, s: (
@@ -121,19 +124,21 @@ def run(games: int, variant: str, seed: int, engine: str) -> None:
                 began = time.perf_counter()
                 client.post(
                     f"/api/play/{game_id}/move/",
-                    {"move": rng.choice(body["legal_moves"])},
+                    {"move": rng.choice(body["legal_moves"]), "ply": body["plies"] + 1},
                     content_type="application/json",
                 )
                 posts.append((time.perf_counter() - began) * 1000)
             time.sleep(0.005)
         thread.join()
         thinking = [m["time_ms"] for m in body["moves"] if m["side"] == "N"]
+        thought += thinking
         print(
             f"game {game_id}: {body['result']} by {body['termination']} in {body['plies']} "
             f"plies; {engine} thought {statistics.median(thinking or [0]):.0f} ms a move (p50)"
         )
     print(_figures("relay", relays))
     print(_figures("post", posts))
+    print(_figures("think", thought))
     load1, load5, _ = os.getloadavg()
     print(f"host: load average {load1:.2f} / {load5:.2f} (1 / 5 min), {os.cpu_count()} cores")
 

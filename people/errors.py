@@ -54,6 +54,16 @@ class NotYourTurn(ApiError):
     default_detail = "It is not your turn."
 
 
+class PlyMismatch(ApiError):
+    """The move was sent for another ply than the one a move of the person's would be now
+    (``details.ply`` sent, ``details.expected``): a stale page, a retry or a second click after
+    the game moved on (409)."""
+
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "ply_mismatch"
+    default_detail = "The game is not at the ply this move was sent for."
+
+
 class GameOver(ApiError):
     """The game has ended (409)."""
 

@@ -14,8 +14,10 @@ from __future__ import annotations
 import logging
 import socket
 import time
+from dataclasses import replace
 from typing import Any
 
+from django.conf import settings
 from django.db import close_old_connections
 
 from arena.matches.runner import default_referee_config
@@ -90,6 +92,20 @@ class _Publisher:
             person_game_publish(self.game_id, list(self.moves), event.record)
 
 
+#: The option through which people's games cap an engine's think time per move (ms; sent
+#: only to an engine that declares it: docs/play.md, "The engine's pace").
+MOVE_TIME_OPTION = "MaxMoveTime"
+
+
+def people_config(config: RefereeConfig) -> RefereeConfig:
+    """``config`` with ``MaxMoveTime`` set to ``BAO_PEOPLE_ENGINE_MOVE_MS`` among its engine
+    options (unchanged when the setting is 0 or the option is set already)."""
+    move_ms = settings.BAO_PEOPLE_ENGINE_MOVE_MS
+    if move_ms <= 0 or MOVE_TIME_OPTION in config.engine_options:
+        return config
+    return replace(config, engine_options={**config.engine_options, MOVE_TIME_OPTION: str(move_ms)})
+
+
 def worker_name() -> str:
     return f"people@{socket.gethostname()}"
 
@@ -101,7 +117,7 @@ def play(game_id: int, *, config: RefereeConfig | None = None) -> str:
     game = person_game_claim(game_id, worker_name())
     if game is None:
         return "skipped"
-    config = config or default_referee_config()
+    config = people_config(config or default_referee_config())
     version = game.engine
     person_name = f"person:{game.player_id}"
     slot: EngineSlot | None = None

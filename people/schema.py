@@ -24,7 +24,8 @@ def add_play_events(result: dict[str, Any], **_: Any) -> dict[str, Any]:
             "person's game against an engine, until its `end`; each with `id:` (its seq) "
             "and one line of JSON `data:`. Public: anyone may watch a game. Resume with "
             "the `Last-Event-ID` header (or `last_event_id`). Shapes: docs/play.md. 503 "
-            "`live_stream_unavailable` from a WSGI server."
+            "`live_stream_unavailable` from a WSGI server; 429 `too_many_streams` past the "
+            "client's cap."
         ),
         tag="play",
         what="game",

@@ -40,6 +40,15 @@ class PlayMoveInput(BodySerializer):
     """``POST /api/play/{id}/move/``: one move token in the rules' notation (rules 4)."""
 
     move = serializers.CharField(max_length=16, help_text="e.g. 'f2-', 'c2+s', 'a1' (Kingulu)")
+    ply = serializers.IntegerField(
+        min_value=1,
+        max_value=100_000,
+        required=False,
+        help_text="the ply this move will be (1-based): `plies` + 1 of the state you saw. "
+        "Given, a move for another ply is refused (409 `ply_mismatch`) and the same move "
+        "resent for a ply already taken answers the game as it stands (200), so a second "
+        "click or a retry is never a second move. Omitted, the move is for the ply at hand.",
+    )
 
 
 class LegalMoveOutput(serializers.Serializer[Any]):

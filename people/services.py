@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -152,22 +152,50 @@ def _mine(game_id: int, user: User) -> PersonGame:
     return game
 
 
-def person_move(*, game_id: int, user: User, move: str) -> PersonGame:
+def _taken(game: PersonGame, ply: int, token: str) -> bool:
+    """Whether ``token`` was already taken as the person's move for ``ply``: waiting for the
+    worker (``pending_*``) or played (``moves``)."""
+    if game.pending_ply == ply and game.pending_move == token:
+        return True
+    if 1 <= ply <= len(game.moves):
+        played = game.moves[ply - 1]
+        return (
+            isinstance(played, dict)
+            and played.get("side") == game.person_side
+            and played.get("move") == token
+        )
+    return False
+
+
+def person_move(*, game_id: int, user: User, move: str, ply: int | None = None) -> PersonGame:
     """Leave ``user``'s move ``move`` (a token of rules 4) for the worker of game ``game_id``.
+
+    ``ply``: the ply the move is sent for (1-based, the game's ``plies`` + 1 when the person
+    saw it), None for the ply at hand. Given, the same ``move`` for a ply already taken
+    (waiting or played) answers the game as it stands, changing nothing (a double click or a
+    retry), and any other ply is refused.
 
     Raises ``not_found`` (404, also for another person's game), ``game_over`` (409),
     ``not_your_turn`` (409: the engine is to move, the game has not begun, or a move of yours
-    waits already), ``invalid_move`` (400: not a token of the variant), ``illegal_move``
+    waits already), ``ply_mismatch`` (409: ``ply`` is not the ply at hand; ``details.ply``,
+    ``details.expected``), ``invalid_move`` (400: not a token of the variant), ``illegal_move``
     (400: not legal in the position; ``details.legal`` the legal tokens).
     """
     game = _mine(game_id, user)
+    token = str(move)[:16]
+    if ply is not None and _taken(game, ply, token):
+        return game
     if game.status in (PersonGame.Status.FINISHED, PersonGame.Status.ABORTED):
         raise errors.GameOver(details={"game": game.pk, "result": game.result})
     v = get_variant(game.variant)
     position = v.parse_position(game.position)
     if game.status != PersonGame.Status.RUNNING or position.side != game.person_side:
         raise errors.NotYourTurn(details={"game": game.pk, "status": game.status})
-    token = str(move)[:16]
+    if ply is not None and ply != game.plies + 1:
+        raise errors.PlyMismatch(
+            f"this move was sent for ply {ply}; a move of yours now would be ply {game.plies + 1}.",
+            details={"game": game.pk, "ply": ply, "expected": game.plies + 1},
+        )
     try:
         parsed = v.parse_move(token)
     except InvalidMoveError as exc:
@@ -186,12 +214,14 @@ def person_move(*, game_id: int, user: User, move: str) -> PersonGame:
         pending_move="",
         resign_requested=False,
     ).update(pending_ply=game.plies + 1, pending_move=token, pending_at=timezone.now())
+    game.refresh_from_db()
     if not taken:
+        if ply is not None and _taken(game, ply, token):
+            return game  # the same move sent twice at once: the other request took it
         raise errors.NotYourTurn(
             "a move of yours is already waiting, or the game moved on.",
             details={"game": game.pk},
         )
-    game.refresh_from_db()
     return game
 
 
@@ -393,15 +423,25 @@ def person_game_finish(game_id: int, record: GameRecord) -> None:
 STALE_AFTER_S = 120
 
 
-def person_games_abort_stale(user_id: int) -> int:
-    """Abort ``user_id``'s running games whose side to move ran out of clock more than
-    ``STALE_AFTER_S`` ago (the worker playing them died: nobody will end them), so they no
-    longer count against the person's limit; returns how many. Idempotent."""
+def person_games_abort_stale(user_id: int | None = None) -> int:
+    """Abort the running games (``user_id``'s, or everyone's for None) whose side to move ran
+    out of clock more than ``STALE_AFTER_S`` ago (the worker playing them died: nobody will
+    end them), so they no longer count against the person's limit nor show as running;
+    returns how many. Idempotent. Called at a person's start (their own) and by the beat job
+    ``people.tasks.abort_stale_person_games`` (everyone's, every minute)."""
     from people.selectors import clocks_now
 
     now = timezone.now()
     stale = []
-    for game in PersonGame.objects.filter(player_id=user_id, status=PersonGame.Status.RUNNING):
+    # A stale game's turn began more than STALE_AFTER_S ago whatever its clock: the index-free
+    # prefilter keeps the scan to the few running games that old.
+    running = PersonGame.objects.filter(
+        status=PersonGame.Status.RUNNING,
+        turn_started_at__lt=now - timedelta(seconds=STALE_AFTER_S),
+    )
+    if user_id is not None:
+        running = running.filter(player_id=user_id)
+    for game in running:
         clocks = clocks_now(game, now)
         side_ms = clocks["south_ms"] if clocks["running"] == "S" else clocks["north_ms"]
         if game.turn_started_at is None or side_ms > 0:

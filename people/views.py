@@ -96,11 +96,15 @@ class PlayMoveApi(APIView):
     @extend_schema(
         operation_id="play_move",
         summary="Play a move in a game against an engine",
-        description="`move` in the rules' notation (`f2-`, `c2+s`; Kingulu `a1`). The worker "
-        "hands it to the engine within about 20 ms. "
+        description="`move` in the rules' notation (`f2-`, `c2+s`; Kingulu `a1`); `ply` the "
+        "ply it is for (`plies` + 1 of the state you saw; optional, but send it): the same "
+        "move resent for a ply already taken answers the game unchanged (200), so a double "
+        "click or a retry is never a second move. The worker hands it to the engine within "
+        "about 20 ms. "
         + ERRORS
-        + ", `invalid_move` (400: not a move token), `illegal_move` (400: not legal here; "
-        "`details.legal`).",
+        + ", `ply_mismatch` (409: `ply` is not the ply at hand; `details.ply`, "
+        "`details.expected`), `invalid_move` (400: not a move token), `illegal_move` (400: "
+        "not legal here; `details.legal`).",
         request=PlayMoveInput,
         responses={200: PersonGameOutput},
     )
@@ -108,7 +112,10 @@ class PlayMoveApi(APIView):
         data = PlayMoveInput(data=request.data)
         data.is_valid(raise_exception=True)
         game = services.person_move(
-            game_id=game_id, user=request_user(request), move=data.validated_data["move"]
+            game_id=game_id,
+            user=request_user(request),
+            move=data.validated_data["move"],
+            ply=data.validated_data.get("ply"),
         )
         return Response(_game(game))
 
@@ -138,13 +145,18 @@ async def play_events(request: HttpRequest, game_id: int) -> HttpResponseBase:
     first (or after ``Last-Event-ID``) until its ``end``. Public, no sign-in (games are
     public to watch). 404 ``not_found`` for an unknown game; 400 ``invalid`` for a junk
     ``Last-Event-ID``; 503 ``live_stream_unavailable`` when served by a WSGI worker (clients
-    then poll ``GET /api/play/{id}/``)."""
+    then poll ``GET /api/play/{id}/``); 429 ``too_many_streams`` past the client's cap
+    (``livestream.admit_stream``)."""
     last = livestream.stream_request(request, f"/api/play/{game_id}/")
     if isinstance(last, HttpResponseBase):
         return last
     game = await sync_to_async(selectors.game_for_stream)(game_id)
     if game is None:
         return json_error(404, "not_found", "No game with this id.", {"game": game_id})
+    lease = await livestream.admit_stream(request)
+    if isinstance(lease, HttpResponseBase):
+        return lease
     return livestream.sse_response(
-        livestream.live_hub(PERSON_GAMES).stream(game.pk, lambda: stream_start(game, last), last)
+        livestream.live_hub(PERSON_GAMES).stream(game.pk, lambda: stream_start(game, last), last),
+        lease,
     )

@@ -16,6 +16,10 @@ JSON. An engine's info lines and detail are untrusted: JSON escapes every contro
 or start a forged one. A comment (``: keep-alive``) every ``HEARTBEAT_S`` keeps an idle
 stream open through proxies.
 
+A client (a signed-in user, else an address) holds at most ``BAO_LIVE_STREAMS_PER_CLIENT``
+streams at once in one server process (``admit_stream``): one more is 429
+``too_many_streams``, and the pages fall back to polling.
+
 A match that left ``running`` without its closing ``end`` (its worker died, recovery aborted
 it) gets one from the hub, built from the database (``closing_frame``), so no viewer waits on
 a game that is over without being told.
@@ -33,9 +37,11 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
 from django.db import close_old_connections
 from django.http import HttpRequest, HttpResponseBase, StreamingHttpResponse
+from rest_framework.throttling import BaseThrottle
 
 from arena.api.handlers import json_error
 from arena.matches import selectors
@@ -99,8 +105,85 @@ def stream_request(request: HttpRequest, poll: str) -> HttpResponseBase | int | 
     return last
 
 
-def sse_response(frames: AsyncIterator[bytes]) -> StreamingHttpResponse:
-    """The ``text/event-stream`` response sending ``frames`` (a hub's ``stream``)."""
+@dataclass(eq=False)
+class StreamLease:
+    """One open stream counted against its client's cap (``admit_stream``); ``release`` (once,
+    idempotent) gives it back."""
+
+    counts: dict[str, int]
+    key: str
+    held: bool = True
+
+    def release(self) -> None:
+        if not self.held:
+            return
+        self.held = False
+        left = self.counts.get(self.key, 0) - 1
+        if left > 0:
+            self.counts[self.key] = left
+        else:
+            self.counts.pop(self.key, None)
+
+
+#: The streams each client holds open, per event loop (ASGI server process): key -> count.
+_open_streams: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, int]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+async def stream_client(request: HttpRequest) -> str:
+    """Whose a stream is, for the per-client cap: ``user:<id>`` for a signed-in user (the
+    session cookie an ``EventSource`` sends), else ``ip:<address>`` (the address the API's
+    throttles use: ``REMOTE_ADDR``, or ``X-Forwarded-For`` behind ``BAO_NUM_PROXIES``)."""
+    auser = getattr(request, "auser", None)
+    if auser is not None:
+        user = await auser()
+        if user.is_authenticated:
+            return f"user:{user.pk}"
+    return f"ip:{BaseThrottle().get_ident(request) or '0.0.0.0'}"  # type: ignore[arg-type]
+
+
+async def admit_stream(request: HttpRequest) -> StreamLease | HttpResponseBase:
+    """A lease on one more event stream for ``request``'s client (``stream_client``), or a 429
+    ``too_many_streams`` answer when it holds ``BAO_LIVE_STREAMS_PER_CLIENT`` open already in
+    this server process (``details.limit``, ``details.open``; 0 = no cap). Give the lease to
+    ``sse_response``, which releases it when the stream ends or is dropped."""
+    limit = int(settings.BAO_LIVE_STREAMS_PER_CLIENT)
+    key = await stream_client(request)
+    counts = _open_streams.setdefault(asyncio.get_running_loop(), {})
+    held = counts.get(key, 0)
+    if limit and held >= limit:
+        response = json_error(
+            429,
+            "too_many_streams",
+            f"You have {held} event streams open here, the most one client may; close one or "
+            "poll instead.",
+            {"limit": limit, "open": held},
+        )
+        response["Retry-After"] = "10"
+        return response
+    counts[key] = held + 1
+    return StreamLease(counts, key)
+
+
+async def _leased(frames: AsyncIterator[bytes], lease: StreamLease) -> AsyncIterator[bytes]:
+    try:
+        async for frame in frames:
+            yield frame
+    finally:
+        lease.release()
+
+
+def sse_response(
+    frames: AsyncIterator[bytes], lease: StreamLease | None = None
+) -> StreamingHttpResponse:
+    """The ``text/event-stream`` response sending ``frames`` (a hub's ``stream``); ``lease``
+    (``admit_stream``'s) is released when the stream ends, the client goes, or the response
+    is dropped unsent."""
+    if lease is not None:
+        frames = _leased(frames, lease)
+        # A response dropped before its first frame never runs the generator's finally.
+        weakref.finalize(frames, lease.release)
     response = StreamingHttpResponse(frames, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # a buffering proxy in front would hold the events

@@ -22,7 +22,8 @@ def add_live_events(result: dict[str, Any], **_: Any) -> dict[str, Any]:
             "game and of the later games of its match, until the match's `end` "
             "(`scope: match`); each with `id:` (its seq) and one line of JSON `data:`. "
             "Resume with the `Last-Event-ID` header (or `last_event_id`). Shapes: "
-            "docs/live.md. 503 `live_stream_unavailable` from a WSGI server."
+            "docs/live.md. 503 `live_stream_unavailable` from a WSGI server; 429 "
+            "`too_many_streams` past the client's cap."
         ),
         tag="live",
         what="live game",
@@ -41,7 +42,7 @@ def events_operation(
     param: str = "id",
 ) -> dict[str, Any]:
     """The OpenAPI path item of an event stream ``GET .../{id}/events`` of a ``what`` (its
-    id path parameter ``param``, ``Last-Event-ID``, the 200/400/404/503 answers), for ``result``
+    id path parameter ``param``, ``Last-Event-ID``, the 200/400/404/429/503 answers), for ``result``
     (the schema it goes in: its ``Error`` component, if any, is the errors' body)."""
     error = {"$ref": "#/components/schemas/Error"} if "Error" in _schemas(result) else {}
     error_content = {"application/json": {"schema": error}} if error else {}
@@ -84,6 +85,11 @@ def events_operation(
                     "content": error_content,
                 },
                 "404": {"description": f"No {what} with this id.", "content": error_content},
+                "429": {
+                    "description": "The client holds BAO_LIVE_STREAMS_PER_CLIENT streams "
+                    "open already (`too_many_streams`; `Retry-After`).",
+                    "content": error_content,
+                },
                 "503": {
                     "description": "Served by a WSGI server (`live_stream_unavailable`).",
                     "content": error_content,

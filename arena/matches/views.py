@@ -257,15 +257,20 @@ async def live_events(request: HttpRequest, pk: int) -> HttpResponseBase:
     later games of its match until the match's ``end`` (docs/live.md, "Events"). 404
     ``not_found`` for an unknown game; 400 ``invalid`` for a junk ``Last-Event-ID``; 503
     ``live_stream_unavailable`` when served by a WSGI worker, which a stream would hold
-    (clients then poll ``GET /api/live/{id}/``)."""
+    (clients then poll ``GET /api/live/{id}/``); 429 ``too_many_streams`` past the client's
+    cap (``livestream.admit_stream``)."""
     last = livestream.stream_request(request, f"/api/live/{pk}/")
     if isinstance(last, HttpResponseBase):
         return last
     live = await sync_to_async(selectors.live_game_for_stream)(pk)
     if live is None:
         return json_error(404, "not_found", "No live game with this id.", {"live": pk})
+    lease = await livestream.admit_stream(request)
+    if isinstance(lease, HttpResponseBase):
+        return lease
     return livestream.sse_response(
         livestream.live_hub().stream(
             live.match_id, lambda: livestream.stream_start(live, last), last
-        )
+        ),
+        lease,
     )

@@ -106,12 +106,30 @@ def tv_pick() -> LiveGame | None:
     return max(games, key=score)  # max keeps the first of equal scores
 
 
+#: How soon an idle TV looks again (ms): at first soon, since the next game of a match or
+#: tournament starts within a second or two of the last one's end, then twice as late each
+#: time, up to ``TV_IDLE_MAX_MS`` (an idle viewer costs a request every 10 s at most).
+TV_IDLE_FIRST_MS = 1000
+TV_IDLE_MAX_MS = 10_000
+
+
+def tv_idle_wait(text: str | None) -> int:
+    """The wait of an idle TV page reached with ``?idle=<text>`` (ms, the last wait; absent or
+    junk: the first), clamped to ``TV_IDLE_FIRST_MS``..``TV_IDLE_MAX_MS``."""
+    if text is None or not (text.isascii() and text.isdigit()) or len(text) > 6:
+        return TV_IDLE_FIRST_MS
+    return max(TV_IDLE_FIRST_MS, min(TV_IDLE_MAX_MS, int(text)))
+
+
 def tv(request: HttpRequest) -> HttpResponse:
     """``/tv/``: the most interesting running game (``tv_pick``); its page comes back here
-    when the game ends, to the next choice."""
+    when the game ends, to the next choice. With none running, a page that looks again after
+    ``tv_idle_wait(?idle=)`` ms, at ``?idle=`` twice that (up to ``TV_IDLE_MAX_MS``)."""
     live = tv_pick()
     if live is None:
-        return render(request, "web/tv_idle.html", {"poll_ms": 10_000})
+        wait = tv_idle_wait(request.GET.get("idle"))
+        context = {"poll_ms": wait, "next_ms": min(TV_IDLE_MAX_MS, 2 * wait)}
+        return render(request, "web/tv_idle.html", context)
     live = match_selectors.live_game_queryset().get(pk=live.pk)
     return _render_live(request, live, came_from=None, tv=True)
 

@@ -437,6 +437,38 @@ def test_the_depth_option_limits_the_search() -> None:
     assert lines[-1] == f"bestmove {expected}"
 
 
+@pytest.mark.parametrize(
+    ("cap", "budget_ms"),
+    [("0", 300_000 // 30 + 2700 - 15), ("1000", 1000), ("200000", 300_000 // 30 + 2700 - 15)],
+)
+def test_the_max_move_time_option_caps_the_budget_of_a_move(
+    monkeypatch: pytest.MonkeyPatch, cap: str, budget_ms: int
+) -> None:
+    """People's games send ``MaxMoveTime`` (docs/play.md, "The engine's pace"): the budget at
+    300+3 is the clock's (remaining/30 + 90 % of the increment - 15 ms) unless the cap is
+    lower; the soft limit for a new iteration stays 45 % of it."""
+    from engines.sdk import SearchRequest
+
+    search = load_engine("search")
+    engine = search.SearchEngine()
+    assert "option name MaxMoveTime type spin default 0" in [o.line() for o in engine.options]
+    engine.values["MaxMoveTime"] = cap
+    seen: dict[str, float] = {}
+
+    def fake(self: object, root: Position, **kw: float) -> object:
+        seen.update(deadline=kw["deadline"], soft=kw["soft_deadline"])
+        return search.SearchResult(variant.legal_moves(root)[0], 0, 1, 1)
+
+    monkeypatch.setattr(search.Searcher, "search", fake)
+    variant = get_variant("bao-la-kete")
+    root = variant.initial_position()
+    clock = Clock(my_ms=300_000, opp_ms=300_000, my_inc_ms=3000, opp_inc_ms=3000, started=100.0)
+    moves = variant.legal_moves(root)
+    engine.search(SearchRequest(variant, root, moves, clock, [root], moves[0]))
+    assert round((seen["deadline"] - 100.0) * 1000) == budget_ms
+    assert round((seen["soft"] - 100.0) * 1000) == round(budget_ms * 0.45)
+
+
 def test_search_ends_a_game_only_at_the_third_occurrence_of_a_position() -> None:
     search = load_engine("search")
     v = get_variant("bao-kingulu")

@@ -298,3 +298,50 @@ def test_the_new_events_of_many_matches_are_read_past_each_ones_cursor(greedy, r
     got = [(e.match_id, e.seq) for e in live_events_after(cursors)]
     assert got == [(lives[0].match_id, 1), (lives[0].match_id, 2), (lives[1].match_id, 2)]
     assert len(live_events_after(cursors, limit=1)) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_client_past_its_cap_of_streams_is_429_until_one_closes(
+    greedy, randomer, settings
+) -> None:
+    import gc
+
+    from django.contrib.auth.models import User
+
+    settings.BAO_LIVE_STREAMS_PER_CLIENT = 2
+    viewer = User.objects.create_user("viewer")
+    _, done, _ = _played_match(greedy, randomer)
+    running = live_game_start(_match(greedy, randomer, status="running").pk, 1, greedy.pk,
+                              randomer.pk, START)  # fmt: skip
+
+    async def scenario() -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        # Streams read to their end give their place back: three in turn, all served.
+        seen["ended"] = [(await _read(f"/api/live/{done.pk}/events"))[0].status_code
+                         for _ in range(3)]  # fmt: skip
+        url = f"/api/live/{running.pk}/events"
+        held = [await AsyncClient().get(url) for _ in range(2)]  # open, never read
+        seen["held"] = [r.status_code for r in held]
+        over = await AsyncClient().get(url)
+        seen["over"] = (over.status_code, over["Retry-After"], json.loads(over.content))
+        # The play streams count against the same cap; a signed-in user has a cap of their own.
+        seen["play"] = (await AsyncClient().get("/api/play/1/events")).status_code
+        signed_in = AsyncClient()
+        await signed_in.aforce_login(viewer)
+        mine = [await signed_in.get(url) for _ in range(3)]  # held open, as the first two
+        seen["user"] = [r.status_code for r in mine]
+        del held[0]  # a stream dropped unread (its client went) frees its place
+        gc.collect()
+        again = await AsyncClient().get(url)
+        seen["again"] = again.status_code
+        return seen
+
+    seen = async_to_sync(scenario)()
+    assert seen["ended"] == [200, 200, 200]
+    assert seen["held"] == [200, 200]
+    status, retry_after, body = seen["over"]
+    assert (status, retry_after, body["error"]["code"]) == (429, "10", "too_many_streams")
+    assert body["error"]["details"] == {"limit": 2, "open": 2}
+    assert seen["play"] == 404  # unknown game: refused before a place is counted
+    assert seen["user"] == [200, 200, 429]
+    assert seen["again"] == 200

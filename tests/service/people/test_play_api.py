@@ -96,6 +96,70 @@ def test_a_legal_move_waits_for_the_worker_and_a_second_is_refused(alice_client,
     assert (again.status_code, code(again)) == (409, "not_your_turn")
 
 
+def move_at(client: Any, game_id: int, move: str, ply: int) -> Any:
+    return client.post(f"/api/play/{game_id}/move/", {"move": move, "ply": ply}, format="json")
+
+
+def test_the_same_move_resent_for_its_ply_is_taken_once(alice_client, opponent, sent):
+    game_id = running_game(alice_client, sent)
+    v = get_variant(KETE)
+    move = str(v.legal_moves(v.initial_position())[0])
+    first = move_at(alice_client, game_id, move, 1)
+    assert first.status_code == 200, first.json()
+    again = move_at(alice_client, game_id, move, 1)  # a double click while it waits
+    assert again.status_code == 200, again.json()
+    game = PersonGame.objects.get(pk=game_id)
+    assert (game.pending_ply, game.pending_move, game.plies) == (1, move, 0)
+    # The worker plays it and the engine answers: a late retry of ply 1 is still no new move.
+    engine_plays(game_id, move)
+    reply = str(v.legal_moves(v.parse_position(PersonGame.objects.get(pk=game_id).position))[0])
+    engine_plays(game_id, reply)
+    late = move_at(alice_client, game_id, move, 1)
+    assert late.status_code == 200, late.json()
+    assert (late.json()["plies"], late.json()["your_turn"]) == (2, True)
+    game = PersonGame.objects.get(pk=game_id)
+    assert (game.plies, game.pending_ply, game.pending_move) == (2, None, "")
+
+
+def test_a_move_for_another_ply_is_ply_mismatch(alice_client, opponent, sent):
+    game_id = running_game(alice_client, sent)
+    v = get_variant(KETE)
+    moves = [str(m) for m in v.legal_moves(v.initial_position())]
+    for ply in (2, 7):
+        r = move_at(alice_client, game_id, moves[0], ply)
+        assert (r.status_code, code(r)) == (409, "ply_mismatch")
+        assert r.json()["error"]["details"] == {"game": game_id, "ply": ply, "expected": 1}
+    engine_plays(game_id, moves[0])  # the person's ply 1, as the worker applies it
+    reply = str(v.legal_moves(v.parse_position(PersonGame.objects.get(pk=game_id).position))[0])
+    engine_plays(game_id, reply)
+    # Another move sent for ply 1 (a second click on another pit, after the game moved on).
+    r = move_at(alice_client, game_id, moves[1], 1)
+    assert (r.status_code, code(r)) == (409, "ply_mismatch")
+    assert r.json()["error"]["details"]["expected"] == 3
+    assert PersonGame.objects.get(pk=game_id).pending_move == ""
+    current = alice_client.get(f"/api/play/{game_id}/").json()["legal_moves"][0]
+    assert move_at(alice_client, game_id, current, 3).status_code == 200
+    assert PersonGame.objects.get(pk=game_id).pending_ply == 3
+
+
+def test_another_move_for_a_waiting_ply_is_not_your_turn(alice_client, opponent, sent):
+    game_id = running_game(alice_client, sent)
+    v = get_variant(KETE)
+    first, second = (str(m) for m in v.legal_moves(v.initial_position())[:2])
+    assert move_at(alice_client, game_id, first, 1).status_code == 200
+    r = move_at(alice_client, game_id, second, 1)
+    assert (r.status_code, code(r)) == (409, "not_your_turn")
+    assert PersonGame.objects.get(pk=game_id).pending_move == first
+
+
+@pytest.mark.parametrize("ply", [0, -1, "x", 10**6])
+def test_a_junk_ply_is_invalid(alice_client, opponent, sent, ply):
+    game_id = running_game(alice_client, sent)
+    r = move_at(alice_client, game_id, "f2-", ply)
+    assert (r.status_code, code(r)) == (400, "invalid")
+    assert "ply" in r.json()["error"]["details"]
+
+
 def test_an_illegal_move_is_refused_with_the_legal_ones(alice_client, opponent, sent):
     game_id = running_game(alice_client, sent)
     v = get_variant(KETE)
@@ -276,6 +340,43 @@ def test_a_game_still_on_its_clock_is_not_taken_for_stale(alice_client, opponent
     r = start(alice_client)
     assert (r.status_code, code(r)) == (409, "too_many_games")
     assert PersonGame.objects.get(pk=game_id).status == "running"
+
+
+def test_the_beat_job_aborts_every_game_whose_worker_died(alice_client, bob_client, opponent, sent):
+    import datetime as dt
+
+    from django_celery_beat.models import PeriodicTask
+
+    from people import tasks
+    from people.models import PersonGameEvent
+    from people.periodic import STALE_SWEEP_ENTRY, STALE_SWEEP_TASK
+
+    dead = running_game(alice_client, sent)
+    sent.clear()
+    alive = running_game(bob_client, sent)
+    PersonGame.objects.filter(pk=dead).update(
+        turn_started_at=timezone.now() - dt.timedelta(seconds=300 + STALE_AFTER_S + 1)
+    )
+    PersonGame.objects.filter(pk=alive).update(
+        turn_started_at=timezone.now() - dt.timedelta(seconds=300 + STALE_AFTER_S - 5)
+    )
+    assert tasks.abort_stale_person_games() == 1
+    rows = dict(PersonGame.objects.values_list("pk", "status"))
+    assert (rows[dead], rows[alive]) == ("aborted", "running")
+    end = PersonGameEvent.objects.filter(game_id=dead).order_by("seq").last()
+    assert end is not None
+    assert (end.kind, end.payload["termination"], end.payload["detail"]) == (
+        "end", "aborted", "the worker playing it stopped",
+    )  # fmt: skip
+    assert tasks.abort_stale_person_games() == 0  # idempotent
+    # The data migration registered the job, every minute, on the beat queue.
+    job = PeriodicTask.objects.get(name=STALE_SWEEP_ENTRY)
+    assert (job.task, job.enabled, job.interval.every, job.interval.period) == (
+        STALE_SWEEP_TASK, True, 1, "minutes",
+    )  # fmt: skip
+    from arena.beat_pool import beat_queue, route_beat_tasks
+
+    assert route_beat_tasks(STALE_SWEEP_TASK, (), {}, {}) == {"queue": beat_queue()}
 
 
 def test_a_persons_game_never_reaches_the_ratings(alice_client, opponent, sent):

@@ -215,6 +215,7 @@ def test_setup_periodic_tasks_prints_each_job_and_its_interval_once() -> None:
         "every minute",
         "version tests: settle and queue pairs: "
         "tournaments.versiontests.tasks.refresh_version_tests every minute",
+        "people: abort games whose worker died: people.tasks.abort_stale_person_games every minute",
     ]
 
 

@@ -145,6 +145,21 @@ def test_a_tournament_viewer_goes_on_to_its_next_running_match(
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("query", "wait", "then"),
+    [("", 1000, 2000), ("?idle=2000", 2000, 4000), ("?idle=8000", 8000, 10000),
+     ("?idle=10000", 10000, 10000), ("?idle=99999999", 1000, 2000), ("?idle=-5", 1000, 2000),
+     ("?idle=\u0661", 1000, 2000)],
+)  # fmt: skip
+def test_an_idle_tv_looks_again_soon_then_less_often(query: str, wait: int, then: int) -> None:
+    """The next game of a match starts a second or two after the last: the TV that went back
+    to /tv/ at a game's end must not sit out most of it (it used to wait 10 s)."""
+    html = Client().get(f"/tv/{query}").content.decode()
+    assert "No game is being played right now" in html
+    assert f'location.replace("/tv/?idle={then}"); }}, {wait});' in html
+
+
+@pytest.mark.django_db
 def test_the_tv_shows_the_top_rated_game_with_the_closest_clocks(
     make_live: Any, versions: Any
 ) -> None:

@@ -288,11 +288,16 @@
     clearTimeout(pollTimer);
     pick = { pit: null, direction: null };
     showPick();
-    api("POST", data.url + "move/", { move: token }).then(function (r) {
+    // The ply guards against a double click or a retry being taken as a second move: the
+    // same move for a ply already taken answers the game as it stands.
+    api("POST", data.url + "move/", { move: token, ply: state.plies + 1 }).then(function (r) {
       sending = false;
       pick = { pit: null, direction: null };
+      var code = r.json.error ? r.json.error.code : "";
       if (!r.ok) setText($("type-error"), r.json.error ? r.json.error.message : "refused");
       else show(r.json);
+      // The game moved on under this page (another tab, a stale state): read it again.
+      if (code === "ply_mismatch" || code === "not_your_turn") { poll(); return; }
       if (!streaming()) later(data.poll_ms);
     }, function () { sending = false; poll(); });
   }
