@@ -82,6 +82,12 @@ TAKEOVER_GRACE_S = 10
 _EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 
 
+#: A tick's beat writes the clock only if nobody beat it in the last ``1 / BEAT_SHARE`` of the
+#: outage gap (``match_leases_tick``): the silence an outage is told by stays at least
+#: ``1 - 1 / BEAT_SHARE`` of the gap, still longer than a renewal period.
+BEAT_SHARE = 4
+
+
 def outage_gap_s(lease_seconds: int) -> float:
     """A silence of the lease beats longer than this is an outage: two renewal periods of
     ``lease_seconds`` (a lease renewed every third of it cannot expire in less)."""
@@ -288,7 +294,10 @@ def match_leases_tick(
     ``(status, lease_token)`` of every match of ``held`` (as ``match_leases_held``). Returns
     the rows and the number of queries: on PostgreSQL one statement (data-modifying CTEs;
     two when the beat finds a gap, ``lease_clock_beat``); elsewhere ``match_renew_leases``,
-    ``lease_clock_beat`` and ``match_leases_held`` in turn."""
+    ``lease_clock_beat`` and ``match_leases_held`` in turn. On PostgreSQL the beat leaves
+    the clock's one row alone (no write, no row lock) when another worker beat it within the
+    last ``1 / BEAT_SHARE`` of the outage gap: with many worker processes the row is no hot
+    spot their ticks queue on, and the clock lags the last beat by that much at most."""
     ids = [claim.match_id for claim in held]
     if connection.vendor != "postgresql":
         queries = 0
@@ -303,8 +312,9 @@ def match_leases_tick(
         values = ", ".join(["(%s, %s, %s::timestamptz)"] * len(renew))
         for claim in renew:
             params += [claim.match_id, claim.token, now + timedelta(seconds=claim.lease)]
-        gap = now - timedelta(seconds=outage_gap_s(_lease_setting()))
-        params += [now, gap]
+        gap_s = outage_gap_s(_lease_setting())
+        gap, fresh = now - timedelta(seconds=gap_s), now - timedelta(seconds=gap_s / BEAT_SHARE)
+        params += [now, gap, fresh, fresh]
         sql = (
             f"WITH renewed AS (UPDATE {Match._meta.db_table} AS m"
             " SET lease_expires_at = v.expires"
@@ -312,9 +322,15 @@ def match_leases_tick(
             " WHERE m.id = v.id AND m.lease_token = v.token AND m.status = 'running'"
             " RETURNING m.id),"
             f" beat AS (UPDATE {LeaseClock._meta.db_table} SET seen_at = %s"
-            " WHERE id = 1 AND seen_at >= %s RETURNING id) "
+            " WHERE id = 1 AND seen_at >= %s AND seen_at < %s RETURNING id) "
         )
-    beaten = "(SELECT count(*) FROM beat)" if renew else "1"
+    # Beaten: by this statement, or by another worker within the last share of the gap.
+    beaten = (
+        "(SELECT count(*) FROM beat) + (SELECT count(*) FROM"
+        f" {LeaseClock._meta.db_table} WHERE id = 1 AND seen_at >= %s)"
+        if renew
+        else "1"
+    )
     sql += (
         f"SELECT id, status, lease_token, {beaten} FROM {Match._meta.db_table} WHERE id = ANY(%s)"
     )
