@@ -24,7 +24,9 @@ The pick reads four aggregates, none of them rows of the window (``pick``): the 
 matches grouped by class and user (the partial index over pending and running rows), the
 running matches per user with their worker time so far (the running totals), each waiting
 user's ended worker time from the rollup the database triggers keep as matches end
-(``arena.matches.usage``: one row per user), and the announced slots.
+(``arena.matches.usage``: one row per user), and the announced slots. On PostgreSQL they are
+one prebuilt statement (``_pick_sql``), read with a plain cursor; SQLite runs the ORM's
+(``_pick_orm``).
 
 The claim (``match_claim_next``) takes the picked user's oldest match that no other slot is
 claiming: ``SELECT ... FOR UPDATE SKIP LOCKED`` in the order above, then the conditional
