@@ -24,7 +24,9 @@ The pick reads four aggregates, none of them rows of the window (``pick``): the 
 matches grouped by class and user (the partial index over pending and running rows), the
 running matches per user with their worker time so far (the running totals), each waiting
 user's ended worker time from the rollup the database triggers keep as matches end
-(``arena.matches.usage``: one row per user), and the announced slots.
+(``arena.matches.usage``: one row per user), and the announced slots. On PostgreSQL they are
+one prebuilt statement (``_pick_sql``), read with a plain cursor; SQLite runs the ORM's
+(``_pick_orm``).
 
 The claim (``match_claim_next``) takes the picked user's oldest match that no other slot is
 claiming: ``SELECT ... FOR UPDATE SKIP LOCKED`` in the order above, then the conditional
@@ -36,7 +38,9 @@ re-picks, and a slot gives up only when nothing is claimable.
 
 from __future__ import annotations
 
+import functools
 import math
+import threading
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -47,11 +51,11 @@ from django.db import connection, transaction
 from django.db.models import Min, Q, Sum
 from django.utils import timezone
 
-from arena.matches.leases import Claim, claimable, match_claim
+from arena.matches.leases import Claim, claimable, claimable_params, claimable_sql, match_claim
 from arena.matches.limits import match_limits
-from arena.matches.models import Match, WorkerNode
+from arena.matches.models import Match, UsageMinute, UsageTotal, WorkerNode
+from arena.matches.usage import SYSTEM_ACCOUNT, running_totals
 from arena.matches.usage import fair_share_window as fair_share_window
-from arena.matches.usage import running_totals
 from arena.matches.usage import usage_seconds as usage_seconds
 
 UserId = int | None
@@ -118,10 +122,115 @@ class Pick:
     running: dict[UserId, int]
 
 
+def _ordered(
+    waiting: list[tuple[int, UserId, datetime]],
+    running: dict[UserId, int],
+    used: dict[UserId, float],
+    slots: int,
+) -> Pick:
+    """The pick from its aggregates: ``waiting`` (class, user, oldest claimable match's
+    ``created_at``), running matches per user, each waiting user's worker seconds in the
+    window, and the slots (module docstring, steps 0 to 2)."""
+    users: set[UserId] = {user for _, user, _ in waiting}
+    share = fair_share(slots, len(users | set(running)))
+    under = {u for u in users if running.get(u, 0) < share}
+    candidates = sorted(
+        (
+            Candidate(
+                priority=priority,
+                submitter_id=user,
+                capped=bool(under) and user not in under,
+                used_s=used[user],
+                oldest=oldest,
+            )
+            for priority, user, oldest in waiting
+        ),
+        key=lambda c: c.key,
+    )
+    return Pick(candidates=candidates, share=share, slots=slots, running=running)
+
+
+#: Row kinds of the pick's statement (its first column).
+_WAITING, _RUNNING, _ENDED, _SLOTS = 0, 1, 2, 3
+
+
+@functools.cache
+def _pick_sql() -> str:
+    """The pick's one statement on PostgreSQL, built once (parameters: ``claimable_params``
+    and ``since``, ``first_minute``, ``stale``). Rows ``(kind, priority, user, oldest, count,
+    seconds)``: a row per (class, user) with claimable matches (``_WAITING``: the oldest's
+    ``created_at``), per user with running matches (``_RUNNING``: how many, their worker
+    seconds in the window so far), per waiting account with ended worker time (``_ENDED``:
+    its ``UsageTotal`` less its minutes older than the window not pruned yet), and one
+    ``_SLOTS`` row (the live workers' slots, 0 when none announced). The same aggregates as
+    ``usage.running_totals``, ``usage.ended_seconds`` and ``total_slots``, in one round trip."""
+    match, total = Match._meta.db_table, UsageTotal._meta.db_table
+    minute, node = UsageMinute._meta.db_table, WorkerNode._meta.db_table
+    running = Match.Status.RUNNING.value
+    return (
+        "WITH waiting AS (SELECT m.priority, m.submitter_id, min(m.created_at) AS oldest"
+        f" FROM {match} AS m WHERE {claimable_sql('m')} GROUP BY m.priority, m.submitter_id),"
+        " busy AS (SELECT m.submitter_id, count(*) AS n, coalesce(sum(extract(epoch FROM"
+        " %(now)s - greatest(m.started_at, %(since)s))), 0)::float8 AS used"
+        f" FROM {match} AS m WHERE m.status = '{running}' GROUP BY m.submitter_id),"
+        f" ended AS (SELECT t.account, greatest(0, t.seconds - coalesce((SELECT sum(u.seconds)"
+        f" FROM {minute} AS u WHERE u.account = t.account AND u.minute < %(first_minute)s),"
+        f" 0))::float8 AS seconds FROM {total} AS t WHERE t.account IN"
+        f" (SELECT DISTINCT coalesce(w.submitter_id, {SYSTEM_ACCOUNT}) FROM waiting AS w))"
+        f" SELECT {_WAITING}, w.priority, w.submitter_id::bigint, w.oldest, 0::bigint,"
+        " 0::float8 FROM waiting AS w"
+        f" UNION ALL SELECT {_RUNNING}, 0, b.submitter_id, NULL, b.n, greatest(0, b.used)"
+        " FROM busy AS b WHERE EXISTS (SELECT 1 FROM waiting)"
+        f" UNION ALL SELECT {_ENDED}, 0, e.account, NULL, 0, e.seconds FROM ended AS e"
+        f" UNION ALL SELECT {_SLOTS}, 0, NULL, NULL, (SELECT coalesce(sum(n.slots), 0)"
+        f" FROM {node} AS n WHERE n.last_seen >= %(stale)s), 0 WHERE EXISTS (SELECT 1 FROM waiting)"
+    )
+
+
+def _pick_postgresql(now: datetime) -> Pick:
+    params = claimable_params(now)
+    window = fair_share_window()
+    params.update(
+        since=now - window,
+        first_minute=int((now - window).timestamp() // 60),
+        stale=now - timedelta(seconds=WORKER_STALE_S),
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(_pick_sql(), params)
+        rows = cursor.fetchall()
+    waiting: list[tuple[int, UserId, datetime]] = []
+    running: dict[UserId, int] = {}
+    used: dict[UserId, float] = defaultdict(float)
+    slots = 0
+    for kind, priority, user, oldest, count, seconds in rows:
+        if kind == _WAITING:
+            waiting.append((priority, user, oldest))
+        elif kind == _RUNNING:
+            running[user] = count
+            used[user] += seconds
+        elif kind == _ENDED:
+            used[None if user == SYSTEM_ACCOUNT else user] += seconds
+        else:
+            slots = int(count)
+    if not waiting:
+        return Pick(candidates=[], share=0, slots=0, running={})
+    return _ordered(waiting, running, used, slots or int(settings.BAO_WORKER_SLOTS))
+
+
 def pick(now: datetime | None = None) -> Pick:
     """The candidates (class, user) in the order of the module docstring; empty when nothing
-    is claimable. Four aggregate queries whatever the window or the queue hold."""
+    is claimable. On PostgreSQL one prebuilt statement of four aggregates (``_pick_sql``),
+    read with a plain cursor; elsewhere four aggregate queries of the ORM. Either way,
+    whatever the window holds."""
     now = now or timezone.now()
+    if connection.vendor == "postgresql":
+        return _pick_postgresql(now)
+    return _pick_orm(now)
+
+
+def _pick_orm(now: datetime) -> Pick:
+    """``pick`` through the ORM (SQLite; on PostgreSQL the reference ``_pick_sql`` is tested
+    against)."""
     waiting = list(
         Match.objects.filter(claimable(now))
         .values("priority", "submitter_id")
@@ -131,26 +240,13 @@ def pick(now: datetime | None = None) -> Pick:
     if not waiting:
         return Pick(candidates=[], share=0, slots=0, running={})
     totals = running_totals(now)
-    running = {user: r.count for user, r in totals.items()}
     users: set[UserId] = {row["submitter_id"] for row in waiting}
-    slots = total_slots(now)
-    share = fair_share(slots, len(users | set(running)))
-    under = {u for u in users if running.get(u, 0) < share}
-    used = usage_seconds(users, now, totals)
-    candidates = sorted(
-        (
-            Candidate(
-                priority=row["priority"],
-                submitter_id=row["submitter_id"],
-                capped=bool(under) and row["submitter_id"] not in under,
-                used_s=used[row["submitter_id"]],
-                oldest=row["oldest"],
-            )
-            for row in waiting
-        ),
-        key=lambda c: c.key,
+    return _ordered(
+        [(row["priority"], row["submitter_id"], row["oldest"]) for row in waiting],
+        {user: r.count for user, r in totals.items()},
+        usage_seconds(users, now, totals),
+        total_slots(now),
     )
-    return Pick(candidates=candidates, share=share, slots=slots, running=running)
 
 
 def _in(candidate: Candidate) -> Q:
@@ -162,12 +258,40 @@ def _in(candidate: Candidate) -> Q:
     return who & Q(priority=candidate.priority)
 
 
+@functools.cache
+def _oldest_sql(*, system: bool, lock: bool) -> str:
+    """The oldest claimable match of one (class, user) on PostgreSQL, from ``match_queue_idx``
+    (parameters: ``claimable_params``, ``priority`` and, unless ``system``, ``user``); with
+    ``lock``, ``FOR UPDATE SKIP LOCKED``: a row another slot is claiming is passed over."""
+    who = "m.submitter_id IS NULL" if system else "m.submitter_id = %(user)s"
+    return (
+        f"SELECT m.id, m.variant, m.time_control, m.attempts FROM {Match._meta.db_table} AS m"
+        f" WHERE m.priority = %(priority)s AND {who} AND {claimable_sql('m')}"
+        " ORDER BY m.created_at, m.id LIMIT 1" + (" FOR UPDATE OF m SKIP LOCKED" if lock else "")
+    )
+
+
+def _oldest(candidate: Candidate, now: datetime, *, lock: bool) -> tuple[int, str, str, int] | None:
+    """``(id, variant, time_control, attempts)`` of ``candidate``'s oldest claimable match
+    (PostgreSQL: ``_oldest_sql``), or None."""
+    params = claimable_params(now)
+    params.update(priority=candidate.priority, user=candidate.submitter_id)
+    sql = _oldest_sql(system=candidate.submitter_id is None, lock=lock)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    return None if row is None else (row[0], row[1], row[2], row[3])
+
+
 def next_match_id(now: datetime | None = None) -> int | None:
     """The match the order above picks now, or None when nothing is claimable."""
     now = now or timezone.now()
     chosen = pick(now).candidates
     if not chosen:
         return None
+    if connection.vendor == "postgresql":
+        row = _oldest(chosen[0], now, lock=False)
+        return None if row is None else row[0]
     return (
         Match.objects.filter(claimable(now), _in(chosen[0]))
         .order_by("created_at", "id")
@@ -180,24 +304,25 @@ def _claim_in(candidate: Candidate, now: datetime, worker: str) -> Claim | None:
     """Claim ``candidate``'s oldest match no other slot is claiming (row locks skipped on
     PostgreSQL); None if every one is taken. On PostgreSQL the row stays locked from the
     SELECT to the UPDATE, so its ``attempts`` is the claim's without reading it again."""
+    if connection.vendor != "postgresql":
+        with transaction.atomic():
+            row = (
+                Match.objects.filter(claimable(now), _in(candidate))
+                .order_by("created_at", "id")
+                .values_list("pk", "variant", "time_control")
+                .first()
+            )
+            if row is None:
+                return None
+            lease = match_limits(row[1], row[2]).lease
+            return match_claim(row[0], lease_seconds=lease, worker=worker)
     with transaction.atomic():
-        row = (
-            Match.objects.select_for_update(skip_locked=True, of=("self",))
-            .filter(claimable(now), _in(candidate))
-            .order_by("created_at", "id")
-            .values("pk", "variant", "time_control", "attempts")
-            .first()
-        )
-        if row is None:
+        locked = _oldest(candidate, now, lock=True)
+        if locked is None:
             return None
-        lease = match_limits(row["variant"], row["time_control"]).lease
-        locked = connection.vendor == "postgresql"
-        return match_claim(
-            row["pk"],
-            lease_seconds=lease,
-            worker=worker,
-            attempts_before=row["attempts"] if locked else None,
-        )
+        pk, variant, time_control, attempts = locked
+        lease = match_limits(variant, time_control).lease
+        return match_claim(pk, lease_seconds=lease, worker=worker, attempts_before=attempts)
 
 
 def match_claim_next(*, worker: str = "", now: datetime | None = None) -> Claim | None:
@@ -205,7 +330,20 @@ def match_claim_next(*, worker: str = "", now: datetime | None = None) -> Claim 
     name, stored on the match); None only when nothing is claimable. A candidate whose
     matches other slots are claiming is passed for the next one; when every candidate was
     taken meanwhile the pick is made again (each round, some slot claimed: the queue shrinks).
-    Raises the database's errors (the caller retries transient ones)."""
+    The slots of one process claim one at a time (``_claiming``). Raises the database's errors
+    (the caller retries transient ones)."""
+    with _claiming:
+        return _claim_next(worker, now)
+
+
+#: One claim at a time per process: a process's slots (threads) share one interpreter, so
+#: claiming side by side gains them no CPU, only more transactions and SKIP LOCKED scans at
+#: once in the database (a worker of a thousand thread slots ran a thousand); a claim takes
+#: milliseconds, far under a match.
+_claiming = threading.Lock()
+
+
+def _claim_next(worker: str, now: datetime | None) -> Claim | None:
     while True:
         at = now or timezone.now()
         candidates = pick(at).candidates

@@ -278,7 +278,11 @@ class WorkerLink:
     def _tick(self, keepers: list[LeaseKeeper]) -> None:
         """One look at every match (and the renewal of those due and alive)."""
         now = time.monotonic()
-        renew = [k for k in keepers if now - k.last_renew >= k.renew_s and k.alive()]
+        # A match being recorded is not renewed: the record's UPDATE holds its row until the
+        # commit, and a renewal would wait for it, with every other match of the process.
+        renew = [
+            k for k in keepers if not k._finishing and now - k.last_renew >= k.renew_s and k.alive()
+        ]
         # The renewals, the lease clock's beat with them (the end of an outage is seen here
         # first) and the look at every match: one statement on PostgreSQL.
         rows, queries = match_leases_tick([k.claim for k in keepers], [k.claim for k in renew])

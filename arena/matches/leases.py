@@ -36,6 +36,7 @@ each for all the matches of a worker process).
 
 from __future__ import annotations
 
+import functools
 import logging
 import secrets
 from dataclasses import dataclass
@@ -43,6 +44,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import Exists, F, Q, QuerySet
 from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
@@ -78,6 +80,12 @@ class Claim:
 TAKEOVER_GRACE_S = 10
 #: The start of time for a clock row that has seen nothing yet.
 _EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
+
+
+#: A tick's beat writes the clock only if nobody beat it in the last ``1 / BEAT_SHARE`` of the
+#: outage gap (``match_leases_tick``): the silence an outage is told by stays at least
+#: ``1 - 1 / BEAT_SHARE`` of the gap, still longer than a renewal period.
+BEAT_SHARE = 4
 
 
 def outage_gap_s(lease_seconds: int) -> float:
@@ -163,6 +171,45 @@ def claimable(now: datetime | None = None) -> Q:
     return pending_or_expired(now) & Q(attempts__lt=max_attempts()) & ready
 
 
+def claimable_sql(alias: str) -> str:
+    """``claimable`` as one SQL condition on the columns of ``alias`` (a name for
+    ``matches_match`` in the caller's statement), for PostgreSQL's prebuilt statements (the
+    dispatcher's pick and claim, ``match_claim``). Its named parameters are
+    ``claimable_params``'s; the same rows as ``claimable`` at the same ``now``."""
+    m = alias
+    return (
+        f"(({m}.status = '{Match.Status.PENDING.value}' OR ({m}.status ="
+        f" '{Match.Status.RUNNING.value}' AND {m}.lease_expires_at < %(now)s AND NOT EXISTS"
+        f" (SELECT 1 FROM {LeaseClock._meta.db_table} AS clock WHERE clock.id = 1"
+        " AND (clock.up_since > %(held_up)s OR clock.seen_at < %(held_seen)s))))"
+        f" AND {m}.attempts < %(max_attempts)s"
+        f" AND ({m}.available_at IS NULL OR {m}.available_at <= %(now)s))"
+    )
+
+
+def claimable_params(now: datetime) -> dict[str, Any]:
+    """The parameters of ``claimable_sql`` at ``now``: ``now``, the attempt bound and the
+    two bounds of ``takeovers_held`` (grace since the clock's ``up_since``, gap since its
+    ``seen_at``)."""
+    return {
+        "now": now,
+        "max_attempts": max_attempts(),
+        "held_up": now - timedelta(seconds=TAKEOVER_GRACE_S),
+        "held_seen": now - timedelta(seconds=outage_gap_s(_lease_setting())),
+    }
+
+
+@functools.cache
+def _claim_sql() -> str:
+    table = Match._meta.db_table
+    return (
+        f"UPDATE {table} AS m SET status = '{Match.Status.RUNNING.value}',"
+        " lease_token = %(token)s, lease_expires_at = %(expires)s, attempts = m.attempts + 1,"
+        " started_at = coalesce(m.started_at, %(now)s), available_at = NULL, worker = %(worker)s"
+        f" WHERE m.id = %(id)s AND {claimable_sql('m')} RETURNING m.attempts"
+    )
+
+
 def match_claim(
     match_id: int, *, lease_seconds: int, worker: str = "", attempts_before: int | None = None
 ) -> Claim | None:
@@ -170,9 +217,27 @@ def match_claim(
     view and hand-backs); None if it is finished, aborted, leased by a live worker, out of
     attempts, held back, or does not exist (the caller then does nothing).
     ``attempts_before``: the row's ``attempts`` as read under a row lock this transaction
-    holds (the dispatcher's claim), so the claim's count is that plus one without a read."""
+    holds (the dispatcher's claim), so the claim's count is that plus one without a read.
+    On PostgreSQL one prebuilt statement (``UPDATE ... RETURNING attempts``), whatever
+    ``attempts_before``; elsewhere the ORM's UPDATE (and a read without ``attempts_before``)."""
     now = timezone.now()
     token = secrets.token_hex(16)
+    if connection.vendor == "postgresql":
+        params = claimable_params(now)
+        params.update(
+            token=token,
+            expires=now + timedelta(seconds=lease_seconds),
+            worker=worker[:200],
+            id=match_id,
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(_claim_sql(), params)
+            row = cursor.fetchone()
+        if row is None:
+            return None
+        return Claim(
+            match_id=match_id, token=token, attempts=row[0], lease=lease_seconds, worker=worker
+        )
     updated = Match.objects.filter(claimable(now), pk=match_id).update(
         status=Match.Status.RUNNING,
         lease_token=token,
@@ -229,9 +294,10 @@ def match_leases_tick(
     ``(status, lease_token)`` of every match of ``held`` (as ``match_leases_held``). Returns
     the rows and the number of queries: on PostgreSQL one statement (data-modifying CTEs;
     two when the beat finds a gap, ``lease_clock_beat``); elsewhere ``match_renew_leases``,
-    ``lease_clock_beat`` and ``match_leases_held`` in turn."""
-    from django.db import connection
-
+    ``lease_clock_beat`` and ``match_leases_held`` in turn. On PostgreSQL the beat leaves
+    the clock's one row alone (no write, no row lock) when another worker beat it within the
+    last ``1 / BEAT_SHARE`` of the outage gap: with many worker processes the row is no hot
+    spot their ticks queue on, and the clock lags the last beat by that much at most."""
     ids = [claim.match_id for claim in held]
     if connection.vendor != "postgresql":
         queries = 0
@@ -246,8 +312,9 @@ def match_leases_tick(
         values = ", ".join(["(%s, %s, %s::timestamptz)"] * len(renew))
         for claim in renew:
             params += [claim.match_id, claim.token, now + timedelta(seconds=claim.lease)]
-        gap = now - timedelta(seconds=outage_gap_s(_lease_setting()))
-        params += [now, gap]
+        gap_s = outage_gap_s(_lease_setting())
+        gap, fresh = now - timedelta(seconds=gap_s), now - timedelta(seconds=gap_s / BEAT_SHARE)
+        params += [now, gap, fresh, fresh]
         sql = (
             f"WITH renewed AS (UPDATE {Match._meta.db_table} AS m"
             " SET lease_expires_at = v.expires"
@@ -255,9 +322,15 @@ def match_leases_tick(
             " WHERE m.id = v.id AND m.lease_token = v.token AND m.status = 'running'"
             " RETURNING m.id),"
             f" beat AS (UPDATE {LeaseClock._meta.db_table} SET seen_at = %s"
-            " WHERE id = 1 AND seen_at >= %s RETURNING id) "
+            " WHERE id = 1 AND seen_at >= %s AND seen_at < %s RETURNING id) "
         )
-    beaten = "(SELECT count(*) FROM beat)" if renew else "1"
+    # Beaten: by this statement, or by another worker within the last share of the gap.
+    beaten = (
+        "(SELECT count(*) FROM beat) + (SELECT count(*) FROM"
+        f" {LeaseClock._meta.db_table} WHERE id = 1 AND seen_at >= %s)"
+        if renew
+        else "1"
+    )
     sql += (
         f"SELECT id, status, lease_token, {beaten} FROM {Match._meta.db_table} WHERE id = ANY(%s)"
     )

@@ -334,7 +334,13 @@ class LivePublisher:
 
     def write(self, batch: list[tuple[int, RefereeEvent | _Close]]) -> None:
         """Write the events that piled up (on the link's thread): one INSERT of their
-        ``LiveEvent`` rows, after the live row writes of a game that starts or ends."""
+        ``LiveEvent`` rows, after the live row writes of a game that starts or ends. Nothing
+        (no query) while no game of the match has started and none starts in the batch."""
+        if not self._index and not any(isinstance(event, GameStart) for _, event in batch):
+            for _, event in batch:
+                if isinstance(event, MatchEnd):
+                    self._score = event.score
+            return
         if self._seq is None:
             self._seq = live_last_seq(self.match_id)
         try:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import (
     Count,
     DateTimeField,
@@ -160,3 +160,15 @@ def usage_prune(now: datetime) -> int:
                 seconds=Greatest(F("seconds") - seconds, Value(0.0))
             )
     return len(old)
+
+
+def usage_at_commit() -> None:
+    """Add the matches this transaction ends to the rollup at its COMMIT rather than at the
+    UPDATE that ends them (PostgreSQL: ``SET CONSTRAINTS`` on the deferrable triggers of
+    migration 0022; nothing elsewhere). So an account's minute and total rows, which every
+    slot ending a match of that account writes, stay locked for the commit only, not for the
+    rest of the transaction. For the outermost transaction that records a result: inside a
+    caller's transaction (a test's, say) the setting would outlive the call, so leave it."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SET CONSTRAINTS matches_usage_on_end, matches_usage_on_insert DEFERRED")

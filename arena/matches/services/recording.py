@@ -19,6 +19,7 @@ from django.utils.dateparse import parse_datetime
 from arena.engine_text import storable, storable_text
 from arena.matches.events import MatchEnded, RatedResult, publish_match_ended
 from arena.matches.models import Game, Match
+from arena.matches.usage import usage_at_commit
 from arena.referee import GameRecord, MatchRecord
 from arena.referee.output_cap import cap_stored_moves
 from arena.rules import SOUTH_POINTS
@@ -129,12 +130,17 @@ def match_record_result(
     never changes once the match is created; the lease is checked by the UPDATE all the same.
     Without it, one query reads those columns (and finds nothing for a match no longer ours).
     Then the conditional UPDATE that is the lock and one insert of the games: two or three
-    queries besides the subscribers' (issue 19).
+    queries besides the subscribers' (issue 19); one more on PostgreSQL when this is the
+    outermost transaction (``usage.usage_at_commit``: the fair share's rollup rows of the
+    account, shared by every slot, are then written and locked at the commit only).
     """
     aborted = record.aborted
     now = timezone.now()
     ours = Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, lease_token=lease_token)
+    outermost = not transaction.get_connection().in_atomic_block
     with transaction.atomic():
+        if outermost:
+            usage_at_commit()  # the account's usage rows locked at the commit only
         if match is not None and match.pk == match_id:
             known = _Recording(*(getattr(match, field) for field in _Recording._fields))
         else:
