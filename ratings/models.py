@@ -128,7 +128,7 @@ class RatingPool(models.Model):
     ``fitted`` is the request count the stored fit covers, so a refit that read older data
     never overwrites a newer one. ``refit_queued`` (since ``queued_at``) is the debounce: one
     refit task queued at a time. ``history_through`` is the latest ``finished_at`` of the
-    matches a refit found without history points: the next refit looks for such matches from
+    rated matches a refit saw: the next refit looks for matches without history points from
     a little before it on (``ratings.services.HISTORY_OVERLAP``), not through every match;
     None before the first refit. The other fields describe the last fit (engines rated and
     excluded, games, time taken).

@@ -63,7 +63,7 @@ REFIT_DELAY_SECONDS = 2.0
 #: Requests older than this with no fit are refitted by the minute job even if a task is queued.
 STALE_AFTER_SECONDS = 120.0
 #: A refit adds history points for the matches without any that finished at most this long
-#: before the latest such match a refit found, or since (``rating_refit``): more than a
+#: before the newest rated match the previous refit saw, or since (``rating_refit``): more than a
 #: recording's commit can lag its ``finished_at`` (the time it is recorded), or the clocks
 #: of two hosts differ.
 HISTORY_OVERLAP = dt.timedelta(minutes=10)
@@ -299,7 +299,7 @@ def rating_refit(variant: str, *, all_history: bool = False) -> bool:
     docstring): the same fit as over every rated game, read as one row per pair of versions.
 
     History points are added for the rated matches without any that finished at most
-    ``HISTORY_OVERLAP`` before the latest such match a refit found
+    ``HISTORY_OVERLAP`` before the newest rated match the previous refit saw
     (``RatingPool.history_through``), or since: an index range of the matches table, not all
     of it (issue 32); with ``all_history``, or at a pool's first refit, for every such match
     (``refit_ratings --rebuild``).
@@ -384,16 +384,24 @@ def _store_history(
     """One ``RatingPoint`` per side of each match fitted for the first time (both sides of a
     match are in one component: rated together or not at all), among the matches finished
     ``since`` (every one if None); reads those matches' games only. Returns the latest
-    ``finished_at`` of the matches without points it found (None if none)."""
+    ``finished_at`` of the variant's rated matches (None if none)."""
     from arena.matches.models import Match
 
-    matches = Match.objects.filter(variant=variant, rated=True, rating_points__isnull=True)
+    rated = Match.objects.filter(variant=variant, rated=True)
+    # The newest rated match (match_finished_idx from its end): every match before it is
+    # looked at now, so the next refit may start a little before it (HISTORY_OVERLAP).
+    latest = (
+        rated.filter(finished_at__isnull=False)
+        .order_by("-finished_at")
+        .values_list("finished_at", flat=True)
+        .first()
+    )
+    matches = rated.filter(rating_points__isnull=True)
     if since is not None:  # an index range (match_finished_idx), not every match
         matches = matches.filter(finished_at__gte=since)
     new = dict(matches.values_list("id", "finished_at"))
     if not new:
-        return None
-    latest = max((at for at in new.values() if at is not None), default=None)
+        return latest
     games = rated_games(variant, unfitted=True, since=since)
     counts: dict[tuple[int, int], int] = defaultdict(int)  # (match, version) -> rated games
     scored: dict[tuple[int, int], float] = defaultdict(float)  # -> points
