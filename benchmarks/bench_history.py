@@ -249,7 +249,7 @@ def add_history(games: int, versions: list[int], done: int) -> int:
         f"{RatingPoint._meta.db_table} t, {Match._meta.db_table} m, generate_series(1, 2) AS s(i) "
         "WHERE t.id = %(t)s AND m.id > %(last)s",
     )  # fmt: skip
-    usage = f"{Match._meta.db_table} {{}} TRIGGER matches_usage_on_insert"
+    usage = f"ALTER TABLE {Match._meta.db_table} {{}} TRIGGER matches_usage_on_insert"
     with connection.cursor() as cursor:
         cursor.execute("SET statement_timeout = 0")  # the project's web timeout is not for this
         # The usage rollup's trigger (matches migration 0020) adds each finished match to its
