@@ -127,7 +127,10 @@ class RatingPool(models.Model):
     ``requested`` counts refit requests (one per recorded rated match, after commit);
     ``fitted`` is the request count the stored fit covers, so a refit that read older data
     never overwrites a newer one. ``refit_queued`` (since ``queued_at``) is the debounce: one
-    refit task queued at a time. The other fields describe the last fit (engines rated and
+    refit task queued at a time. ``history_through`` is the latest ``finished_at`` of the
+    rated matches a refit saw: the next refit looks for matches without history points from
+    a little before it on (``ratings.services.HISTORY_OVERLAP``), not through every match;
+    None before the first refit. The other fields describe the last fit (engines rated and
     excluded, games, time taken).
     """
 
@@ -141,6 +144,7 @@ class RatingPool(models.Model):
     rated = models.PositiveIntegerField(default=0)
     excluded = models.PositiveIntegerField(default=0)
     fit_ms = models.FloatField(default=0.0)
+    history_through = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         db_table = "tournaments_ratingpool"

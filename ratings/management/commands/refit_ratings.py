@@ -1,7 +1,8 @@
 """``manage.py refit_ratings [--variant V] [--rebuild]``: refit ratings now (all variants with
 rated games, or one), e.g. after the migration to whole-history ratings; prints one line per
 variant. ``--rebuild`` first counts the head-to-head rows again from every rated game
-(``ratings.services.head_to_head_rebuild``: a repair, after games were changed by hand)."""
+(``ratings.services.head_to_head_rebuild``: a repair, after games were changed by hand) and
+adds the history points of every rated match still without any, however old."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ class Command(BaseCommand):
             if options["rebuild"]:
                 rows = rating_services.head_to_head_rebuild(variant)
                 self.stdout.write(f"{variant}: {rows} head-to-head rows counted from the games")
-            rating_services.rating_refit(variant)
+            rating_services.rating_refit(variant, all_history=options["rebuild"])
             pool = selectors.rating_pool(variant=variant)
             if pool is not None:
                 self.stdout.write(

@@ -242,10 +242,17 @@ def fit_results(
     model sees only these counts (colours do not matter). Raises ``ValueError`` for a negative
     count, an engine playing itself, or an anchor that played no game.
     """
-    records = results if isinstance(results, list) else list(results)
-    if records and all(isinstance(e, int) for e in records[0][:2]):
+    records: list[tuple[K, K, int, int, int]] | npt.NDArray[np.integer]
+    if isinstance(results, np.ndarray):
+        # An integer array of shape (records, 5) (the service's read, ``head_to_head``).
+        records = results
+    else:
+        records = results if isinstance(results, list) else list(results)
+    if isinstance(records, np.ndarray) or (
+        records and all(isinstance(e, int) for e in records[0][:2])
+    ):
         # Engine version ids (the service): one array, no Python loop over the records.
-        table = np.array(records, dtype=np.int64).reshape(-1, 5)
+        table = np.asarray(records, dtype=np.int64).reshape(-1, 5)
         first_all, second_all, counts = table[:, 0], table[:, 1], table[:, 2:]
     else:
         first_all = np.array([r[0] for r in records], dtype=object)
@@ -254,13 +261,17 @@ def fit_results(
     if np.any(counts < 0):
         k = int(np.flatnonzero(np.any(counts < 0, axis=1))[0])
         raise ValueError(
-            f"negative game counts {tuple(counts[k].tolist())!r} for {records[k][0]!r} "
-            f"against {records[k][1]!r}"
+            f"negative game counts {tuple(counts[k].tolist())!r} for {_plain(first_all[k])!r} "
+            f"against {_plain(second_all[k])!r}"
         )
     played = counts.sum(axis=1) > 0
     counts = counts[played]
-    first, second = first_all[played].tolist(), second_all[played].tolist()
-    keys, index = _sorted_keys(first + second)
+    first, second = first_all[played], second_all[played]
+    keys, index = _sorted_keys(
+        first.tolist() + second.tolist()
+        if first.dtype == object
+        else np.concatenate([first, second])
+    )
     a, b = index[: len(first)], index[len(first) :]
     if np.any(a == b):
         raise ValueError(f"{keys[int(a[np.argmax(a == b)])]!r} cannot play itself")
@@ -268,14 +279,41 @@ def fit_results(
     return _fit_tally(tally, keys, anchor, pool_mean)
 
 
-def _sorted_keys(engines: list[K]) -> tuple[list[K], IntArray]:
+def _plain(key: object) -> object:
+    """A key as the caller gave it: a Python int for a numpy integer (an array's element)."""
+    return int(key) if isinstance(key, np.integer) else key
+
+
+def _sorted_keys(engines: list[K] | npt.NDArray[np.generic]) -> tuple[list[K], IntArray]:
     """The distinct keys sorted, and each of ``engines`` as its position among them: one
     numbering whatever the order of the input, so both entry points fit the same arrays."""
-    if not engines:
+    if len(engines) == 0:
         return [], np.zeros(0, dtype=np.int64)
-    distinct, index = np.unique(np.asarray(engines), return_inverse=True)
+    values = np.asarray(engines)
+    if values.dtype.kind == "i" and values.min() >= 0 and values.max() < _DIRECT + 4 * len(values):
+        # Ids (the service's): numbered through a table of every id up to the largest, the
+        # same numbers as the sort below in a few linear passes.
+        distinct, index = _unique_small(values)
+    else:
+        distinct, index = np.unique(values, return_inverse=True)
     keys: list[K] = distinct.tolist()
     return keys, index.astype(np.int64)
+
+
+#: Non-negative integers below this (plus four per value) are made unique through a table of
+#: every value up to the largest (``_unique_small``) rather than by sorting.
+_DIRECT = 1 << 22
+
+
+def _unique_small(values: IntArray) -> tuple[IntArray, IntArray]:
+    """``np.unique(values, return_inverse=True)`` for small non-negative integers, by a table
+    of every value up to the largest: the same arrays, without the sort."""
+    seen = np.zeros(int(values.max()) + 1, dtype=bool)
+    seen[values] = True
+    distinct = np.flatnonzero(seen)
+    number = np.zeros(len(seen), dtype=np.int64)
+    number[distinct] = np.arange(len(distinct))
+    return distinct.astype(values.dtype), number[values]
 
 
 def _fit_tally(
@@ -480,7 +518,11 @@ class _Tally:
         low = np.minimum(first, second)
         high = np.maximum(first, second)
         low_wins = np.where(first == low, wins, losses)
-        pairs, inverse = np.unique(low * n + high, return_inverse=True)
+        codes = low * n + high
+        if len(codes) and n * n < _DIRECT + 4 * len(codes):
+            pairs, inverse = _unique_small(codes)
+        else:
+            pairs, inverse = np.unique(codes, return_inverse=True)
         games = wins + draws + losses
 
         def per_pair(weights: IntArray) -> FloatArray:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
@@ -61,6 +62,13 @@ class Pairs:
         result: FloatArray = expit(BETA * (r[self.i] - r[self.j]))
         return result
 
+    @cached_property
+    def _flat(self) -> tuple[IntArray, IntArray, IntArray]:
+        """The positions of ``(i, j)``, ``(j, i)`` and the diagonal in a flattened m x m array
+        (computed once: a fit builds a Laplacian per Newton step)."""
+        m = self.m
+        return self.i * m + self.j, self.j * m + self.i, np.arange(m) * (m + 1)
+
     def laplacian(self, weight: FloatArray) -> Matrix:
         """The Laplacian with ``weight`` per pair (m x m): a dense array up to
         ``_DENSE_ENGINES`` engines (``Grounded`` factorises those dense anyway, and building
@@ -70,11 +78,13 @@ class Pairs:
         )
         if self.m <= _DENSE_ENGINES:
             # One entry per pair and side: no sums, the same numbers as the sparse form.
-            dense = np.zeros((self.m, self.m))
-            dense[self.i, self.j] = -weight
-            dense[self.j, self.i] = -weight
-            dense[np.arange(self.m), np.arange(self.m)] = degree
-            return dense
+            upper, lower, diagonal = self._flat
+            dense = np.zeros(self.m * self.m)
+            negative = -weight
+            dense[upper] = negative
+            dense[lower] = negative
+            dense[diagonal] = degree
+            return dense.reshape(self.m, self.m)
         off = csc_array(
             (np.concatenate([-weight, -weight]),
              (np.concatenate([self.i, self.j]), np.concatenate([self.j, self.i]))),
@@ -88,16 +98,19 @@ class Pairs:
         # ln(1 - E) = ln E - x: one logarithm per pair, not two.
         return float(np.sum(self.s * up + (self.n - self.s) * (up - x)))
 
-    def gradient(self, r: FloatArray) -> FloatArray:
-        g = BETA * (self.s - self.n * self.expected(r))
+    def gradient(self, r: FloatArray, expected: FloatArray | None = None) -> FloatArray:
+        """The gradient of the log-likelihood at ``r`` (Elo^-1); ``expected``: the pairs'
+        expected scores at ``r`` if the caller has them (``expected(r)``)."""
+        g = BETA * (self.s - self.n * (self.expected(r) if expected is None else expected))
         up = np.bincount(self.i, weights=g, minlength=self.m).astype(np.float64)
         down = np.bincount(self.j, weights=g, minlength=self.m).astype(np.float64)
         result: FloatArray = up - down
         return result
 
-    def information(self, r: FloatArray) -> Matrix:
-        """Minus the Hessian of the log-likelihood at ``r`` (Elo^-2), sparse."""
-        p = self.expected(r)
+    def information(self, r: FloatArray, expected: FloatArray | None = None) -> Matrix:
+        """Minus the Hessian of the log-likelihood at ``r`` (Elo^-2; ``expected`` as for
+        ``gradient``)."""
+        p = self.expected(r) if expected is None else expected
         return self.laplacian(BETA**2 * self.n * p * (1.0 - p))
 
 
@@ -175,8 +188,9 @@ def maximise(pairs: Pairs) -> tuple[FloatArray, int]:
     ground = ground_of(pairs)
     value = pairs.log_likelihood(r)
     for iteration in range(1, _MAX_ITERATIONS + 1):
-        grad = pairs.gradient(r)
-        step = Grounded(pairs.information(r), ground).solve(grad[:, None])[:, 0]
+        expected = pairs.expected(r)
+        grad = pairs.gradient(r, expected)
+        step = Grounded(pairs.information(r, expected), ground).solve(grad[:, None])[:, 0]
         step -= step.mean()
         t = min(1.0, _MAX_STEP / max(float(np.max(np.abs(step), initial=0.0)), 1e-300))
         while True:

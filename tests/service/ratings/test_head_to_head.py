@@ -11,6 +11,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from arena.matches.models import Match
 from ratings import services as rating_services
 from ratings.models import HeadToHead, Rating, RatingPoint, RatingPool
 from ratings.stats.whr import LOWER_BOUND, NOT_CONNECTED, fit
@@ -105,13 +106,45 @@ def test_a_refit_from_the_counts_stores_the_fit_of_every_rated_game(history: Any
     assert RatingPoint.objects.filter(variant=KETE).count() == 2 * (150 + 4 + 1)
 
 
-def test_a_refit_reads_only_the_games_of_matches_without_history(history: Any) -> None:
-    rating_services.rating_refit(KETE)
+def _games_queries(refit: Any) -> list[str]:
     with CaptureQueriesContext(connection) as queries:
-        assert rating_services.rating_refit(KETE)
-    sql = [q["sql"] for q in queries.captured_queries]
-    assert any("ratings_headtohead" in q for q in sql)
-    # The games of the one match whose versions are not rated (no history point yet), by a
-    # query that keeps to matches without one.
-    read = [q for q in sql if "matches_game" in q]
-    assert len(read) == 1 and "tournaments_ratingpoint" in read[0]
+        assert refit()
+    # (The head-to-head read is a COPY on PostgreSQL, which Django does not capture.)
+    return [q["sql"] for q in queries.captured_queries if "matches_game" in q["sql"]]
+
+
+def test_a_refit_reads_only_the_games_of_recent_matches_without_history(
+    history: Any, make_finished_match: Any
+) -> None:
+    rating_services.rating_refit(KETE)
+    rated = Match.objects.filter(variant=KETE, rated=True)
+    latest = rated.order_by("-finished_at").values_list("finished_at", flat=True)[0]
+    assert RatingPool.objects.get(variant=KETE).history_through == latest
+    # Nothing new: the lone pair's match (never rated, so never given points) finished hours
+    # before the latest match and is not looked at again; no game is read.
+    assert _games_queries(lambda: rating_services.rating_refit(KETE)) == []
+    a, b = history[0], history[1]
+    new = make_finished_match(a, b, ["1-0", "0-1"])
+    read = _games_queries(lambda: rating_services.rating_refit(KETE))
+    # The new match's games, by one query that keeps to recent matches without points.
+    assert len(read) == 1 and "tournaments_ratingpoint" in read[0] and "finished_at" in read[0]
+    assert sorted(RatingPoint.objects.filter(match=new).values_list("engine_version", "games")) == [
+        (a.pk, 2),
+        (b.pk, 2),
+    ]
+    assert RatingPool.objects.get(variant=KETE).history_through == new.finished_at
+    # --rebuild's refit looks at every match without points again (the lone pair's).
+    read = _games_queries(lambda: rating_services.rating_refit(KETE, all_history=True))
+    assert len(read) == 1 and "finished_at" not in read[0].split("WHERE")[1]
+    assert RatingPoint.objects.filter(variant=KETE).count() == 2 * (150 + 4 + 1 + 1)
+
+
+def test_the_refit_reads_the_counts_as_stored(history: Any) -> None:
+    # On PostgreSQL one binary COPY parsed by numpy, elsewhere the ORM: the same rows.
+    read = rating_services.head_to_head(KETE)
+    assert read.dtype == "int64" and read.shape == (
+        HeadToHead.objects.filter(variant=KETE).count(),
+        5,
+    )
+    assert sorted(map(tuple, read.tolist())) == [row[1:] for row in _counts() if row[0] == KETE]
+    assert rating_services.head_to_head("bao-kingulu").shape == (0, 5)
