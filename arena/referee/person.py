@@ -50,7 +50,8 @@ WAIT_SLICE_S = 0.5
 class PersonAction:
     """What a person did on their turn: a move ``token`` (canonical notation, rules 4), or a
     resignation (``resign`` True, ``token`` empty). ``accepted_ns``: when the service accepted
-    it (``time.time_ns()``, wall clock, ns), for the relay metric; 0 if unknown."""
+    it (``time.time_ns()``, wall clock, ns): the person's time on the move ends there
+    (``_person_elapsed_ns``), and the relay metric starts there; 0 if unknown."""
 
     token: str = ""
     resign: bool = False
@@ -66,6 +67,18 @@ class PersonSource(Protocol):
 
     def resigned(self) -> bool:
         """Whether the person resigned (cheap: asked during the engine's turn)."""
+
+
+def _person_elapsed_ns(waited_ns: int, turn_began_wall_ns: int, action: PersonAction) -> int:
+    """The time a person's move is charged (ns): until the service accepted it
+    (``action.accepted_ns``, wall clock), not until this loop read it, so a slow relay (a busy
+    worker host, a lock wait) is not the person's time; never more than ``waited_ns``, this
+    loop's own monotonic measure of the turn, and never below 0. Without an accept time it
+    is ``waited_ns``. The two wall clocks may be of two hosts: their skew (NTP keeps it to
+    milliseconds) is the most a person can gain or lose a move (docs/play.md)."""
+    if not action.accepted_ns:
+        return waited_ns
+    return max(0, min(waited_ns, action.accepted_ns - turn_began_wall_ns))
 
 
 class PersonResigned(Exception):
@@ -224,14 +237,16 @@ def _run(
         ply = len(moves) + 1
         if side == person_side:
             turn_began = time.monotonic_ns()
+            turn_began_wall = time.time_ns()
             deadline = turn_began + clocks_ns[side]
             action: PersonAction | None = None
             after = game.position
             while action is None:
                 left_ns = deadline - time.monotonic_ns()
-                if left_ns <= 0:
+                # At the deadline, one last look: a move the service took in time counts.
+                action = person.next_action(ply, max(0.0, min(left_ns / 1e9, WAIT_SLICE_S)))
+                if action is None and left_ns <= 0:
                     return _loses(side, T.TIME_FORFEIT, f"the person's clock ran out on ply {ply}")
-                action = person.next_action(ply, min(left_ns / 1e9, WAIT_SLICE_S))
                 if action is not None and not action.resign:
                     try:
                         after = game.play(v.parse_move(action.token))
@@ -240,9 +255,13 @@ def _run(
                         # is a race or our bug, never the person's loss. Wait on.
                         log.warning("a person's move refused on ply %d: %s", ply, exc)
                         action = None
+                        if left_ns <= 0:
+                            return _loses(
+                                side, T.TIME_FORFEIT, f"the person's clock ran out on ply {ply}"
+                            )
             if action.resign:
                 return _loses(side, RESIGNATION, "the person resigned")
-            elapsed = time.monotonic_ns() - turn_began
+            elapsed = _person_elapsed_ns(time.monotonic_ns() - turn_began, turn_began_wall, action)
             if elapsed > clocks_ns[side]:
                 return _loses(side, T.TIME_FORFEIT, f"the person's clock ran out on ply {ply}")
             clocks_ns[side] = clocks_ns[side] - elapsed + inc_ns

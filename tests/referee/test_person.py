@@ -57,6 +57,22 @@ class Scripted:
         return self.resign_after is not None and self.seen >= self.resign_after
 
 
+class SlowRelay(Scripted):
+    """A person whose moves the service takes at once but the referee reads ``relay_s`` late
+    (a busy worker host)."""
+
+    def __init__(self, relay_s: float) -> None:
+        super().__init__()
+        self.relay_s = relay_s
+
+    def next_action(self, ply: int, timeout_s: float) -> PersonAction | None:
+        accepted = time.time_ns()
+        time.sleep(self.relay_s)
+        if ply >= 5:  # two moves made: then resign
+            return PersonAction(resign=True, accepted_ns=accepted)
+        return PersonAction(token=str(self.game.legal_moves()[0]), accepted_ns=accepted)
+
+
 @pytest.fixture
 def slot() -> Iterator[Any]:
     made: list[tuple[EngineSlot, Any]] = []
@@ -111,6 +127,16 @@ def test_a_person_who_stops_answering_loses_on_time(slot):
         T.TIME_FORFEIT, "0-1", "steady",
     )  # fmt: skip
     assert record.plies == 2 and time.monotonic() - began >= 1.0
+
+
+def test_a_move_taken_in_time_but_read_late_is_charged_until_it_was_taken(slot):
+    # Each move is read 1.2 s after it was taken, on a 1 s clock: neither is a loss on time.
+    record, _ = play(slot("steady"), SlowRelay(relay_s=1.2), tc="1+0")
+    assert (record.termination, record.plies) == (T.RESIGNATION, 4), record.detail
+    south = [m for m in record.moves if m.side == "S"]
+    assert len(south) == 2
+    assert all(m.time_ms < 200 for m in south)
+    assert south[-1].clock_ms > 600
 
 
 def test_a_resignation_during_the_engines_turn_ends_the_game(slot):
