@@ -59,7 +59,13 @@ def people_time_control(text: str) -> TimeControl:
     try:
         tc = TimeControl.parse(text)
     except TimeControlError as exc:
-        raise errors.TimeControlNotForPeople(str(exc), details=limits) from None
+        # The parser's message suggests 'movetime=<ms>' too, which people may not play.
+        raise errors.TimeControlNotForPeople(
+            f"{str(exc).split(':')[0]}: people play '<base s>+<increment s>' such as '300+3', "
+            f"with a base of {settings.BAO_PEOPLE_MIN_BASE_S}..{settings.BAO_PEOPLE_MAX_BASE_S}"
+            f" s and an increment of at most {settings.BAO_PEOPLE_MAX_INCREMENT_S} s.",
+            details=limits,
+        ) from None
     base_s, inc_s = tc.base_ms / 1000, tc.increment_ms / 1000
     if (
         tc.movetime_ms is not None
@@ -135,14 +141,21 @@ def person_game_start(
 
 
 def _send(game_id: int) -> None:
+    """Queue game ``game_id`` for a people slot (run on commit). A game that cannot be queued
+    is ended as aborted; if the broker is unreachable (kombu's ``OperationalError``) that error
+    is raised on, out of the request's commit, so the API answers ``503 service_unavailable``
+    (dependency ``broker``, ``arena.api.outages``) rather than a game that never starts."""
+    from kombu.exceptions import OperationalError as BrokerError
+
     from arena.celery import registered_task
 
     try:
         registered_task(PLAY_TASK).delay(game_id)
-    except Exception:
-        # The person sees a game that never starts; it is ended as aborted below.
+    except Exception as exc:
         log.exception("person game %s: could not queue it", game_id)
         person_game_abort(game_id, "the game could not be queued")
+        if isinstance(exc, BrokerError):
+            raise
 
 
 def _mine(game_id: int, user: User) -> PersonGame:

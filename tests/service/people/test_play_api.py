@@ -428,3 +428,28 @@ def test_a_persons_game_never_reaches_the_ratings(alice_client, opponent, sent):
     assert (after.games, after.wins, after.rating) == (before.games, before.wins, before.rating)
     assert before.games == 3
     assert is_rated("resignation") is False
+
+
+@pytest.mark.django_db(transaction=True)
+def test_with_the_broker_down_a_start_is_503_and_its_game_aborted(
+    alice_client, opponent, monkeypatch
+):
+    """The send runs once the game is committed: it stays, aborted, and the answer is 503."""
+    from kombu.exceptions import OperationalError as BrokerError
+
+    from arena import celery
+
+    class Down:
+        def delay(self, *_: Any) -> None:
+            raise BrokerError("Error 111 connecting to the broker. Connection refused.")
+
+    monkeypatch.setattr(celery, "registered_task", lambda name: Down())
+    r = start(alice_client)
+    assert r.status_code == 503, r.content
+    assert (code(r), r.json()["error"]["details"]["dependency"]) == (
+        "service_unavailable",
+        "broker",
+    )
+    assert r["Retry-After"] == "30"
+    game = PersonGame.objects.get()
+    assert (game.status, game.detail) == ("aborted", "the game could not be queued")

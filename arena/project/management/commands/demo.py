@@ -329,6 +329,10 @@ class Command(BaseCommand):
                 port=opts["port"],
                 log_level="warning",
                 lifespan="off",
+                # The client's address is the socket's: the service reads X-Forwarded-For
+                # itself, only behind BAO_NUM_PROXIES proxies (uvicorn would trust it from
+                # 127.0.0.1, so any local client could pose as any address).
+                proxy_headers=False,
             )
         )
         try:
