@@ -56,15 +56,18 @@ def people_time_control(text: str) -> TimeControl:
         "max_base_s": settings.BAO_PEOPLE_MAX_BASE_S,
         "max_increment_s": settings.BAO_PEOPLE_MAX_INCREMENT_S,
     }
+    rule = (
+        f"people play '<base s>+<increment s>' with a base of {settings.BAO_PEOPLE_MIN_BASE_S}.."
+        f"{settings.BAO_PEOPLE_MAX_BASE_S} s and an increment of at most "
+        f"{settings.BAO_PEOPLE_MAX_INCREMENT_S} s"
+    )
     try:
         tc = TimeControl.parse(text)
     except TimeControlError as exc:
-        # The parser's message suggests 'movetime=<ms>' too, which people may not play.
+        # The parser's own suggestion (": expected ... or 'movetime=<ms>'") is not for people.
+        reason = str(exc).split(": expected", 1)[0]
         raise errors.TimeControlNotForPeople(
-            f"{str(exc).split(':')[0]}: people play '<base s>+<increment s>' such as '300+3', "
-            f"with a base of {settings.BAO_PEOPLE_MIN_BASE_S}..{settings.BAO_PEOPLE_MAX_BASE_S}"
-            f" s and an increment of at most {settings.BAO_PEOPLE_MAX_INCREMENT_S} s.",
-            details=limits,
+            f"{reason}: {rule}, such as '300+3'.", details=limits
         ) from None
     base_s, inc_s = tc.base_ms / 1000, tc.increment_ms / 1000
     if (
@@ -72,12 +75,7 @@ def people_time_control(text: str) -> TimeControl:
         or not settings.BAO_PEOPLE_MIN_BASE_S <= base_s <= settings.BAO_PEOPLE_MAX_BASE_S
         or inc_s > settings.BAO_PEOPLE_MAX_INCREMENT_S
     ):
-        raise errors.TimeControlNotForPeople(
-            f"people play '<base s>+<increment s>' with a base of "
-            f"{settings.BAO_PEOPLE_MIN_BASE_S}..{settings.BAO_PEOPLE_MAX_BASE_S} s and an "
-            f"increment of at most {settings.BAO_PEOPLE_MAX_INCREMENT_S} s, not {tc}.",
-            details=limits,
-        )
+        raise errors.TimeControlNotForPeople(f"{rule}, not {tc}.", details=limits)
     return tc
 
 

@@ -239,6 +239,7 @@ def _run(
             turn_began = time.monotonic_ns()
             turn_began_wall = time.time_ns()
             deadline = turn_began + clocks_ns[side]
+            out_of_time = f"the person's clock ran out on ply {ply}"
             action: PersonAction | None = None
             after = game.position
             while action is None:
@@ -246,7 +247,7 @@ def _run(
                 # At the deadline, one last look: a move the service took in time counts.
                 action = person.next_action(ply, max(0.0, min(left_ns / 1e9, WAIT_SLICE_S)))
                 if action is None and left_ns <= 0:
-                    return _loses(side, T.TIME_FORFEIT, f"the person's clock ran out on ply {ply}")
+                    return _loses(side, T.TIME_FORFEIT, out_of_time)
                 if action is not None and not action.resign:
                     try:
                         after = game.play(v.parse_move(action.token))
@@ -256,14 +257,12 @@ def _run(
                         log.warning("a person's move refused on ply %d: %s", ply, exc)
                         action = None
                         if left_ns <= 0:
-                            return _loses(
-                                side, T.TIME_FORFEIT, f"the person's clock ran out on ply {ply}"
-                            )
+                            return _loses(side, T.TIME_FORFEIT, out_of_time)
             if action.resign:
                 return _loses(side, RESIGNATION, "the person resigned")
             elapsed = _person_elapsed_ns(time.monotonic_ns() - turn_began, turn_began_wall, action)
             if elapsed > clocks_ns[side]:
-                return _loses(side, T.TIME_FORFEIT, f"the person's clock ran out on ply {ply}")
+                return _loses(side, T.TIME_FORFEIT, out_of_time)
             clocks_ns[side] = clocks_ns[side] - elapsed + inc_ns
             relay_from_ns = action.accepted_ns
             entry = MoveRecord(
